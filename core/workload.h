@@ -1,0 +1,54 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace reach {
+
+// What kind of GPU activity a row aggregates. Memcpy and memset are GPU time too (overhead).
+enum class ActivityKind { Kernel = 0, Memcpy = 1, Memset = 2 };
+
+// Time a kernel spent under one launching CPU operator (ATen op in Kineto traces).
+struct OperatorTime {
+    std::string op;
+    double totalUs = 0;
+    int64_t calls = 0;
+};
+
+// Per-name aggregate of one GPU activity over the whole profile. Aggregated by the full
+// (demangled) name; display code shortens it.
+struct KernelStats {
+    std::string name;
+    ActivityKind kind = ActivityKind::Kernel;
+    int64_t calls = 0;
+    double totalUs = 0;
+    double minUs = 0;
+    double maxUs = 0;
+    // Launching operators, largest time first; empty when the trace has no links for this name.
+    std::vector<OperatorTime> operators;
+    std::vector<int> streams;  // distinct stream ids seen, ascending
+    std::string grid;          // "x,y,z" of the first launch, empty when unknown
+    std::string block;
+
+    double linkedUs() const;                      // time that has an operator link
+    const std::string& dominantOperator() const;  // empty when none
+};
+
+// One profiled workload: what the readers produce and the store keeps.
+struct Workload {
+    std::string name;         // from the file name unless the user renames it
+    std::string source;       // file it was read from (as given)
+    std::string sourceHash;   // SHA-256 of the file bytes, hex
+    std::string format;       // "kineto" or "nsys-sqlite"
+    std::string device;       // GPU name when the profile says, else empty
+    double gpuTimeUs = 0;     // sum of all kernel + memcpy + memset durations
+    double busyTimeUs = 0;    // union of GPU intervals (<= gpuTimeUs when streams overlap)
+    double spanUs = 0;        // profiled span: first event start to last event end
+    int64_t eventCount = 0;   // GPU activities read
+    std::vector<KernelStats> kernels;  // largest totalUs first
+
+    bool hasOperatorLinks() const;
+};
+
+}  // namespace reach
