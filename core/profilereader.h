@@ -1,0 +1,22 @@
+#pragma once
+
+#include <stop_token>
+#include <string>
+
+#include "progress.h"
+#include "workload.h"
+
+namespace reach {
+
+// Reads one profile into a Workload. The format is detected from the content, never the name:
+// gzip magic 1f 8b or '{' -> Kineto / PyTorch profiler Chrome trace (streamed, no DOM);
+// "SQLite format 3" -> Nsight Systems `nsys export --type sqlite`.
+// Throws InputError (file, byte offset or key, what was expected) on bad input and Cancelled
+// when stop is requested.
+Workload readProfile(const std::string& path, const ProgressFn& progress = {},
+                     std::stop_token stop = {});
+
+// "resnet50_inference.json.gz" -> "resnet50_inference"; strips .gz, .json, .pt.trace, .sqlite.
+std::string workloadNameFromPath(const std::string& path);
+
+}  // namespace reach
