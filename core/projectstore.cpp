@@ -1,0 +1,258 @@
+#include "projectstore.h"
+
+#include <charconv>
+#include <stdexcept>
+
+#include "inputerror.h"
+#include "schema.h"
+
+namespace reach {
+
+namespace {
+
+constexpr const char* kNow = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
+
+std::string joinStreams(const std::vector<int>& streams) {
+    std::string s;
+    for (size_t i = 0; i < streams.size(); ++i) {
+        if (i)
+            s += ',';
+        s += std::to_string(streams[i]);
+    }
+    return s;
+}
+
+std::vector<int> splitStreams(const std::string& s) {
+    std::vector<int> out;
+    const char* p = s.data();
+    const char* end = s.data() + s.size();
+    while (p < end) {
+        int v = 0;
+        auto [next, ec] = std::from_chars(p, end, v);
+        if (ec != std::errc())
+            break;
+        out.push_back(v);
+        p = next;
+        if (p < end && *p == ',')
+            ++p;
+    }
+    return out;
+}
+
+WorkloadEntry entryFromRow(const SqliteStatement& st) {
+    WorkloadEntry e;
+    e.id = st.columnInt(0);
+    e.name = st.columnText(1);
+    e.source = st.columnText(2);
+    e.sourceHash = st.columnText(3);
+    e.format = st.columnText(4);
+    e.device = st.columnText(5);
+    e.importedAt = st.columnText(6);
+    e.gpuTimeUs = st.columnDouble(7);
+    e.kernelCount = st.columnInt(8);
+    return e;
+}
+
+}  // namespace
+
+ProjectStore ProjectStore::open(const std::string& path, Mode mode) {
+    SqliteDb db = SqliteDb::open(path, mode == Mode::MustExist ? SqliteDb::Mode::MustExist
+                                                               : SqliteDb::Mode::CreateIfMissing);
+    // Per-connection settings: WAL is stored in the file, foreign keys and the busy timeout are
+    // not.
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA foreign_keys = ON");
+    // Decide whether this is a project before anything writes (WAL changes the file header).
+    if (!db.tableExists("schema_version")) {
+        if (mode == Mode::MustExist) {
+            throw InputError(path, "table schema_version",
+                             "expected a Reach project (create one with `reach-cli import`)");
+        }
+        SqliteStatement tables = db.prepare("SELECT count(*) FROM sqlite_master");
+        tables.step();
+        if (tables.columnInt(0) != 0) {
+            throw InputError(path, "table schema_version",
+                             "expected a Reach project, found an SQLite file of another kind");
+        }
+    }
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    migrate(db);
+    return ProjectStore(std::move(db));
+}
+
+int ProjectStore::schemaVersion() const {
+    return appliedSchemaVersion(m_db);
+}
+
+int64_t ProjectStore::importWorkload(const Workload& w, const ProgressFn& progress,
+                                     std::stop_token stop) {
+    int64_t workloadId = 0;
+    m_db.transaction([&] {
+        SqliteStatement ins = m_db.prepare(
+            std::string(
+                "INSERT INTO workloads(name, source, source_hash, format, device, gpu_time_us, "
+                "busy_time_us, span_us, event_count, imported_at) "
+                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ") +
+            kNow + ")");
+        ins.bind(1, w.name).bind(2, w.source).bind(3, w.sourceHash).bind(4, w.format);
+        ins.bind(5, w.device).bind(6, w.gpuTimeUs).bind(7, w.busyTimeUs).bind(8, w.spanUs);
+        ins.bind(9, w.eventCount);
+        ins.run();
+        workloadId = m_db.lastInsertId();
+
+        SqliteStatement kern = m_db.prepare(
+            "INSERT INTO kernels(workload_id, position, name, kind, calls, total_us, min_us, "
+            "max_us, streams, grid, block) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+        SqliteStatement op = m_db.prepare(
+            "INSERT INTO kernel_operators(kernel_id, position, op, total_us, calls) "
+            "VALUES(?1, ?2, ?3, ?4, ?5)");
+        const size_t n = w.kernels.size();
+        for (size_t i = 0; i < n; ++i) {
+            if (stop.stop_requested())
+                throw Cancelled{};
+            const KernelStats& k = w.kernels[i];
+            kern.bind(1, workloadId).bind(2, static_cast<int64_t>(i)).bind(3, k.name);
+            kern.bind(4, static_cast<int>(k.kind)).bind(5, k.calls).bind(6, k.totalUs);
+            kern.bind(7, k.minUs).bind(8, k.maxUs).bind(9, joinStreams(k.streams));
+            kern.bind(10, k.grid).bind(11, k.block);
+            kern.run();
+            const int64_t kernelId = m_db.lastInsertId();
+            for (size_t j = 0; j < k.operators.size(); ++j) {
+                const OperatorTime& o = k.operators[j];
+                op.bind(1, kernelId).bind(2, static_cast<int64_t>(j)).bind(3, o.op);
+                op.bind(4, o.totalUs).bind(5, o.calls);
+                op.run();
+            }
+            if (progress)
+                progress(static_cast<double>(i + 1) / static_cast<double>(n));
+        }
+    });
+    return workloadId;
+}
+
+std::optional<int64_t> ProjectStore::findWorkloadBySourceHash(const std::string& hash) const {
+    SqliteStatement st =
+        m_db.prepare("SELECT id FROM workloads WHERE source_hash = ?1 ORDER BY id LIMIT 1");
+    st.bind(1, hash);
+    if (st.step())
+        return st.columnInt(0);
+    return std::nullopt;
+}
+
+std::vector<WorkloadEntry> ProjectStore::workloadEntries() const {
+    SqliteStatement st = m_db.prepare(
+        "SELECT w.id, w.name, w.source, w.source_hash, w.format, w.device, w.imported_at, "
+        "w.gpu_time_us, (SELECT count(*) FROM kernels k WHERE k.workload_id = w.id) "
+        "FROM workloads w ORDER BY w.id");
+    std::vector<WorkloadEntry> out;
+    while (st.step())
+        out.push_back(entryFromRow(st));
+    return out;
+}
+
+Workload ProjectStore::loadWorkload(int64_t id) const {
+    SqliteStatement st = m_db.prepare(
+        "SELECT name, source, source_hash, format, device, gpu_time_us, busy_time_us, span_us, "
+        "event_count FROM workloads WHERE id = ?1");
+    st.bind(1, id);
+    if (!st.step()) {
+        throw std::out_of_range(m_db.path() + ": no workload with id " + std::to_string(id));
+    }
+    Workload w;
+    w.name = st.columnText(0);
+    w.source = st.columnText(1);
+    w.sourceHash = st.columnText(2);
+    w.format = st.columnText(3);
+    w.device = st.columnText(4);
+    w.gpuTimeUs = st.columnDouble(5);
+    w.busyTimeUs = st.columnDouble(6);
+    w.spanUs = st.columnDouble(7);
+    w.eventCount = st.columnInt(8);
+
+    SqliteStatement ks = m_db.prepare(
+        "SELECT id, name, kind, calls, total_us, min_us, max_us, streams, grid, block "
+        "FROM kernels WHERE workload_id = ?1 ORDER BY position");
+    ks.bind(1, id);
+    std::vector<int64_t> kernelIds;
+    while (ks.step()) {
+        KernelStats k;
+        kernelIds.push_back(ks.columnInt(0));
+        k.name = ks.columnText(1);
+        k.kind = static_cast<ActivityKind>(ks.columnInt(2));
+        k.calls = ks.columnInt(3);
+        k.totalUs = ks.columnDouble(4);
+        k.minUs = ks.columnDouble(5);
+        k.maxUs = ks.columnDouble(6);
+        k.streams = splitStreams(ks.columnText(7));
+        k.grid = ks.columnText(8);
+        k.block = ks.columnText(9);
+        w.kernels.push_back(std::move(k));
+    }
+
+    // One pass over the operator rows of this workload, matched back to kernels by id.
+    SqliteStatement os = m_db.prepare(
+        "SELECT k.position, o.op, o.total_us, o.calls FROM kernel_operators o "
+        "JOIN kernels k ON k.id = o.kernel_id WHERE k.workload_id = ?1 "
+        "ORDER BY k.position, o.position");
+    os.bind(1, id);
+    while (os.step()) {
+        const auto pos = static_cast<size_t>(os.columnInt(0));
+        if (pos >= w.kernels.size())
+            continue;
+        w.kernels[pos].operators.push_back(
+            OperatorTime{os.columnText(1), os.columnDouble(2), os.columnInt(3)});
+    }
+    return w;
+}
+
+std::vector<Workload> ProjectStore::workloads() const {
+    std::vector<Workload> out;
+    for (const WorkloadEntry& e : workloadEntries())
+        out.push_back(loadWorkload(e.id));
+    return out;
+}
+
+bool ProjectStore::removeWorkload(int64_t id) {
+    bool removed = false;
+    m_db.transaction([&] {
+        SqliteStatement st = m_db.prepare("DELETE FROM workloads WHERE id = ?1");
+        st.bind(1, id);
+        st.run();
+        removed = m_db.changes() > 0;
+    });
+    return removed;
+}
+
+int64_t ProjectStore::saveRuleSet(const std::string& name, const std::string& hash,
+                                  const std::string& json) {
+    int64_t id = 0;
+    m_db.transaction([&] {
+        SqliteStatement find = m_db.prepare("SELECT id FROM rule_sets WHERE hash = ?1");
+        find.bind(1, hash);
+        if (find.step()) {
+            id = find.columnInt(0);
+            return;
+        }
+        SqliteStatement ins = m_db.prepare(
+            std::string("INSERT INTO rule_sets(name, hash, json, saved_at) VALUES(?1, ?2, ?3, ") +
+            kNow + ")");
+        ins.bind(1, name).bind(2, hash).bind(3, json);
+        ins.run();
+        id = m_db.lastInsertId();
+    });
+    return id;
+}
+
+std::vector<StoredRuleSet> ProjectStore::ruleSets() const {
+    SqliteStatement st =
+        m_db.prepare("SELECT id, name, hash, json, saved_at FROM rule_sets ORDER BY id");
+    std::vector<StoredRuleSet> out;
+    while (st.step()) {
+        out.push_back(StoredRuleSet{st.columnInt(0), st.columnText(1), st.columnText(2),
+                                    st.columnText(3), st.columnText(4)});
+    }
+    return out;
+}
+
+}  // namespace reach

@@ -1,0 +1,86 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "progress.h"
+#include "sqlitedb.h"
+#include "workload.h"
+
+struct sqlite3;
+
+namespace reach {
+
+// A workload as listed in a project, without its kernels.
+struct WorkloadEntry {
+    int64_t id = 0;
+    std::string name;
+    std::string source;
+    std::string sourceHash;
+    std::string format;
+    std::string device;
+    std::string importedAt;  // ISO 8601 UTC
+    double gpuTimeUs = 0;
+    int64_t kernelCount = 0;
+};
+
+// A rule set a breakdown in this project was made with (kept so results can be reproduced).
+struct StoredRuleSet {
+    int64_t id = 0;
+    std::string name;
+    std::string hash;
+    std::string json;
+    std::string savedAt;
+};
+
+// A Reach project: one SQLite file (`*.reach`) with a schema version table and the migrations of
+// schema.cpp, in WAL mode with foreign keys on. Every write is one transaction: a failed or
+// cancelled import leaves the project exactly as it was.
+//
+// Threading: a ProjectStore is one SQLite connection and belongs to the thread that opened it.
+// A worker thread opens its own ProjectStore on the same path; WAL lets it read while another
+// connection writes, and writers wait (busy timeout) instead of failing.
+class ProjectStore {
+public:
+    enum class Mode { CreateIfMissing, MustExist };
+
+    // Opens the project, creating it when allowed, and applies pending migrations. Throws
+    // InputError when the file is missing (MustExist), a directory, not SQLite, another kind of
+    // SQLite file, or written by a newer Reach.
+    static ProjectStore open(const std::string& path, Mode mode = Mode::CreateIfMissing);
+
+    const std::string& path() const { return m_db.path(); }
+    int schemaVersion() const;
+
+    // For the parts that own their own tables (records, verifications): the raw connection and
+    // the transaction helper. Nested transaction() calls become savepoints.
+    sqlite3* db() const { return m_db.handle(); }
+    SqliteDb& database() { return m_db; }
+    const SqliteDb& database() const { return m_db; }
+    void transaction(const std::function<void()>& body) { m_db.transaction(body); }
+
+    // Stores the workload with all its kernels and operator times in one transaction; returns
+    // its id. Progress is reported per kernel; a stop request throws Cancelled and rolls back.
+    int64_t importWorkload(const Workload& workload, const ProgressFn& progress = {},
+                           std::stop_token stop = {});
+    // Id of a workload imported from a file with these bytes (SHA-256), if any.
+    std::optional<int64_t> findWorkloadBySourceHash(const std::string& sourceHash) const;
+    std::vector<WorkloadEntry> workloadEntries() const;  // in import order
+    Workload loadWorkload(int64_t id) const;             // throws std::out_of_range when absent
+    std::vector<Workload> workloads() const;             // in import order, with kernels
+    bool removeWorkload(int64_t id);
+
+    // Keeps a rule set (by content hash; saving the same hash again is a no-op). Returns its id.
+    int64_t saveRuleSet(const std::string& name, const std::string& hash, const std::string& json);
+    std::vector<StoredRuleSet> ruleSets() const;
+
+private:
+    explicit ProjectStore(SqliteDb db) : m_db(std::move(db)) {}
+    SqliteDb m_db;
+};
+
+}  // namespace reach

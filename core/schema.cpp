@@ -1,0 +1,184 @@
+#include "schema.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "inputerror.h"
+#include "sqlitedb.h"
+
+namespace reach {
+
+// The ordered list of migrations. Each engineer appends only inside their own marked block.
+// Conventions: snake_case names, times in microseconds (_us), shares as fractions, text
+// timestamps in ISO 8601 UTC, foreign keys with ON DELETE CASCADE to their workload/record.
+const std::vector<Migration>& migrations() {
+    static const std::vector<Migration> kMigrations = {
+        {1, "workloads, kernels, per-kernel operator times, rule sets", R"sql(
+CREATE TABLE workloads(
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    source TEXT NOT NULL,
+    source_hash TEXT NOT NULL,
+    format TEXT NOT NULL,
+    device TEXT NOT NULL,
+    gpu_time_us REAL NOT NULL,
+    busy_time_us REAL NOT NULL,
+    span_us REAL NOT NULL,
+    event_count INTEGER NOT NULL,
+    imported_at TEXT NOT NULL
+);
+CREATE INDEX workloads_source_hash ON workloads(source_hash);
+CREATE TABLE kernels(
+    id INTEGER PRIMARY KEY,
+    workload_id INTEGER NOT NULL REFERENCES workloads(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    kind INTEGER NOT NULL CHECK(kind IN (0, 1, 2)),
+    calls INTEGER NOT NULL,
+    total_us REAL NOT NULL,
+    min_us REAL NOT NULL,
+    max_us REAL NOT NULL,
+    streams TEXT NOT NULL,
+    grid TEXT NOT NULL,
+    block TEXT NOT NULL,
+    UNIQUE(workload_id, position)
+);
+CREATE TABLE kernel_operators(
+    kernel_id INTEGER NOT NULL REFERENCES kernels(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    op TEXT NOT NULL,
+    total_us REAL NOT NULL,
+    calls INTEGER NOT NULL,
+    PRIMARY KEY(kernel_id, position)
+);
+CREATE TABLE rule_sets(
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    json TEXT NOT NULL,
+    saved_at TEXT NOT NULL
+);
+)sql"},
+        // -- records-begin
+        {2, "evaluation record sets, records, column-mapping presets", R"sql(
+CREATE TABLE record_sets(
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    source TEXT NOT NULL,
+    source_hash TEXT NOT NULL,
+    format TEXT NOT NULL,
+    denominator INTEGER,
+    imported_at TEXT NOT NULL
+);
+CREATE TABLE eval_records(
+    id INTEGER PRIMARY KEY,
+    set_id INTEGER NOT NULL REFERENCES record_sets(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    problem_id TEXT NOT NULL,
+    problem_name TEXT NOT NULL,
+    level INTEGER NOT NULL,
+    suite TEXT NOT NULL,
+    category TEXT NOT NULL,
+    dtype TEXT NOT NULL,
+    model TEXT NOT NULL,
+    backend TEXT NOT NULL,
+    sample_id TEXT NOT NULL,
+    compiled INTEGER NOT NULL CHECK(compiled IN (0, 1)),
+    correct INTEGER NOT NULL CHECK(correct IN (0, 1)),
+    candidate_time_us REAL,
+    baseline_eager_us REAL,
+    baseline_compile_us REAL,
+    baseline_recorded_us REAL,
+    speedup REAL,
+    artifact_path TEXT NOT NULL,
+    harness TEXT NOT NULL,
+    hardware TEXT NOT NULL,
+    date TEXT NOT NULL,
+    verification TEXT NOT NULL CHECK(verification IN ('unverified', 'passed', 'failed')),
+    verification_reasons TEXT NOT NULL,
+    roofline_floor_us REAL,
+    source TEXT NOT NULL,
+    source_line INTEGER NOT NULL,
+    UNIQUE(set_id, position)
+);
+CREATE TABLE mapping_presets(
+    name TEXT PRIMARY KEY,
+    json TEXT NOT NULL,
+    saved_at TEXT NOT NULL
+);
+)sql"},
+        // -- records-end
+        // -- verify-begin
+        // -- verify-end
+    };
+    return kMigrations;
+}
+
+int latestSchemaVersion() {
+    int v = 0;
+    for (const Migration& m : migrations())
+        v = std::max(v, m.version);
+    return v;
+}
+
+int appliedSchemaVersion(const SqliteDb& db) {
+    if (!db.tableExists("schema_version"))
+        return 0;
+    SqliteStatement st = db.prepare("SELECT coalesce(max(version), 0) FROM schema_version");
+    st.step();
+    return static_cast<int>(st.columnInt(0));
+}
+
+void migrate(SqliteDb& db) {
+    if (!db.tableExists("schema_version")) {
+        SqliteStatement count = db.prepare("SELECT count(*) FROM sqlite_master");
+        count.step();
+        if (count.columnInt(0) != 0) {
+            throw InputError(db.path(), "table schema_version",
+                             "expected a Reach project, found an SQLite file of another kind");
+        }
+        db.transaction([&] {
+            db.exec(
+                "CREATE TABLE IF NOT EXISTS schema_version(version INTEGER PRIMARY KEY, "
+                "description TEXT NOT NULL, applied_at TEXT NOT NULL)");
+        });
+    }
+
+    std::set<int> applied;
+    {
+        SqliteStatement st = db.prepare("SELECT version FROM schema_version");
+        while (st.step())
+            applied.insert(static_cast<int>(st.columnInt(0)));
+    }
+    std::set<int> known;
+    for (const Migration& m : migrations())
+        known.insert(m.version);
+    for (int v : applied) {
+        if (!known.count(v)) {
+            throw InputError(db.path(), "schema_version " + std::to_string(v),
+                             "written by a newer Reach (this build knows up to version " +
+                                 std::to_string(latestSchemaVersion()) + ")");
+        }
+    }
+
+    std::vector<Migration> todo;
+    for (const Migration& m : migrations()) {
+        if (!applied.count(m.version))
+            todo.push_back(m);
+    }
+    std::sort(todo.begin(), todo.end(),
+              [](const Migration& a, const Migration& b) { return a.version < b.version; });
+    for (const Migration& m : todo) {
+        db.transaction([&] {
+            db.exec(m.sql);
+            SqliteStatement ins = db.prepare(
+                "INSERT INTO schema_version(version, description, applied_at) "
+                "VALUES(?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))");
+            ins.bind(1, m.version).bind(2, m.description);
+            ins.run();
+        });
+    }
+}
+
+}  // namespace reach
