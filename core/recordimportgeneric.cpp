@@ -1,0 +1,404 @@
+#include "recordimportgeneric.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "inputerror.h"
+#include "recordimport.h"
+
+namespace reach {
+
+namespace {
+
+using nlohmann::json;
+
+std::string lower(std::string s) {
+    for (char& c : s)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+std::string trim(const std::string& s) {
+    const auto b = s.find_first_not_of(" \t");
+    if (b == std::string::npos)
+        return {};
+    const auto e = s.find_last_not_of(" \t");
+    return s.substr(b, e - b + 1);
+}
+
+// A cell as text, whichever format it came from; nullopt when empty or null.
+using Cell = std::optional<std::string>;
+
+double timeScale(const std::string& unit) {
+    if (unit == "us")
+        return 1.0;
+    if (unit == "ms")
+        return 1000.0;
+    if (unit == "s")
+        return 1e6;
+    if (unit == "ns")
+        return 1e-3;
+    return 0;
+}
+
+struct RowReader {
+    const std::string& file;
+    std::string place;  // "line N" or "record N"
+    const ColumnMapping& mapping;
+    std::function<Cell(const std::string& column)> get;
+
+    std::string where(const std::string& column) const {
+        return place + ", column \"" + column + "\"";
+    }
+    Cell cell(const std::string& field) const {
+        auto it = mapping.fields.find(field);
+        if (it == mapping.fields.end())
+            return std::nullopt;
+        Cell c = get(it->second);
+        if (c && trim(*c).empty())
+            return std::nullopt;
+        return c ? Cell(trim(*c)) : c;
+    }
+    std::string text(const std::string& field) const { return cell(field).value_or(""); }
+    std::optional<double> number(const std::string& field) const {
+        Cell c = cell(field);
+        if (!c)
+            return std::nullopt;
+        const std::string& s = *c;
+        double v = 0;
+        auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        std::string rest(end, s.data() + s.size());
+        if (ec != std::errc() || !(rest.empty() || rest == "x" || rest == "X")) {
+            throw InputError(file, where(mapping.fields.at(field)),
+                             "expected a number for " + field + ", got \"" + s + "\"");
+        }
+        return v;
+    }
+    std::optional<bool> boolean(const std::string& field) const {
+        Cell c = cell(field);
+        if (!c)
+            return std::nullopt;
+        const std::string s = lower(*c);
+        if (s == "true" || s == "1" || s == "yes" || s == "pass" || s == "passed" || s == "y")
+            return true;
+        if (s == "false" || s == "0" || s == "no" || s == "fail" || s == "failed" || s == "n")
+            return false;
+        throw InputError(
+            file, where(mapping.fields.at(field)),
+            "expected true/false, 1/0, yes/no or pass/fail for " + field + ", got \"" + *c + "\"");
+    }
+};
+
+EvalRecord rowToRecord(const RowReader& row, int64_t line) {
+    const double scale = timeScale(row.mapping.timeUnit);
+    EvalRecord r;
+    r.problemId = row.text("problem");
+    r.problemName = row.text("problem_name");
+    if (r.problemId.empty() && r.problemName.empty()) {
+        throw InputError(row.file, row.where(row.mapping.fields.at("problem")),
+                         "expected a problem, the cell is empty");
+    }
+    if (auto level = row.number("level")) {
+        if (*level < 0 || *level != static_cast<int>(*level)) {
+            throw InputError(row.file, row.where(row.mapping.fields.at("level")),
+                             "expected a non-negative integer level");
+        }
+        r.level = static_cast<int>(*level);
+    }
+    r.suite = row.text("suite");
+    r.category = row.text("category");
+    r.dtype = row.text("dtype");
+    r.model = row.text("model");
+    r.backend = row.text("backend");
+    r.sampleId = row.text("sample");
+    const auto correct = row.boolean("correct");
+    const auto compiled = row.boolean("compiled");
+    // A leaderboard usually lists only kernels that passed: no correctness column means correct.
+    r.correct = correct.value_or(true);
+    r.compiled = compiled.value_or(r.correct);
+    auto scaled = [&](const char* field) -> std::optional<double> {
+        auto v = row.number(field);
+        return v ? std::optional<double>(*v * scale) : std::nullopt;
+    };
+    r.candidateTimeUs = scaled("candidate_time");
+    r.baselineRecordedUs = scaled("baseline_time");
+    r.baselineEagerUs = scaled("baseline_eager");
+    r.baselineCompileUs = scaled("baseline_compile");
+    // Harnesses write -1 or 0 for "no time"; keep them as absent rather than reject the file.
+    for (auto* t :
+         {&r.candidateTimeUs, &r.baselineRecordedUs, &r.baselineEagerUs, &r.baselineCompileUs}) {
+        if (*t && **t <= 0)
+            t->reset();
+    }
+    r.speedup = row.number("speedup");
+    if (r.speedup && *r.speedup <= 0)
+        r.speedup.reset();
+    r.artifactPath = row.text("artifact");
+    r.hardware = row.text("hardware");
+    r.date = row.text("date");
+    if (auto v = row.cell("verification")) {
+        auto parsed = verificationFromString(lower(*v));
+        if (!parsed) {
+            throw InputError(row.file, row.where(row.mapping.fields.at("verification")),
+                             "expected unverified, passed or failed");
+        }
+        r.verification = *parsed;
+    }
+    r.harness =
+        row.mapping.name.empty() ? "mapped import" : "mapped import (" + row.mapping.name + ")";
+    r.source = row.file;
+    r.sourceLine = line;
+    finishRecord(r, row.file, row.place);
+    return r;
+}
+
+std::string readAll(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(path, "", "cannot open; expected a CSV file or a JSON list");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string columnsList(const std::vector<std::string>& cols) {
+    std::string s;
+    for (size_t i = 0; i < cols.size() && i < 20; ++i)
+        s += (i ? ", " : "") + cols[i];
+    if (cols.size() > 20)
+        s += ", ...";
+    return s;
+}
+
+}  // namespace
+
+const std::vector<std::string>& ColumnMapping::knownFields() {
+    static const std::vector<std::string> kFields = {
+        "problem", "problem_name",   "level",         "suite",          "category",
+        "dtype",   "model",          "backend",       "sample",         "compiled",
+        "correct", "candidate_time", "baseline_time", "baseline_eager", "baseline_compile",
+        "speedup", "artifact",       "hardware",      "date",           "verification"};
+    return kFields;
+}
+
+void ColumnMapping::validate(const std::string& source) const {
+    const auto& known = knownFields();
+    for (const auto& [field, column] : fields) {
+        if (std::find(known.begin(), known.end(), field) == known.end()) {
+            throw InputError(source, "mapping \"" + field + "=" + column + "\"",
+                             "unknown field; expected one of problem, model, speedup, "
+                             "candidate_time, baseline_time, correct, ...");
+        }
+    }
+    if (!fields.count("problem")) {
+        throw InputError(source, "mapping",
+                         "expected problem=COLUMN (which column is the problem)");
+    }
+    const bool times = fields.count("candidate_time") &&
+                       (fields.count("baseline_time") || fields.count("baseline_eager") ||
+                        fields.count("baseline_compile"));
+    if (!fields.count("speedup") && !times) {
+        throw InputError(
+            source, "mapping",
+            "expected speedup=COLUMN or candidate_time=COLUMN with baseline_time=COLUMN");
+    }
+    if (timeScale(timeUnit) == 0) {
+        throw InputError(source, "mapping, time_unit", "expected us, ms, s or ns, got " + timeUnit);
+    }
+}
+
+json ColumnMapping::toJson() const {
+    json f = json::object();
+    for (const auto& [k, v] : fields)
+        f[k] = v;
+    return json{{"name", name}, {"fields", f}, {"time_unit", timeUnit}};
+}
+
+ColumnMapping ColumnMapping::fromJson(const json& j, const std::string& source) {
+    if (!j.is_object() || !j.contains("fields") || !j["fields"].is_object()) {
+        throw InputError(source, "key \"fields\"", "expected an object field -> column");
+    }
+    ColumnMapping m;
+    if (j.contains("name") && j["name"].is_string())
+        m.name = j["name"].get<std::string>();
+    if (j.contains("time_unit") && j["time_unit"].is_string()) {
+        m.timeUnit = j["time_unit"].get<std::string>();
+    }
+    for (const auto& [k, v] : j["fields"].items()) {
+        if (!v.is_string())
+            throw InputError(source, "key \"fields." + k + "\"", "expected a string");
+        m.fields[k] = v.get<std::string>();
+    }
+    m.validate(source);
+    return m;
+}
+
+void ColumnMapping::addFromArgument(const std::string& argument, const std::string& source) {
+    const auto eq = argument.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == argument.size()) {
+        throw InputError(source, "--map " + argument, "expected FIELD=COLUMN");
+    }
+    const std::string field = argument.substr(0, eq);
+    const std::string column = argument.substr(eq + 1);
+    if (field == "time_unit") {
+        timeUnit = column;
+    } else {
+        const auto& known = knownFields();
+        if (std::find(known.begin(), known.end(), field) == known.end()) {
+            throw InputError(
+                source, "--map " + argument,
+                "unknown field \"" + field +
+                    "\"; expected one of problem, model, "
+                    "backend, category, level, speedup, candidate_time, baseline_time, "
+                    "correct, compiled, ...");
+        }
+        fields[field] = column;
+    }
+}
+
+std::vector<CsvRow> parseCsv(const std::string& text, const std::string& source) {
+    std::vector<CsvRow> rows;
+    CsvRow row;
+    std::string cell;
+    int64_t line = 1;
+    row.line = 1;
+    bool quoted = false, cellStarted = false, any = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quoted) {
+            if (c == '"') {
+                if (i + 1 < text.size() && text[i + 1] == '"') {
+                    cell += '"';
+                    ++i;
+                } else {
+                    quoted = false;
+                }
+            } else {
+                if (c == '\n')
+                    ++line;
+                cell += c;
+            }
+            continue;
+        }
+        if (c == '"' && !cellStarted) {
+            quoted = cellStarted = any = true;
+        } else if (c == ',') {
+            row.cells.push_back(cell);
+            cell.clear();
+            cellStarted = false;
+            any = true;
+        } else if (c == '\n' || c == '\r') {
+            if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')
+                ++i;
+            if (any || !cell.empty()) {
+                row.cells.push_back(cell);
+                rows.push_back(std::move(row));
+            }
+            row = CsvRow{};
+            cell.clear();
+            cellStarted = any = false;
+            ++line;
+            row.line = line;
+        } else {
+            cell += c;
+            cellStarted = any = true;
+        }
+    }
+    if (quoted)
+        throw InputError(source, "line " + std::to_string(row.line), "unterminated quote");
+    if (any || !cell.empty()) {
+        row.cells.push_back(cell);
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+std::vector<EvalRecord> importMapped(const std::string& path, const ColumnMapping& mapping) {
+    mapping.validate(path);
+    const std::string text = readAll(path);
+    const auto first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+    std::vector<EvalRecord> records;
+    if (first != std::string::npos && (text[first] == '[' || text[first] == '{')) {
+        json doc;
+        try {
+            doc = json::parse(text);
+        } catch (const json::parse_error& e) {
+            throw InputError(path, "byte " + std::to_string(e.byte), "expected a JSON list");
+        }
+        const json* list = &doc;
+        if (doc.is_object()) {
+            list = nullptr;
+            for (const auto& [k, v] : doc.items()) {
+                if (v.is_array() && !v.empty() && v[0].is_object()) {
+                    list = &v;
+                    break;
+                }
+            }
+            if (!list)
+                throw InputError(path, "top level", "expected an array of objects");
+        }
+        if (!list->is_array())
+            throw InputError(path, "top level", "expected an array of objects");
+        for (size_t i = 0; i < list->size(); ++i) {
+            const json& o = (*list)[i];
+            const std::string place = "record " + std::to_string(i + 1);
+            if (!o.is_object())
+                throw InputError(path, place, "expected an object");
+            RowReader row{path, place, mapping, [&](const std::string& column) -> Cell {
+                              auto it = o.find(column);
+                              if (it == o.end() || it->is_null())
+                                  return std::nullopt;
+                              if (it->is_string())
+                                  return it->get<std::string>();
+                              if (it->is_boolean())
+                                  return it->get<bool>() ? "true" : "false";
+                              if (it->is_number())
+                                  return it->dump();
+                              throw InputError(path, place + ", key \"" + column + "\"",
+                                               "expected a string, number or boolean");
+                          }};
+            records.push_back(rowToRecord(row, static_cast<int64_t>(i + 1)));
+        }
+        return records;
+    }
+    const std::vector<CsvRow> rows = parseCsv(text, path);
+    if (rows.empty())
+        throw InputError(path, "line 1", "expected a header row");
+    std::vector<std::string> header;
+    for (const auto& h : rows[0].cells)
+        header.push_back(trim(h));
+    if (!header.empty() && header[0].starts_with("\xEF\xBB\xBF"))
+        header[0] = header[0].substr(3);
+    std::map<std::string, size_t> index;
+    for (size_t i = 0; i < header.size(); ++i)
+        index.emplace(header[i], i);
+    for (const auto& [field, column] : mapping.fields) {
+        if (!index.count(column)) {
+            throw InputError(
+                path, "line 1 (header)",
+                "no column \"" + column + "\" for " + field + "; columns: " + columnsList(header));
+        }
+    }
+    for (size_t r = 1; r < rows.size(); ++r) {
+        const CsvRow& csv = rows[r];
+        const std::string place = "line " + std::to_string(csv.line);
+        if (csv.cells.size() != header.size()) {
+            throw InputError(path, place,
+                             "expected " + std::to_string(header.size()) + " cells, found " +
+                                 std::to_string(csv.cells.size()));
+        }
+        RowReader row{path, place, mapping, [&](const std::string& column) -> Cell {
+                          return csv.cells[index.at(column)];
+                      }};
+        records.push_back(rowToRecord(row, csv.line));
+    }
+    return records;
+}
+
+}  // namespace reach

@@ -1,0 +1,288 @@
+#include "recordimportkernelbench.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "inputerror.h"
+#include "recordimport.h"
+
+namespace reach {
+
+namespace {
+
+using nlohmann::json;
+
+json parseJsonFile(const std::string& path, const char* what) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(path, "", std::string("cannot open; expected ") + what);
+    try {
+        return json::parse(in);
+    } catch (const json::parse_error& e) {
+        throw InputError(path, "byte " + std::to_string(e.byte), std::string("expected ") + what);
+    }
+}
+
+std::optional<int> leadingNumber(std::string_view s) {
+    int v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end == s.data())
+        return std::nullopt;
+    if (end != s.data() + s.size() && *end != '_')
+        return std::nullopt;
+    return v;
+}
+
+std::string lower(std::string s) {
+    for (char& c : s)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+std::string fileName(const std::string& path) {
+    return std::filesystem::path(path).filename().string();
+}
+
+}  // namespace
+
+BaselineKind baselineKindForFile(const std::string& path) {
+    const std::string name = lower(fileName(path));
+    if (name.find("compile") != std::string::npos || name.find("inductor") != std::string::npos) {
+        return BaselineKind::Compile;
+    }
+    if (name.find("torch") != std::string::npos || name.find("eager") != std::string::npos) {
+        return BaselineKind::Eager;
+    }
+    return BaselineKind::Recorded;
+}
+
+std::map<int, KernelBenchBaselineEntry> readKernelBenchBaseline(const std::string& path,
+                                                                int level) {
+    const json doc = parseJsonFile(path, "a KernelBench baseline timing file (JSON)");
+    const std::string levelKey = "level" + std::to_string(level);
+    if (!doc.is_object() || !doc.contains(levelKey) || !doc[levelKey].is_object()) {
+        throw InputError(path, "key \"" + levelKey + "\"",
+                         "expected an object of problem files for level " + std::to_string(level));
+    }
+    std::map<int, KernelBenchBaselineEntry> out;
+    for (const auto& [file, entry] : doc[levelKey].items()) {
+        const std::string place = levelKey + "/" + file;
+        auto id = leadingNumber(file);
+        if (!id)
+            throw InputError(path, place, "expected a problem file named <id>_<name>.py");
+        if (!entry.is_object() || !entry.contains("mean") || !entry["mean"].is_number() ||
+            entry["mean"].get<double>() <= 0) {
+            throw InputError(path, place + ", key \"mean\"", "expected a positive time in ms");
+        }
+        KernelBenchBaselineEntry e;
+        e.problemId = *id;
+        e.problemName =
+            file.size() > 3 && file.ends_with(".py") ? file.substr(0, file.size() - 3) : file;
+        e.meanMs = entry["mean"].get<double>();
+        if (entry.contains("hardware") && entry["hardware"].is_string()) {
+            e.hardware = entry["hardware"].get<std::string>();
+        }
+        if (!out.emplace(*id, e).second) {
+            throw InputError(path, place, "duplicate problem id " + std::to_string(*id));
+        }
+    }
+    return out;
+}
+
+std::map<std::string, std::string> readKernelBenchCategories(const std::string& path) {
+    std::ifstream in(path);
+    if (!in)
+        throw InputError(path, "", "cannot open; expected problem_id,problem,category CSV");
+    std::map<std::string, std::string> out;
+    std::string line;
+    int64_t n = 0;
+    while (std::getline(in, line)) {
+        ++n;
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        if (line.empty())
+            continue;
+        std::vector<std::string> cells;
+        std::stringstream ss(line);
+        for (std::string cell; std::getline(ss, cell, ',');)
+            cells.push_back(cell);
+        if (cells.size() != 3) {
+            throw InputError(path, "line " + std::to_string(n),
+                             "expected 3 columns: problem_id,problem,category");
+        }
+        if (n == 1 && cells[0] == "problem_id")
+            continue;
+        out[cells[1]] = cells[2];
+    }
+    return out;
+}
+
+bool looksLikeKernelBenchRun(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return false;
+    const json doc = json::parse(in, nullptr, false);
+    if (!doc.is_object() || doc.empty())
+        return false;
+    const json& first = doc.begin().value();
+    const json* sample = &first;
+    if (first.is_array()) {
+        if (first.empty())
+            return false;
+        sample = &first[0];
+    }
+    return sample->is_object() && sample->contains("correctness");
+}
+
+std::vector<EvalRecord> importKernelBenchRun(const std::string& evalResultsPath,
+                                             const KernelBenchImportOptions& options) {
+    if (options.baselines.empty()) {
+        throw InputError(evalResultsPath, "",
+                         "needs at least one KernelBench baseline timing file to compute speedups");
+    }
+    struct Loaded {
+        BaselineKind kind;
+        std::string path;
+        std::map<int, KernelBenchBaselineEntry> entries;
+    };
+    std::vector<Loaded> baselines;
+    std::string baselineNote;
+    for (const auto& b : options.baselines) {
+        const BaselineKind kind =
+            b.kind == BaselineKind::Auto ? baselineKindForFile(b.path) : b.kind;
+        baselines.push_back({kind, b.path, readKernelBenchBaseline(b.path, options.level)});
+        std::string hw = baselines.back().entries.empty()
+                             ? std::string()
+                             : baselines.back().entries.begin()->second.hardware;
+        baselineNote += (baselineNote.empty() ? "" : ", ") + fileName(b.path) +
+                        (hw.empty() ? "" : " (" + hw + ")");
+    }
+    std::map<std::string, std::string> categories;
+    if (!options.categoriesCsv.empty())
+        categories = readKernelBenchCategories(options.categoriesCsv);
+
+    const json doc = parseJsonFile(evalResultsPath, "KernelBench run results (eval_results.json)");
+    if (!doc.is_object()) {
+        throw InputError(evalResultsPath, "byte 0",
+                         "expected an object mapping problem ids to lists of samples");
+    }
+    // JSON objects iterate in key order ("10" before "2"); records follow the problem number.
+    std::vector<std::tuple<int, std::string, const json*>> problems;
+    for (const auto& [pid, value] : doc.items()) {
+        auto id = leadingNumber(pid);
+        if (!id) {
+            throw InputError(evalResultsPath, "problem \"" + pid + "\"",
+                             "expected a numeric problem id");
+        }
+        problems.emplace_back(*id, pid, &value);
+    }
+    std::sort(problems.begin(), problems.end(),
+              [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+    std::vector<EvalRecord> records;
+    for (const auto& [idValue, pid, valuePtr] : problems) {
+        const json& value = *valuePtr;
+        const std::optional<int> id = idValue;
+        const std::string problemPlace = "problem \"" + pid + "\"";
+        std::vector<const json*> samples;
+        if (value.is_array()) {
+            for (const json& s : value)
+                samples.push_back(&s);
+        } else {
+            samples.push_back(&value);  // runs before multi-sample evaluation: one object
+        }
+        const KernelBenchBaselineEntry* named = nullptr;
+        for (const auto& b : baselines) {
+            auto it = b.entries.find(*id);
+            if (it == b.entries.end()) {
+                throw InputError(evalResultsPath, problemPlace,
+                                 "no problem " + pid + " in level " +
+                                     std::to_string(options.level) + " of " + fileName(b.path) +
+                                     " (wrong level or baseline file?)");
+            }
+            if (!named)
+                named = &it->second;
+        }
+        for (size_t i = 0; i < samples.size(); ++i) {
+            const json& s = *samples[i];
+            const std::string place = problemPlace + ", sample " + std::to_string(i);
+            auto key = [&](const char* k) { return place + ", key \"" + k + "\""; };
+            if (!s.is_object())
+                throw InputError(evalResultsPath, place, "expected an object");
+            EvalRecord r;
+            r.problemId = std::to_string(*id);
+            r.problemName = named->problemName;
+            r.level = options.level;
+            r.suite = "KernelBench";
+            if (auto c = categories.find(r.problemName);
+                c != categories.end() && options.level == 1) {
+                r.category = c->second;
+            }
+            r.dtype = options.dtype;
+            r.model = options.model;
+            r.backend = options.backend;
+            if (auto it = s.find("sample_id"); it != s.end() && !it->is_null()) {
+                if (it->is_number_integer()) {
+                    r.sampleId = std::to_string(it->get<int64_t>());
+                } else if (it->is_string()) {
+                    r.sampleId = it->get<std::string>();
+                } else {
+                    throw InputError(evalResultsPath, key("sample_id"), "expected an integer");
+                }
+            } else {
+                r.sampleId = std::to_string(i);
+            }
+            for (const char* k : {"compiled", "correctness"}) {
+                if (!s.contains(k) || !s[k].is_boolean()) {
+                    throw InputError(evalResultsPath, key(k), "expected true or false");
+                }
+            }
+            r.compiled = s["compiled"].get<bool>();
+            r.correct = s["correctness"].get<bool>();
+            if (!s.contains("runtime") || !s["runtime"].is_number()) {
+                throw InputError(evalResultsPath, key("runtime"),
+                                 "expected the mean runtime in ms (-1 when failed)");
+            }
+            const double runtime = s["runtime"].get<double>();
+            if (runtime > 0) {
+                r.candidateTimeUs = runtime * 1000.0;
+            } else if (runtime != -1.0) {
+                throw InputError(
+                    evalResultsPath, key("runtime"),
+                    "expected a positive time in ms or -1, got " + std::to_string(runtime));
+            }
+            for (const auto& b : baselines) {
+                const double us = b.entries.at(*id).meanMs * 1000.0;
+                auto& slot = b.kind == BaselineKind::Eager     ? r.baselineEagerUs
+                             : b.kind == BaselineKind::Compile ? r.baselineCompileUs
+                                                               : r.baselineRecordedUs;
+                if (!slot || us < *slot)
+                    slot = us;
+            }
+            const json* meta =
+                s.contains("metadata") && s["metadata"].is_object() ? &s["metadata"] : nullptr;
+            const json* stats = s.contains("runtime_stats") && s["runtime_stats"].is_object()
+                                    ? &s["runtime_stats"]
+                                    : nullptr;
+            for (const json* src : {meta, stats}) {
+                if (src && r.hardware.empty() && src->contains("hardware") &&
+                    (*src)["hardware"].is_string()) {
+                    r.hardware = (*src)["hardware"].get<std::string>();
+                }
+            }
+            r.harness = "KernelBench; baselines: " + baselineNote;
+            r.source = evalResultsPath;
+            r.sourceLine = static_cast<int64_t>(records.size()) + 1;
+            finishRecord(r, evalResultsPath, place);
+            records.push_back(std::move(r));
+        }
+    }
+    return records;
+}
+
+}  // namespace reach
