@@ -1,0 +1,91 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace reach {
+
+class ByteSource;
+
+// A pull scanner over a streamed JSON text: the caller walks the structure it cares about and
+// skips the rest without materializing it, so memory stays a window of the input, never a DOM.
+// Strings come back as views into that window (escapes decoded in place); they stay valid until
+// the next call, or until unpin() for those read while the window is pinned. Every syntax error
+// throws InputError naming the file and the byte offset (of the uncompressed text).
+// Values that are skipped are only checked for balanced brackets and terminated strings.
+class JsonScanner {
+public:
+    enum class Kind { Object, Array, String, Number, True, False, Null };
+
+    explicit JsonScanner(ByteSource& source);
+    ~JsonScanner();
+
+    Kind peek();  // kind of the next value (skips whitespace)
+    void beginObject();
+    // Next member of the current object: its key (the ':' consumed); false at the closing '}'.
+    bool nextKey(std::string_view& key);
+    void beginArray();
+    // True when another element follows (the ',' consumed); false at the closing ']'.
+    bool nextElement();
+
+    std::string_view string();
+    double number();
+    bool boolean();
+    void skipValue();
+    void expectEnd();  // only whitespace may follow the top-level value
+
+    // While pinned, the window keeps every byte from the pin on, so the views handed out stay
+    // valid (used for one trace event at a time: its keys come in any order).
+    void pin();
+    void unpin();
+
+    uint64_t offset() const { return m_base + m_pos; }
+
+    // A view read while pinned may move when the window refills (the kept bytes shift to the
+    // front): hold it as an input offset and resolve it when needed, before unpin().
+    struct Ref {
+        uint64_t offset = 0;
+        size_t size = 0;
+    };
+    Ref ref(std::string_view v) const {
+        return {m_base + uint64_t(v.data() - m_buf.get()), v.size()};
+    }
+    std::string_view resolve(Ref r) const {
+        return r.size ? std::string_view(m_buf.get() + (r.offset - m_base), r.size)
+                      : std::string_view();
+    }
+    const std::string& file() const { return m_file; }
+    static const char* kindName(Kind k);
+
+    [[noreturn]] void fail(const std::string& expected) const;
+    [[noreturn]] void failAt(uint64_t offset, std::string_view key,
+                             const std::string& expected) const;
+
+private:
+    bool refill();  // appends the next chunk; false at the end of the input
+    void skipWhitespace();
+    char current();  // the byte at the cursor after whitespace; fails at the end of input
+    void expectChar(char c, const char* what);
+    size_t scanString();  // cursor on the opening quote; returns the index of the closing one
+    std::string_view decodeInPlace(size_t begin, size_t end);
+    std::string_view scanNumber();
+    void expectLiteral(std::string_view lit);
+    void skipContainer();
+
+    ByteSource& m_source;
+    std::string m_file;
+    std::unique_ptr<char[]> m_buf;
+    size_t m_cap = 0;
+    size_t m_pos = 0;
+    size_t m_end = 0;
+    uint64_t m_base = 0;  // input offset of m_buf[0]
+    size_t m_pin = SIZE_MAX;
+    size_t m_keep = SIZE_MAX;  // token start that refill must keep (set around a token scan)
+    bool m_eof = false;
+    std::vector<uint8_t> m_first;  // per open container: no element read yet
+};
+
+}  // namespace reach

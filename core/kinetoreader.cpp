@@ -1,0 +1,475 @@
+#include "kinetoreader.h"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+#include "bytesource.h"
+#include "demangle.h"
+#include "gpuintervals.h"
+#include "inputerror.h"
+#include "jsonscanner.h"
+
+namespace reach {
+
+namespace {
+
+struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+using NameIndex = std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>>;
+
+enum class Cat : uint8_t { Other, Kernel, Memcpy, Memset, CpuOp };
+
+Cat catOf(std::string_view c) {
+    if (c == "kernel")
+        return Cat::Kernel;
+    if (c == "cpu_op")
+        return Cat::CpuOp;
+    if (c == "gpu_memcpy")
+        return Cat::Memcpy;
+    if (c == "gpu_memset")
+        return Cat::Memset;
+    return Cat::Other;
+}
+
+constexpr int64_t kNoId = std::numeric_limits<int64_t>::min();
+
+// The fields of one event the reader uses; views point into the pinned scanner window.
+struct Event {
+    JsonScanner::Ref name;
+    bool complete = false;  // ph "X"
+    Cat cat = Cat::Other;
+    bool hasTs = false;
+    bool hasDur = false;
+    double ts = 0;
+    double dur = 0;
+    int64_t externalId = kNoId;
+    int64_t stream = kNoId;
+    int64_t tid = kNoId;
+    int64_t device = kNoId;
+    int grid[3] = {0, 0, 0};
+    int block[3] = {0, 0, 0};
+    bool hasGrid = false;
+    bool hasBlock = false;
+};
+
+struct KernelAcc {
+    KernelStats stats;
+    bool haveLaunchShape = false;
+};
+
+class KinetoParser {
+public:
+    KinetoParser(ByteSource& source, const ProgressFn& progress, std::stop_token stop)
+        : m_source(source), m_scan(source), m_progress(progress), m_stop(stop) {}
+
+    Workload run();
+
+private:
+    void parseTopLevel();
+    void parseEvents();
+    void parseEvent();
+    void parseArgs(Event& ev);
+    void parseDeviceProperties();
+    void readShape(int (&out)[3], bool& has);
+    std::string_view stringField(std::string_view key);
+    double numberField(std::string_view key);
+    void fold(const Event& ev);
+    uint32_t kernelIndex(std::string_view rawName, Cat cat);
+    Workload finish();
+
+    ByteSource& m_source;
+    JsonScanner m_scan;
+    const ProgressFn& m_progress;
+    std::stop_token m_stop;
+
+    bool m_sawEvents = false;
+    std::vector<std::pair<int64_t, std::string>> m_devices;  // deviceProperties: id, name
+    int64_t m_firstGpuDevice = kNoId;
+
+    NameIndex m_rawKernelIndex;  // name as in the trace -> kernel
+    NameIndex m_kernelIndex;     // demangled name -> kernel
+    std::vector<KernelAcc> m_kernels;
+    NameIndex m_opIndex;
+    std::vector<std::string> m_opNames;
+
+    std::vector<GpuInterval> m_gpu;  // every GPU activity (unionLength sorts it: use last)
+    double m_gpuBase = 0;
+    std::vector<int64_t> m_gpuExternalId;  // parallel to m_gpu while it is unsorted
+    std::vector<double> m_gpuDur;
+    std::vector<std::pair<int64_t, uint32_t>> m_cpuOps;  // External id -> operator name
+    double m_spanBegin = std::numeric_limits<double>::infinity();
+    double m_spanEnd = -std::numeric_limits<double>::infinity();
+    uint64_t m_eventsSeen = 0;
+};
+
+std::string_view KinetoParser::stringField(std::string_view key) {
+    uint64_t at = m_scan.offset();
+    JsonScanner::Kind k = m_scan.peek();
+    if (k != JsonScanner::Kind::String) {
+        m_scan.failAt(at, key, std::string("expected a string, found ") + JsonScanner::kindName(k));
+    }
+    return m_scan.string();
+}
+
+double KinetoParser::numberField(std::string_view key) {
+    uint64_t at = m_scan.offset();
+    JsonScanner::Kind k = m_scan.peek();
+    if (k != JsonScanner::Kind::Number) {
+        m_scan.failAt(at, key, std::string("expected a number, found ") + JsonScanner::kindName(k));
+    }
+    return m_scan.number();
+}
+
+void KinetoParser::readShape(int (&out)[3], bool& has) {
+    if (m_scan.peek() != JsonScanner::Kind::Array) {
+        m_scan.skipValue();
+        return;
+    }
+    m_scan.beginArray();
+    int n = 0;
+    while (m_scan.nextElement()) {
+        if (m_scan.peek() == JsonScanner::Kind::Number && n < 3) {
+            out[n++] = int(m_scan.number());
+        } else {
+            m_scan.skipValue();
+        }
+    }
+    has = n > 0;
+}
+
+void KinetoParser::parseArgs(Event& ev) {
+    uint64_t at = m_scan.offset();
+    JsonScanner::Kind k = m_scan.peek();
+    if (k != JsonScanner::Kind::Object) {
+        m_scan.failAt(at, "args",
+                      std::string("expected an object, found ") + JsonScanner::kindName(k));
+    }
+    m_scan.beginObject();
+    std::string_view key;
+    auto intValue = [&](int64_t& out) {
+        if (m_scan.peek() == JsonScanner::Kind::Number) {
+            out = int64_t(m_scan.number());
+        } else {
+            m_scan
+                .skipValue();  // e.g. a string id in a foreign trace: no link rather than an error
+        }
+    };
+    while (m_scan.nextKey(key)) {
+        if (key == "External id") {
+            intValue(ev.externalId);
+        } else if (key == "stream") {
+            intValue(ev.stream);
+        } else if (key == "device") {
+            intValue(ev.device);
+        } else if (key == "grid") {
+            readShape(ev.grid, ev.hasGrid);
+        } else if (key == "block") {
+            readShape(ev.block, ev.hasBlock);
+        } else {
+            m_scan.skipValue();
+        }
+    }
+}
+
+void KinetoParser::parseEvent() {
+    uint64_t at = m_scan.offset();
+    JsonScanner::Kind k = m_scan.peek();
+    if (k != JsonScanner::Kind::Object) {
+        m_scan.failAt(at, "traceEvents",
+                      std::string("expected an event object, found ") + JsonScanner::kindName(k));
+    }
+    m_scan.pin();
+    m_scan.beginObject();
+    Event ev;
+    std::string_view key;
+    while (m_scan.nextKey(key)) {
+        switch (key.size()) {
+            case 2:
+                if (key == "ph") {
+                    ev.complete = stringField(key) == "X";
+                    continue;
+                }
+                if (key == "ts") {
+                    ev.ts = numberField(key);
+                    ev.hasTs = true;
+                    continue;
+                }
+                break;
+            case 3:
+                if (key == "cat") {
+                    ev.cat = catOf(stringField(key));
+                    continue;
+                }
+                if (key == "dur") {
+                    ev.dur = numberField(key);
+                    ev.hasDur = true;
+                    continue;
+                }
+                if (key == "tid") {
+                    if (m_scan.peek() == JsonScanner::Kind::Number) {
+                        ev.tid = int64_t(m_scan.number());
+                        continue;
+                    }
+                }
+                break;
+            case 4:
+                if (key == "name") {
+                    ev.name = m_scan.ref(stringField(key));
+                    continue;
+                }
+                if (key == "args") {
+                    parseArgs(ev);
+                    continue;
+                }
+                break;
+            default:
+                break;
+        }
+        m_scan.skipValue();
+    }
+    fold(ev);
+    m_scan.unpin();
+}
+
+uint32_t KinetoParser::kernelIndex(std::string_view rawName, Cat cat) {
+    auto it = m_rawKernelIndex.find(rawName);
+    if (it != m_rawKernelIndex.end())
+        return it->second;
+    std::string name = demangle(rawName);
+    uint32_t idx;
+    auto jt = m_kernelIndex.find(name);
+    if (jt != m_kernelIndex.end()) {
+        idx = jt->second;
+    } else {
+        idx = uint32_t(m_kernels.size());
+        KernelAcc acc;
+        acc.stats.name = name;
+        acc.stats.kind = cat == Cat::Memcpy   ? ActivityKind::Memcpy
+                         : cat == Cat::Memset ? ActivityKind::Memset
+                                              : ActivityKind::Kernel;
+        acc.stats.minUs = std::numeric_limits<double>::infinity();
+        m_kernels.push_back(std::move(acc));
+        m_kernelIndex.emplace(std::move(name), idx);
+    }
+    m_rawKernelIndex.emplace(std::string(rawName), idx);
+    return idx;
+}
+
+void KinetoParser::fold(const Event& ev) {
+    bool complete = ev.complete && ev.hasTs && ev.hasDur;
+    if (complete) {
+        m_spanBegin = std::min(m_spanBegin, ev.ts);
+        m_spanEnd = std::max(m_spanEnd, ev.ts + ev.dur);
+    }
+    switch (ev.cat) {
+        case Cat::Kernel:
+        case Cat::Memcpy:
+        case Cat::Memset: {
+            if (!complete)
+                return;  // flows and instants on GPU rows carry no GPU time
+            uint32_t idx = kernelIndex(m_scan.resolve(ev.name), ev.cat);
+            KernelAcc& acc = m_kernels[idx];
+            KernelStats& s = acc.stats;
+            ++s.calls;
+            s.totalUs += ev.dur;
+            s.minUs = std::min(s.minUs, ev.dur);
+            s.maxUs = std::max(s.maxUs, ev.dur);
+            int64_t stream = ev.stream != kNoId ? ev.stream : ev.tid;
+            if (stream != kNoId &&
+                std::find(s.streams.begin(), s.streams.end(), int(stream)) == s.streams.end()) {
+                s.streams.insert(std::upper_bound(s.streams.begin(), s.streams.end(), int(stream)),
+                                 int(stream));
+            }
+            if (!acc.haveLaunchShape && (ev.hasGrid || ev.hasBlock)) {
+                acc.haveLaunchShape = true;
+                auto fmt = [](const int(&v)[3]) {
+                    return std::to_string(v[0]) + "," + std::to_string(v[1]) + "," +
+                           std::to_string(v[2]);
+                };
+                if (ev.hasGrid)
+                    s.grid = fmt(ev.grid);
+                if (ev.hasBlock)
+                    s.block = fmt(ev.block);
+            }
+            if (m_firstGpuDevice == kNoId)
+                m_firstGpuDevice = ev.device;
+            // Intervals relative to the first GPU activity: absolute microsecond timestamps
+            // (~5e12) leave too few digits of a double for ns-exact interval arithmetic.
+            if (m_gpu.empty())
+                m_gpuBase = ev.ts;
+            double begin = ev.ts - m_gpuBase;
+            m_gpu.push_back({begin, begin + ev.dur, idx});
+            m_gpuExternalId.push_back(ev.externalId);
+            m_gpuDur.push_back(ev.dur);
+            return;
+        }
+        case Cat::CpuOp: {
+            if (ev.externalId == kNoId)
+                return;
+            std::string_view name = m_scan.resolve(ev.name);
+            auto it = m_opIndex.find(name);
+            uint32_t op;
+            if (it == m_opIndex.end()) {
+                op = uint32_t(m_opNames.size());
+                m_opNames.emplace_back(name);
+                m_opIndex.emplace(std::string(name), op);
+            } else {
+                op = it->second;
+            }
+            m_cpuOps.emplace_back(ev.externalId, op);
+            return;
+        }
+        case Cat::Other:
+            return;
+    }
+}
+
+void KinetoParser::parseEvents() {
+    m_sawEvents = true;
+    m_scan.beginArray();
+    while (m_scan.nextElement()) {
+        parseEvent();
+        if ((++m_eventsSeen & 0xFFF) == 0) {
+            if (m_stop.stop_requested())
+                throw Cancelled{};
+            if (m_progress && m_source.fileSize() > 0) {
+                m_progress(double(m_source.fileBytesRead()) / double(m_source.fileSize()));
+            }
+        }
+    }
+}
+
+void KinetoParser::parseDeviceProperties() {
+    if (m_scan.peek() != JsonScanner::Kind::Array) {
+        m_scan.skipValue();
+        return;
+    }
+    m_scan.beginArray();
+    while (m_scan.nextElement()) {
+        if (m_scan.peek() != JsonScanner::Kind::Object) {
+            m_scan.skipValue();
+            continue;
+        }
+        m_scan.beginObject();
+        int64_t id = kNoId;
+        std::string name;
+        std::string_view key;
+        while (m_scan.nextKey(key)) {
+            if (key == "id" && m_scan.peek() == JsonScanner::Kind::Number) {
+                id = int64_t(m_scan.number());
+            } else if (key == "name" && m_scan.peek() == JsonScanner::Kind::String) {
+                name = std::string(m_scan.string());
+            } else {
+                m_scan.skipValue();
+            }
+        }
+        if (!name.empty())
+            m_devices.emplace_back(id, std::move(name));
+    }
+}
+
+void KinetoParser::parseTopLevel() {
+    JsonScanner::Kind k = m_scan.peek();
+    if (k == JsonScanner::Kind::Array) {
+        parseEvents();  // the Chrome trace format also allows a bare list of events
+    } else {
+        if (k != JsonScanner::Kind::Object) {
+            m_scan.fail(std::string("expected a JSON object with \"traceEvents\", found ") +
+                        JsonScanner::kindName(k));
+        }
+        m_scan.beginObject();
+        std::string_view key;
+        while (m_scan.nextKey(key)) {
+            if (key == "traceEvents") {
+                uint64_t at = m_scan.offset();
+                JsonScanner::Kind v = m_scan.peek();
+                if (v != JsonScanner::Kind::Array) {
+                    m_scan.failAt(at, "traceEvents",
+                                  std::string("expected a list of events, found ") +
+                                      JsonScanner::kindName(v));
+                }
+                parseEvents();
+            } else if (key == "deviceProperties") {
+                parseDeviceProperties();
+            } else {
+                m_scan.skipValue();
+            }
+        }
+    }
+    m_scan.expectEnd();
+    if (!m_sawEvents) {
+        throw InputError(m_source.path(), "key \"traceEvents\"",
+                         "expected a top-level \"traceEvents\" list; this JSON has none (not a "
+                         "PyTorch profiler trace?)");
+    }
+}
+
+Workload KinetoParser::finish() {
+    Workload w;
+    w.format = "kineto";
+    w.sourceHash = m_source.sha256();
+    for (const auto& [id, name] : m_devices) {
+        if (id == m_firstGpuDevice)
+            w.device = name;
+    }
+    if (w.device.empty() && !m_devices.empty())
+        w.device = m_devices.front().second;
+
+    // Launching operators: sort the cpu_op ids once, then look each GPU activity up.
+    std::stable_sort(m_cpuOps.begin(), m_cpuOps.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::unordered_map<uint32_t, OperatorTime>> ops(m_kernels.size());
+    for (size_t i = 0; i < m_gpu.size(); ++i) {
+        int64_t ext = m_gpuExternalId[i];
+        if (ext == kNoId)
+            continue;
+        auto it = std::lower_bound(m_cpuOps.begin(), m_cpuOps.end(), ext,
+                                   [](const auto& a, int64_t v) { return a.first < v; });
+        if (it == m_cpuOps.end() || it->first != ext)
+            continue;
+        OperatorTime& o = ops[m_gpu[i].tag][it->second];
+        o.totalUs += m_gpuDur[i];
+        ++o.calls;
+    }
+    for (size_t k = 0; k < m_kernels.size(); ++k) {
+        KernelStats s = std::move(m_kernels[k].stats);
+        for (auto& [op, t] : ops[k]) {
+            t.op = m_opNames[op];
+            s.operators.push_back(std::move(t));
+        }
+        std::sort(s.operators.begin(), s.operators.end(), [](const auto& a, const auto& b) {
+            return a.totalUs != b.totalUs ? a.totalUs > b.totalUs : a.op < b.op;
+        });
+        w.gpuTimeUs += s.totalUs;
+        w.kernels.push_back(std::move(s));
+    }
+    std::sort(w.kernels.begin(), w.kernels.end(), [](const auto& a, const auto& b) {
+        return a.totalUs != b.totalUs ? a.totalUs > b.totalUs : a.name < b.name;
+    });
+    w.eventCount = int64_t(m_gpu.size());
+    w.busyTimeUs = unionLength(m_gpu);
+    w.spanUs = m_spanEnd > m_spanBegin ? m_spanEnd - m_spanBegin : 0;
+    return w;
+}
+
+Workload KinetoParser::run() {
+    parseTopLevel();
+    // Drain to the end so the file hash covers every byte (the stream may hold trailing members).
+    while (!m_source.next().empty()) {
+    }
+    if (m_progress)
+        m_progress(1.0);
+    return finish();
+}
+
+}  // namespace
+
+Workload readKineto(ByteSource& source, const ProgressFn& progress, std::stop_token stop) {
+    KinetoParser parser(source, progress, stop);
+    return parser.run();
+}
+
+}  // namespace reach

@@ -1,0 +1,31 @@
+// Reads one profile with reach::readProfile and prints its totals as JSON: the stand-in for
+// `reach-cli breakdown --json` in scripts/bench, so the reader alone can be timed.
+#include <cstdio>
+#include <exception>
+
+#include "core/inputerror.h"
+#include "core/profilereader.h"
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: readprofile FILE\n");
+        return 1;
+    }
+    try {
+        reach::Workload w = reach::readProfile(argv[1]);
+        std::printf(
+            "{\"name\":\"%s\",\"format\":\"%s\",\"device\":\"%s\",\"gpu_time_us\":%.3f,"
+            "\"busy_time_us\":%.3f,\"span_us\":%.3f,\"events\":%lld,\"names\":%zu,"
+            "\"linked\":%s,\"sha256\":\"%s\"}\n",
+            w.name.c_str(), w.format.c_str(), w.device.c_str(), w.gpuTimeUs, w.busyTimeUs, w.spanUs,
+            static_cast<long long>(w.eventCount), w.kernels.size(),
+            w.hasOperatorLinks() ? "true" : "false", w.sourceHash.c_str());
+        return 0;
+    } catch (const reach::InputError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return 1;
+    }
+}
