@@ -1,0 +1,161 @@
+#include "recordimportverify.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "inputerror.h"
+#include "operators.h"
+#include "recordimport.h"
+#include "recordprojection.h"
+#include "verification.h"
+
+namespace reach {
+
+namespace {
+
+using nlohmann::json;
+
+bool isVerifierObject(const json& j) {
+    return j.is_object() && ((j.contains("schema") && j["schema"] == "reach.verification") ||
+                             (j.contains("verdict") && j.contains("problem_id")));
+}
+
+std::string categoryForOp(const std::string& op) {
+    if (op.empty())
+        return {};
+    try {
+        const std::string family = operatorFor(op).family();
+        const auto& map = defaultFamilyCategories();
+        auto it = map.find(family);
+        return it == map.end() ? family : it->second;
+    } catch (const std::exception&) {
+        return {};  // an operator this build does not know: no category rather than a wrong one
+    }
+}
+
+std::optional<double> positive(double v) {
+    return std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt;
+}
+
+}  // namespace
+
+EvalRecord recordFromVerification(const VerificationResult& v, const std::string& file,
+                                  int64_t place, const VerifierImportOptions& options) {
+    const std::string where = "record " + std::to_string(place);
+    if (v.verdict == verdict::kNoGpu || v.verdict == verdict::kError) {
+        throw InputError(file, where + ", key \"verdict\"",
+                         "is \"" + v.verdict +
+                             "\": the verifier measured nothing, expected a "
+                             "verdict of pass, fail, compile_error, crashed or timeout");
+    }
+    EvalRecord r;
+    r.problemId = v.problemId;
+    if (r.problemId.empty() && !v.problemFile.empty()) {
+        r.problemId = std::filesystem::path(v.problemFile).stem().string();
+    }
+    r.problemName = r.problemId;
+    r.suite = options.suite;
+    r.category = categoryForOp(v.op);
+    r.dtype = v.dtype;
+    r.model = options.model;
+    r.backend = "cuda";  // reach-verify compiles CUDA C++ candidates (DESIGN.md)
+    r.sampleId = std::filesystem::path(v.candidateFile).stem().string();
+    r.compiled = v.compile.status == "ok" || v.compile.status == "cached";
+    r.correct = v.passed();
+    r.verification = v.passed() ? Verification::Passed : Verification::Failed;
+    r.verificationReasons = v.reasons;
+    if (v.timing)
+        r.candidateTimeUs = positive(v.timing->medianUs);
+    std::string baselineKind;
+    if (v.baseline) {
+        baselineKind = v.baseline->kind;
+        // The verifier times its baseline on the spot (cuBLAS or a reference kernel): that is the
+        // measured baseline slot; a recorded time it was given goes to the recorded slot.
+        if (v.baseline->timing)
+            r.baselineEagerUs = positive(v.baseline->timing->medianUs);
+        r.baselineRecordedUs = positive(v.baseline->recordedUs);
+    }
+    r.speedup = positive(v.speedup);
+    if (v.roofline)
+        r.rooflineFloorUs = positive(v.roofline->floorUs);
+    r.artifactPath = v.candidateFile;
+    r.harness = "reach-verify (schema " + std::to_string(v.schemaVersion) +
+                (baselineKind.empty() ? "" : ", baseline " + baselineKind) +
+                (v.timing && v.timing->l2Flushed ? ", cold L2" : "") + ")";
+    r.hardware = v.device.name;
+    r.date = v.startedAt;
+    r.source = file;
+    r.sourceLine = place;
+    finishRecord(r, file, where);
+    return r;
+}
+
+std::vector<EvalRecord> importVerifierOutput(const std::string& path,
+                                             const VerifierImportOptions& options) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(path, "", "cannot open; expected reach-verify output (JSON)");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    std::vector<std::pair<int64_t, json>> docs;
+    json whole = json::parse(text, nullptr, false);
+    if (!whole.is_discarded()) {
+        if (whole.is_array()) {
+            for (size_t i = 0; i < whole.size(); ++i)
+                docs.emplace_back(i + 1, whole[i]);
+        } else {
+            docs.emplace_back(1, whole);
+        }
+    } else {
+        std::istringstream lines(text);
+        std::string line;
+        int64_t n = 0;
+        while (std::getline(lines, line)) {
+            ++n;
+            if (line.find_first_not_of(" \t\r") == std::string::npos)
+                continue;
+            try {
+                docs.emplace_back(n, json::parse(line));
+            } catch (const json::parse_error& e) {
+                throw InputError(path,
+                                 "line " + std::to_string(n) + ", column " + std::to_string(e.byte),
+                                 "expected a reach-verify JSON document");
+            }
+        }
+    }
+    std::vector<EvalRecord> records;
+    for (const auto& [place, doc] : docs) {
+        if (!isVerifierObject(doc)) {
+            throw InputError(path, "record " + std::to_string(place),
+                             "expected a reach-verify result (keys \"verdict\", \"problem_id\")");
+        }
+        const VerificationResult v = VerificationResult::fromJson(doc, path);
+        records.push_back(recordFromVerification(v, path, place, options));
+    }
+    return records;
+}
+
+bool looksLikeVerifierOutput(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return false;
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const json j = json::parse(ss.str(), nullptr, false);
+    if (j.is_discarded()) {
+        std::istringstream lines(ss.str());
+        std::string first;
+        std::getline(lines, first);
+        return isVerifierObject(json::parse(first, nullptr, false));
+    }
+    if (j.is_array())
+        return !j.empty() && isVerifierObject(j[0]);
+    return isVerifierObject(j);
+}
+
+}  // namespace reach

@@ -1,0 +1,85 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "evalrecord.h"
+#include "statistics.h"
+
+namespace reach {
+
+enum class GroupBy { None, Model, Backend, Category, Level };
+std::optional<GroupBy> groupByFromString(std::string_view s);  // none|model|backend|category|level
+std::string_view groupByKey(GroupBy g);
+
+// Which "correct" the statistics count: the harness's claim, or only what Reach's verifier
+// passed. The projection can use only verified winners and says which basis it used.
+enum class CorrectnessBasis { Harness, Verified };
+std::string_view correctnessBasisLabel(CorrectnessBasis b);
+
+// KernelBench's thresholds: fast_p = share of attempted problems correct with speedup > p.
+inline constexpr std::array<double, 6> kFastPThresholds = {0.0, 0.5, 0.8, 1.0, 1.5, 2.0};
+
+struct StatsOptions {
+    // Win-rate denominator, the same for every group; the attempted count when unset. The study
+    // used 56 = 60 Level 1 problems minus 4 whose check cannot tell right from wrong.
+    std::optional<int> denominator;
+    CorrectnessBasis basis = CorrectnessBasis::Harness;
+    int resamples = 10000;
+    uint64_t seed = 20260929;
+    double level = 0.95;
+};
+
+// One attempted unit: a problem as one model/backend attempted it, over all its samples. The best
+// correct sample (largest speedup) represents it, as a user would ship the best kernel found.
+struct ProblemOutcome {
+    std::string problemId, problemName, suite, category, model, backend;
+    int level = 0;
+    int samples = 0;
+    bool compiled = false;
+    bool correct = false;
+    std::optional<double> bestSpeedup;  // over correct samples with a speedup
+    bool isWinner() const { return correct && bestSpeedup && *bestSpeedup > 1.0; }
+    // Value for resampling: the best correct speedup, 0 when not correct or untimed.
+    double value() const { return correct && bestSpeedup ? *bestSpeedup : 0.0; }
+};
+
+struct RecordStats {
+    std::string key;  // the group's value ("all" when ungrouped, "(none)" when empty)
+    int attempted = 0, compiled = 0, correct = 0, winners = 0;
+    int denominator = 0;
+    double winRate = 0;
+    std::optional<double> medianSpeedup, geomeanSpeedup, maxSpeedup;  // of the winners
+    std::optional<double> medianSpeedupCorrect;                       // of all correct, timed
+    std::array<double, kFastPThresholds.size()> fastP{};
+    Interval winRateCi{0, 0};
+    std::optional<Interval> medianSpeedupCi;
+    CorrectnessBasis basis = CorrectnessBasis::Harness;
+    std::vector<double> winnerSpeedups;  // ascending
+    std::vector<double> unitValues;      // ProblemOutcome::value() per attempted unit
+};
+
+// Samples -> attempted units, in first-seen order. Units are keyed by (suite, level, problem,
+// model, backend).
+std::vector<ProblemOutcome> problemOutcomes(const std::vector<EvalRecord>& records,
+                                            CorrectnessBasis basis);
+
+RecordStats computeRecordStats(const std::vector<ProblemOutcome>& units, std::string key,
+                               const StatsOptions& options);
+// One entry when ungrouped; otherwise one per group value, sorted by key.
+std::vector<RecordStats> computeGroupedStats(const std::vector<EvalRecord>& records, GroupBy by,
+                                             const StatsOptions& options);
+
+// KernelBench's fast_p (src/score.py `fastp`): correct and speedup > p, over n attempted.
+double fastP(const std::vector<ProblemOutcome>& units, double p);
+
+// The `reach-cli speedups --json` document: {"groups":[{...}]}.
+nlohmann::json recordStatsToJson(const std::vector<RecordStats>& groups);
+
+}  // namespace reach

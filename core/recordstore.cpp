@@ -1,0 +1,219 @@
+#include "recordstore.h"
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "inputerror.h"
+#include "projectstore.h"
+#include "sha256.h"
+#include "sqlitedb.h"
+
+namespace reach {
+
+namespace {
+
+constexpr const char* kNow = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
+
+void bindOptional(SqliteStatement& st, int index, const std::optional<double>& v) {
+    if (v) {
+        st.bind(index, *v);
+    } else {
+        st.bindNull(index);
+    }
+}
+
+std::optional<double> columnOptional(const SqliteStatement& st, int col) {
+    if (st.columnIsNull(col))
+        return std::nullopt;
+    return st.columnDouble(col);
+}
+
+std::string fileHash(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return {};
+    Sha256 h;
+    char buf[1 << 16];
+    while (in) {
+        in.read(buf, sizeof buf);
+        h.update(buf, static_cast<size_t>(in.gcount()));
+    }
+    return h.hexDigest();
+}
+
+}  // namespace
+
+int64_t importRecordSet(ProjectStore& store, const std::string& name, const std::string& source,
+                        const std::string& format, const std::vector<EvalRecord>& records) {
+    SqliteDb& db = store.database();
+    int64_t setId = 0;
+    const std::string hash = fileHash(source);
+    db.transaction([&] {
+        SqliteStatement set = db.prepare(
+            std::string("INSERT INTO record_sets(name, source, source_hash, format, denominator, "
+                        "imported_at) VALUES(?1, ?2, ?3, ?4, NULL, ") +
+            kNow + ")");
+        set.bind(1, name).bind(2, source).bind(3, hash).bind(4, format);
+        set.run();
+        setId = db.lastInsertId();
+        SqliteStatement ins = db.prepare(
+            "INSERT INTO eval_records(set_id, position, problem_id, problem_name, level, suite, "
+            "category, dtype, model, backend, sample_id, compiled, correct, candidate_time_us, "
+            "baseline_eager_us, baseline_compile_us, baseline_recorded_us, speedup, "
+            "artifact_path, harness, hardware, date, verification, verification_reasons, "
+            "roofline_floor_us, source, source_line) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+            "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
+            "?26, ?27)");
+        int64_t position = 0;
+        for (const EvalRecord& r : records) {
+            ins.reset();
+            ins.bind(1, setId).bind(2, position++).bind(3, r.problemId).bind(4, r.problemName);
+            ins.bind(5, r.level).bind(6, r.suite).bind(7, r.category).bind(8, r.dtype);
+            ins.bind(9, r.model).bind(10, r.backend).bind(11, r.sampleId);
+            ins.bind(12, r.compiled ? 1 : 0).bind(13, r.correct ? 1 : 0);
+            bindOptional(ins, 14, r.candidateTimeUs);
+            bindOptional(ins, 15, r.baselineEagerUs);
+            bindOptional(ins, 16, r.baselineCompileUs);
+            bindOptional(ins, 17, r.baselineRecordedUs);
+            bindOptional(ins, 18, r.speedup);
+            ins.bind(19, r.artifactPath).bind(20, r.harness).bind(21, r.hardware).bind(22, r.date);
+            ins.bind(23, verificationKey(r.verification));
+            ins.bind(24, nlohmann::json(r.verificationReasons).dump());
+            bindOptional(ins, 25, r.rooflineFloorUs);
+            ins.bind(26, r.source).bind(27, r.sourceLine);
+            ins.run();
+        }
+    });
+    return setId;
+}
+
+std::vector<RecordSetEntry> recordSets(const ProjectStore& store) {
+    SqliteStatement st = store.database().prepare(
+        "SELECT s.id, s.name, s.source, s.source_hash, s.format, s.denominator, s.imported_at, "
+        "(SELECT count(*) FROM eval_records r WHERE r.set_id = s.id) FROM record_sets s "
+        "ORDER BY s.id");
+    std::vector<RecordSetEntry> out;
+    while (st.step()) {
+        RecordSetEntry e;
+        e.id = st.columnInt(0);
+        e.name = st.columnText(1);
+        e.source = st.columnText(2);
+        e.sourceHash = st.columnText(3);
+        e.format = st.columnText(4);
+        if (!st.columnIsNull(5))
+            e.denominator = static_cast<int>(st.columnInt(5));
+        e.importedAt = st.columnText(6);
+        e.recordCount = st.columnInt(7);
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+std::vector<EvalRecord> loadRecordSet(const ProjectStore& store, int64_t setId) {
+    SqliteStatement st = store.database().prepare(
+        "SELECT problem_id, problem_name, level, suite, category, dtype, model, backend, "
+        "sample_id, compiled, correct, candidate_time_us, baseline_eager_us, "
+        "baseline_compile_us, baseline_recorded_us, speedup, artifact_path, harness, hardware, "
+        "date, verification, verification_reasons, roofline_floor_us, source, source_line "
+        "FROM eval_records WHERE set_id = ?1 ORDER BY position");
+    st.bind(1, setId);
+    std::vector<EvalRecord> out;
+    while (st.step()) {
+        EvalRecord r;
+        r.problemId = st.columnText(0);
+        r.problemName = st.columnText(1);
+        r.level = static_cast<int>(st.columnInt(2));
+        r.suite = st.columnText(3);
+        r.category = st.columnText(4);
+        r.dtype = st.columnText(5);
+        r.model = st.columnText(6);
+        r.backend = st.columnText(7);
+        r.sampleId = st.columnText(8);
+        r.compiled = st.columnInt(9) != 0;
+        r.correct = st.columnInt(10) != 0;
+        r.candidateTimeUs = columnOptional(st, 11);
+        r.baselineEagerUs = columnOptional(st, 12);
+        r.baselineCompileUs = columnOptional(st, 13);
+        r.baselineRecordedUs = columnOptional(st, 14);
+        r.speedup = columnOptional(st, 15);
+        r.artifactPath = st.columnText(16);
+        r.harness = st.columnText(17);
+        r.hardware = st.columnText(18);
+        r.date = st.columnText(19);
+        r.verification =
+            verificationFromString(st.columnText(20)).value_or(Verification::Unverified);
+        const auto reasons = nlohmann::json::parse(st.columnText(21), nullptr, false);
+        if (reasons.is_array()) {
+            for (const auto& reason : reasons) {
+                if (reason.is_string())
+                    r.verificationReasons.push_back(reason.get<std::string>());
+            }
+        }
+        r.rooflineFloorUs = columnOptional(st, 22);
+        r.source = st.columnText(23);
+        r.sourceLine = st.columnInt(24);
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+bool removeRecordSet(ProjectStore& store, int64_t setId) {
+    bool removed = false;
+    store.transaction([&] {
+        // Explicit delete of the children: foreign-key cascades need PRAGMA foreign_keys, and
+        // removal must not depend on how the connection was opened.
+        SqliteStatement rec =
+            store.database().prepare("DELETE FROM eval_records WHERE set_id = ?1");
+        rec.bind(1, setId);
+        rec.run();
+        SqliteStatement set = store.database().prepare("DELETE FROM record_sets WHERE id = ?1");
+        set.bind(1, setId);
+        set.run();
+        removed = store.database().changes() > 0;
+    });
+    return removed;
+}
+
+void setRecordSetDenominator(ProjectStore& store, int64_t setId, std::optional<int> denominator) {
+    store.transaction([&] {
+        SqliteStatement st =
+            store.database().prepare("UPDATE record_sets SET denominator = ?1 WHERE id = ?2");
+        if (denominator) {
+            st.bind(1, *denominator);
+        } else {
+            st.bindNull(1);
+        }
+        st.bind(2, setId);
+        st.run();
+    });
+}
+
+void saveMappingPreset(ProjectStore& store, const ColumnMapping& mapping) {
+    if (mapping.name.empty()) {
+        throw InputError(store.path(), "mapping preset", "expected a name for the preset");
+    }
+    mapping.validate(store.path());
+    store.transaction([&] {
+        SqliteStatement st = store.database().prepare(
+            std::string("INSERT OR REPLACE INTO mapping_presets(name, json, saved_at) VALUES(?1, "
+                        "?2, ") +
+            kNow + ")");
+        st.bind(1, mapping.name).bind(2, mapping.toJson().dump());
+        st.run();
+    });
+}
+
+std::vector<ColumnMapping> mappingPresets(const ProjectStore& store) {
+    SqliteStatement st =
+        store.database().prepare("SELECT name, json FROM mapping_presets ORDER BY name");
+    std::vector<ColumnMapping> out;
+    while (st.step()) {
+        const auto j = nlohmann::json::parse(st.columnText(1), nullptr, false);
+        out.push_back(
+            ColumnMapping::fromJson(j, store.path() + " (preset " + st.columnText(0) + ")"));
+    }
+    return out;
+}
+
+}  // namespace reach
