@@ -1,0 +1,96 @@
+#include "breakdownjson.h"
+
+#include <cmath>
+
+namespace reach {
+
+namespace {
+
+using nlohmann::json;
+
+double us(double v) {
+    return std::round(v * 1e3) / 1e3;
+}
+double frac(double v) {
+    return std::round(v * 1e6) / 1e6;
+}
+
+json nullableString(const std::string& s) {
+    return s.empty() ? json(nullptr) : json(s);
+}
+
+}  // namespace
+
+json breakdownToJson(const Breakdown& b, size_t maxKernels) {
+    json j = json::object();
+    j["name"] = b.workload;
+    j["source"] = b.source;
+    j["source_hash"] = nullableString(b.sourceHash);
+    j["device"] = nullableString(b.device);
+    j["gpu_time_us"] = us(b.gpuTimeUs);
+    j["busy_time_us"] = us(b.busyTimeUs);
+    j["span_us"] = us(b.spanUs);
+    j["classified_share"] = frac(b.classifiedShare);
+
+    json shares = json::object();
+    for (Category c : kCategories)
+        shares[std::string(categoryKey(c))] = frac(b.share(c));
+    j["shares"] = shares;
+
+    json families = json::object();
+    for (const auto& [family, t] : b.familyUs)
+        families[family] = frac(b.familyShare(family));
+    j["families"] = families;
+
+    if (b.hasOpSplit) {
+        json op = json::object();
+        for (Category c : kCategories)
+            op[std::string(categoryKey(c))] = frac(b.opShare(c));
+        j["op_shares"] = op;
+        json agreement = json::object();
+        agreement["linked_us"] = us(b.opLinkedUs);
+        agreement["agree_us"] = us(b.opAgreeUs);
+        agreement["agreement"] = frac(b.opAgreement());
+        json disagreements = json::array();
+        for (const OpDisagreement& d : b.disagreements()) {
+            if (disagreements.size() >= 10)
+                break;
+            disagreements.push_back({{"kernel", d.kernel},
+                                     {"operator", d.op},
+                                     {"name_category", std::string(categoryKey(d.nameCategory))},
+                                     {"op_category", std::string(categoryKey(d.opCategory))},
+                                     {"us", us(d.us)}});
+        }
+        agreement["disagreements"] = disagreements;
+        j["op_agreement"] = agreement;
+    } else {
+        j["op_shares"] = nullptr;
+        j["op_agreement"] = nullptr;
+    }
+
+    j["kernel_count"] = b.kernels.size();
+    json kernels = json::array();
+    for (const ClassifiedKernel& k : b.kernels) {
+        if (kernels.size() >= maxKernels)
+            break;
+        json kj = json::object();
+        kj["name"] = k.stats.name;
+        kj["calls"] = k.stats.calls;
+        kj["total_us"] = us(k.stats.totalUs);
+        kj["category"] = std::string(categoryKey(k.category));
+        kj["family"] = nullableString(k.family);
+        kj["operator"] = nullableString(k.stats.dominantOperator());
+        kj["op_category"] =
+            k.opCategory ? json(std::string(categoryKey(*k.opCategory))) : json(nullptr);
+        kj["rule"] = k.rule;
+        kernels.push_back(std::move(kj));
+    }
+    j["kernels"] = kernels;
+    return j;
+}
+
+json rulesToJson(const Breakdown& b) {
+    return json{{"name", b.rulesName}, {"hash", b.rulesHash}};
+}
+
+}  // namespace reach

@@ -1,0 +1,61 @@
+#include "projection.h"
+
+#include <limits>
+#include <stdexcept>
+
+namespace reach {
+
+namespace {
+void requireFraction(double v, const char* what) {
+    if (!(v >= 0 && v <= 1)) {
+        throw std::invalid_argument(std::string(what) + " must lie in [0, 1], got " +
+                                    std::to_string(v));
+    }
+}
+}  // namespace
+
+Projection projectSummary(std::string name, double A, double w, double m) {
+    requireFraction(A, "addressable share");
+    requireFraction(w, "win rate");
+    if (!(m > 0)) {
+        throw std::invalid_argument("median speedup must be > 0, got " + std::to_string(m));
+    }
+    Projection p;
+    p.name = std::move(name);
+    p.addressableShare = A;
+    p.winRate = w;
+    p.medianSpeedup = m;
+    p.savedShare = A * w * (1.0 - 1.0 / m);
+    p.endToEndSpeedup = endToEndSpeedup(p.savedShare);
+    return p;
+}
+
+double amdahlSavedShare(const std::vector<std::pair<double, double>>& shareAndSpeedup) {
+    double saved = 0;
+    for (const auto& [share, speedup] : shareAndSpeedup) {
+        if (!(share >= 0))
+            throw std::invalid_argument("a share must be >= 0");
+        if (!(speedup > 0))
+            throw std::invalid_argument("a speedup must be > 0");
+        saved += share * (1.0 - 1.0 / speedup);
+    }
+    return saved;
+}
+
+double endToEndSpeedup(double savedShare) {
+    if (savedShare >= 1)
+        return std::numeric_limits<double>::infinity();
+    return 1.0 / (1.0 - savedShare);
+}
+
+std::string projectionAssumptions() {
+    return "Projection, not a measurement: saved = A x w x (1 - 1/m) (or sum of s_i x (1 - "
+           "1/sigma_i)), end-to-end speedup = 1 / (1 - saved). Assumes problems without a "
+           "verified faster kernel keep the baseline at no extra cost, gains on different "
+           "operations are independent and add up (Amdahl decomposition), the benchmark's win "
+           "rate and median speedup carry over to this workload's addressable kernels, and the "
+           "profile's shapes, batch size and GPU are the ones that matter. Kernel-name "
+           "classification is approximate; the rule set is named beside every figure.";
+}
+
+}  // namespace reach

@@ -1,0 +1,98 @@
+#include "publishedstudy.h"
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "inputerror.h"
+
+namespace reach {
+
+namespace {
+
+using nlohmann::json;
+
+const json& member(const json& obj, const char* key, const std::string& path,
+                   const std::string& place) {
+    auto it = obj.find(key);
+    if (it == obj.end())
+        throw InputError(path, place + key, "missing key");
+    return *it;
+}
+
+double fraction(const json& obj, const char* key, const std::string& path,
+                const std::string& place) {
+    const json& v = member(obj, key, path, place);
+    if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1)) {
+        throw InputError(path, place + key, "expected a number in [0, 1]");
+    }
+    return v.get<double>();
+}
+
+}  // namespace
+
+PublishedStudy readPublishedStudy(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        throw InputError(path, "path", "expected a JSON file, found a directory");
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(path, "file", "expected a readable JSON file (cannot open)");
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    json doc;
+    try {
+        doc = json::parse(buf.str());
+    } catch (const json::parse_error& e) {
+        throw InputError(path, "byte " + std::to_string(e.byte), "expected valid JSON");
+    }
+    if (!doc.is_object())
+        throw InputError(path, "top level", "expected an object");
+
+    PublishedStudy study;
+    const json& source = member(doc, "source", path, "");
+    if (!source.is_string())
+        throw InputError(path, "source", "expected a string");
+    study.source = source.get<std::string>();
+
+    const json& projection = member(doc, "projection", path, "");
+    if (!projection.is_object())
+        throw InputError(path, "projection", "expected an object");
+    study.winRate = fraction(projection, "win_rate", path, "projection.");
+    const json& m = member(projection, "median_speedup", path, "projection.");
+    if (!m.is_number() || !(m.get<double>() > 0)) {
+        throw InputError(path, "projection.median_speedup", "expected a number > 0");
+    }
+    study.medianSpeedup = m.get<double>();
+
+    const json& workloads = member(doc, "workloads", path, "");
+    if (!workloads.is_array())
+        throw InputError(path, "workloads", "expected an array");
+    for (size_t i = 0; i < workloads.size(); ++i) {
+        const std::string place = "workloads[" + std::to_string(i) + "].";
+        const json& w = workloads[i];
+        if (!w.is_object()) {
+            throw InputError(path, place.substr(0, place.size() - 1), "expected an object");
+        }
+        PublishedWorkload pw;
+        const json& name = member(w, "name", path, place);
+        if (!name.is_string())
+            throw InputError(path, place + "name", "expected a string");
+        pw.name = name.get<std::string>();
+        pw.libraryOptimized = fraction(w, "library_optimized", path, place);
+        pw.addressable = fraction(w, "addressable", path, place);
+        auto gain = w.find("projected_gain");
+        if (gain != w.end() && !gain->is_null()) {
+            if (!gain->is_number()) {
+                throw InputError(path, place + "projected_gain", "expected a number or null");
+            }
+            pw.projectedGain = gain->get<double>();
+        }
+        study.workloads.push_back(std::move(pw));
+    }
+    return study;
+}
+
+}  // namespace reach

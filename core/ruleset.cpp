@@ -1,0 +1,302 @@
+#include "ruleset.h"
+
+#include <regex.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "defaultrules.h"
+#include "inputerror.h"
+#include "sha256.h"
+
+namespace reach {
+
+// A compiled pattern. regexec on a compiled regex_t is thread-safe, so compiled patterns are
+// shared between copies of a RuleSet and never change once built.
+class RuleSet::Pattern {
+public:
+    explicit Pattern(const std::string& pattern) {
+        m_status = regcomp(&m_re, pattern.c_str(), REG_EXTENDED | REG_ICASE | REG_NOSUB);
+        if (m_status != 0) {
+            char buf[256];
+            regerror(m_status, &m_re, buf, sizeof buf);
+            m_error = buf;
+        }
+    }
+    ~Pattern() {
+        if (m_status == 0)
+            regfree(&m_re);
+    }
+    Pattern(const Pattern&) = delete;
+    Pattern& operator=(const Pattern&) = delete;
+
+    bool ok() const { return m_status == 0; }
+    const std::string& error() const { return m_error; }
+    bool matches(const char* text) const { return regexec(&m_re, text, 0, nullptr, 0) == 0; }
+
+private:
+    regex_t m_re{};
+    int m_status = 0;
+    std::string m_error;
+};
+
+namespace {
+
+using nlohmann::json;
+
+std::string categoryChoices() {
+    std::string s;
+    for (Category c : kCategories) {
+        if (!s.empty())
+            s += ", ";
+        s += categoryKey(c);
+    }
+    return s;
+}
+
+const char* typeName(const json& j) {
+    return j.type_name();
+}
+
+Rule ruleFromJson(const json& j, const std::string& source, size_t index) {
+    const std::string place = "rules[" + std::to_string(index) + "]";
+    if (!j.is_object()) {
+        throw InputError(source, place,
+                         std::string("expected an object with \"pattern\" and \"category\", got ") +
+                             typeName(j));
+    }
+    for (const auto& [key, value] : j.items()) {
+        if (key != "pattern" && key != "category" && key != "family" && key != "note" &&
+            key != "comment") {
+            throw InputError(source, place + "." + key,
+                             "unknown key; a rule has pattern, category, family, note, comment");
+        }
+    }
+    Rule r;
+    auto pattern = j.find("pattern");
+    if (pattern == j.end() || !pattern->is_string() || pattern->get<std::string>().empty()) {
+        throw InputError(source, place + ".pattern",
+                         "expected a non-empty string (POSIX extended regular expression)");
+    }
+    r.pattern = pattern->get<std::string>();
+    auto category = j.find("category");
+    if (category == j.end() || !category->is_string()) {
+        throw InputError(source, place + ".category",
+                         "expected a string, one of " + categoryChoices());
+    }
+    auto c = categoryFromString(category->get<std::string>());
+    if (!c) {
+        throw InputError(source, place + ".category",
+                         "unknown category \"" + category->get<std::string>() +
+                             "\"; expected one of " + categoryChoices());
+    }
+    r.category = *c;
+    for (const char* key : {"family", "note"}) {
+        auto it = j.find(key);
+        if (it == j.end() || it->is_null())
+            continue;
+        if (!it->is_string()) {
+            throw InputError(source, place + "." + key,
+                             std::string("expected a string, got ") + typeName(*it));
+        }
+        (std::string(key) == "family" ? r.family : r.note) = it->get<std::string>();
+    }
+    return r;
+}
+
+}  // namespace
+
+RuleSet::RuleSet() : m_name("empty") {}
+
+std::optional<std::string> RuleSet::patternError(const std::string& pattern) {
+    if (pattern.empty())
+        return std::string("empty pattern");
+    Pattern p(pattern);
+    if (p.ok())
+        return std::nullopt;
+    return p.error();
+}
+
+RuleSet RuleSet::fromJsonText(const std::string& text, const std::string& sourceName) {
+    json doc;
+    try {
+        doc = json::parse(text);
+    } catch (const json::parse_error& e) {
+        std::string what = e.what();
+        // nlohmann prefixes "[json.exception.parse_error.101] parse error at line 1, column 2: ".
+        auto colon = what.find(": ");
+        std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
+        throw InputError(sourceName, "byte " + std::to_string(e.byte),
+                         "expected a JSON rule file (" + detail + ")");
+    }
+    if (!doc.is_object()) {
+        throw InputError(
+            sourceName, "top level",
+            std::string("expected an object with a \"rules\" array, got ") + typeName(doc));
+    }
+    for (const auto& [key, value] : doc.items()) {
+        if (key != "name" && key != "version" && key != "description" && key != "rules" &&
+            key != "comment") {
+            throw InputError(sourceName, key,
+                             "unknown key; a rule file has name, version, description, rules");
+        }
+    }
+    auto version = doc.find("version");
+    if (version != doc.end() && !(version->is_number_integer() && version->get<int64_t>() == 1)) {
+        throw InputError(sourceName, "version", "expected 1 (the only rule-file version)");
+    }
+    RuleSet set;
+    std::filesystem::path stem(sourceName);
+    set.m_name = stem.stem().string();
+    if (set.m_name.ends_with(".json"))
+        set.m_name.resize(set.m_name.size() - 5);
+    auto name = doc.find("name");
+    if (name != doc.end()) {
+        if (!name->is_string() || name->get<std::string>().empty()) {
+            throw InputError(sourceName, "name", "expected a non-empty string");
+        }
+        set.m_name = name->get<std::string>();
+    }
+    auto description = doc.find("description");
+    if (description != doc.end()) {
+        if (!description->is_string()) {
+            throw InputError(sourceName, "description", "expected a string");
+        }
+        set.m_description = description->get<std::string>();
+    }
+    auto rules = doc.find("rules");
+    if (rules == doc.end() || !rules->is_array()) {
+        throw InputError(sourceName, "rules", "expected an array of rules");
+    }
+    for (size_t i = 0; i < rules->size(); ++i) {
+        Rule r = ruleFromJson((*rules)[i], sourceName, i);
+        auto compiled = std::make_shared<const Pattern>(r.pattern);
+        if (!compiled->ok()) {
+            throw InputError(sourceName, "rules[" + std::to_string(i) + "].pattern",
+                             "invalid regular expression \"" + r.pattern +
+                                 "\" (POSIX extended: " + compiled->error() + ")");
+        }
+        set.m_rules.push_back(std::move(r));
+        set.m_compiled.push_back(std::move(compiled));
+    }
+    return set;
+}
+
+RuleSet RuleSet::fromFile(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        throw InputError(path, "path", "expected a rule file, found a directory");
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(path, "file", "expected a readable rule file (cannot open)");
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    if (in.bad())
+        throw InputError(path, "file", "expected a readable rule file (read error)");
+    return fromJsonText(buf.str(), path);
+}
+
+RuleSet RuleSet::builtinDefault() {
+    // Parsed and compiled once; copies share the compiled patterns.
+    static const RuleSet kDefault =
+        fromJsonText(std::string(kDefaultRulesJson), "resources/rules/default.json");
+    return kDefault;
+}
+
+std::string RuleSet::toJson() const {
+    json doc = json::object();
+    doc["name"] = m_name;
+    doc["version"] = 1;
+    if (!m_description.empty())
+        doc["description"] = m_description;
+    json rules = json::array();
+    for (const Rule& r : m_rules) {
+        json j = json::object();
+        j["pattern"] = r.pattern;
+        j["category"] = std::string(categoryKey(r.category));
+        if (!r.family.empty())
+            j["family"] = r.family;
+        if (!r.note.empty())
+            j["note"] = r.note;
+        rules.push_back(std::move(j));
+    }
+    doc["rules"] = std::move(rules);
+    return doc.dump(2) + "\n";
+}
+
+std::string RuleSet::hash() const {
+    json canon = json::array();
+    for (const Rule& r : m_rules) {
+        canon.push_back(json::array({r.pattern, std::string(categoryKey(r.category)), r.family}));
+    }
+    Sha256 h;
+    h.update(canon.dump());
+    return h.hexDigest();
+}
+
+void RuleSet::insertRule(size_t at, Rule rule) {
+    if (at > m_rules.size())
+        throw std::out_of_range("RuleSet::insertRule: index past the end");
+    auto compiled = std::make_shared<const Pattern>(rule.pattern);
+    if (rule.pattern.empty() || !compiled->ok()) {
+        throw InputError("rule set " + m_name, "rules[" + std::to_string(at) + "].pattern",
+                         "invalid regular expression \"" + rule.pattern + "\" (POSIX extended: " +
+                             (rule.pattern.empty() ? "empty pattern" : compiled->error()) + ")");
+    }
+    m_rules.insert(m_rules.begin() + static_cast<ptrdiff_t>(at), std::move(rule));
+    m_compiled.insert(m_compiled.begin() + static_cast<ptrdiff_t>(at), std::move(compiled));
+}
+
+void RuleSet::replaceRule(size_t at, Rule rule) {
+    if (at >= m_rules.size())
+        throw std::out_of_range("RuleSet::replaceRule: no such rule");
+    auto compiled = std::make_shared<const Pattern>(rule.pattern);
+    if (rule.pattern.empty() || !compiled->ok()) {
+        throw InputError("rule set " + m_name, "rules[" + std::to_string(at) + "].pattern",
+                         "invalid regular expression \"" + rule.pattern + "\" (POSIX extended: " +
+                             (rule.pattern.empty() ? "empty pattern" : compiled->error()) + ")");
+    }
+    m_rules[at] = std::move(rule);
+    m_compiled[at] = std::move(compiled);
+}
+
+void RuleSet::removeRule(size_t at) {
+    if (at >= m_rules.size())
+        throw std::out_of_range("RuleSet::removeRule: no such rule");
+    m_rules.erase(m_rules.begin() + static_cast<ptrdiff_t>(at));
+    m_compiled.erase(m_compiled.begin() + static_cast<ptrdiff_t>(at));
+}
+
+void RuleSet::moveRule(size_t from, size_t to) {
+    if (from >= m_rules.size() || to >= m_rules.size()) {
+        throw std::out_of_range("RuleSet::moveRule: no such rule");
+    }
+    Rule r = std::move(m_rules[from]);
+    auto p = std::move(m_compiled[from]);
+    m_rules.erase(m_rules.begin() + static_cast<ptrdiff_t>(from));
+    m_compiled.erase(m_compiled.begin() + static_cast<ptrdiff_t>(from));
+    m_rules.insert(m_rules.begin() + static_cast<ptrdiff_t>(to), std::move(r));
+    m_compiled.insert(m_compiled.begin() + static_cast<ptrdiff_t>(to), std::move(p));
+}
+
+RuleSet::Match RuleSet::classify(std::string_view kernelName, ActivityKind kind) const {
+    const std::string name(kernelName);  // regexec needs a terminated string
+    for (size_t i = 0; i < m_compiled.size(); ++i) {
+        if (m_compiled[i]->matches(name.c_str())) {
+            return Match{m_rules[i].category, m_rules[i].family, static_cast<int>(i)};
+        }
+    }
+    // Copies and fills are data movement whatever they are called (DOMAIN.md), so a rule set
+    // without memcpy/memset rules still puts them in overhead.
+    if (kind == ActivityKind::Memcpy)
+        return Match{Category::Overhead, "memcpy", -1};
+    if (kind == ActivityKind::Memset)
+        return Match{Category::Overhead, "memset", -1};
+    return Match{};
+}
+
+}  // namespace reach

@@ -1,0 +1,139 @@
+// Breakdown arithmetic on a small workload with real kernel names and hand-computed times.
+#include <gtest/gtest.h>
+
+#include "core/breakdown.h"
+#include "core/breakdownjson.h"
+
+using namespace reach;
+
+namespace {
+
+KernelStats kernel(std::string name, double us, std::vector<OperatorTime> ops = {},
+                   ActivityKind kind = ActivityKind::Kernel) {
+    KernelStats k;
+    k.name = std::move(name);
+    k.kind = kind;
+    k.calls = 2;
+    k.totalUs = us;
+    k.minUs = us / 4;
+    k.maxUs = us * 3 / 4;
+    k.operators = std::move(ops);
+    return k;
+}
+
+Workload sample() {
+    Workload w;
+    w.name = "sample";
+    w.source = "sample.json";
+    w.gpuTimeUs = 1000;
+    w.busyTimeUs = 900;
+    w.spanUs = 1500;
+    // 400 gemm under aten::mm; 300 elementwise copy: 200 under aten::copy_, 50 under aten::addmm
+    // (a bias copy: the operator says library, the name says addressable), 50 unlinked;
+    // 100 memset under aten::mm; 150 NCCL under a c10d op; 50 unknown.
+    w.kernels = {
+        kernel("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", 400, {{"aten::mm", 400, 2}}),
+        kernel("void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<"
+               "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)>(int)",
+               300, {{"aten::copy_", 200, 1}, {"aten::addmm", 50, 1}}),
+        kernel("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long)", 150,
+               {{"c10d::send", 150, 1}}),
+        kernel("Memset (Device)", 100, {{"aten::mm", 100, 2}}, ActivityKind::Memset),
+        kernel("void compute_cuda_kernel<long>(long*, long*, long*, long, long)", 50),
+    };
+    return w;
+}
+
+}  // namespace
+
+TEST(Breakdown, SharesFamiliesAndTop) {
+    Breakdown b = computeBreakdown(sample(), RuleSet::builtinDefault());
+    EXPECT_DOUBLE_EQ(b.gpuTimeUs, 1000);
+    EXPECT_DOUBLE_EQ(b.busyTimeUs, 900);
+    EXPECT_DOUBLE_EQ(b.spanUs, 1500);
+    EXPECT_DOUBLE_EQ(b.share(Category::LibraryOptimized), 0.4);
+    EXPECT_DOUBLE_EQ(b.share(Category::Addressable), 0.3);
+    EXPECT_DOUBLE_EQ(b.share(Category::Overhead), 0.25);
+    EXPECT_DOUBLE_EQ(b.share(Category::Unclassified), 0.05);
+    EXPECT_DOUBLE_EQ(b.classifiedShare, 0.95);
+    EXPECT_DOUBLE_EQ(b.familyShare("gemm"), 0.4);
+    EXPECT_DOUBLE_EQ(b.familyShare("copy"), 0.3);
+    EXPECT_DOUBLE_EQ(b.familyShare("communication"), 0.15);
+    EXPECT_DOUBLE_EQ(b.familyShare("memset"), 0.1);
+    EXPECT_DOUBLE_EQ(b.familyShare("unclassified"), 0.05);
+    EXPECT_EQ(b.rulesName, "reach-default");
+    EXPECT_EQ(b.rulesHash, RuleSet::builtinDefault().hash());
+    ASSERT_EQ(b.kernels.size(), 5u);
+    EXPECT_EQ(b.kernels[0].stats.totalUs, 400);  // largest first
+    EXPECT_EQ(b.kernels[4].stats.totalUs, 50);
+    auto over = b.top(Category::Overhead, 1);
+    ASSERT_EQ(over.size(), 1u);
+    EXPECT_EQ(over[0]->family, "communication");
+    EXPECT_EQ(b.top(Category::Overhead, 5).size(), 2u);
+    EXPECT_EQ(b.kernels[0].opCategory, Category::LibraryOptimized);
+    EXPECT_FALSE(b.kernels[4].opCategory.has_value());
+}
+
+TEST(Breakdown, OperatorSplitAndAgreementExcludeNccl) {
+    Breakdown b = computeBreakdown(sample(), RuleSet::builtinDefault());
+    ASSERT_TRUE(b.hasOpSplit);
+    // Linked, NCCL excluded: 400 + 250 + 100 = 750; agreeing: 400 + 200 + 100 (memset is
+    // overhead both ways) = 700.
+    EXPECT_DOUBLE_EQ(b.opLinkedUs, 750);
+    EXPECT_DOUBLE_EQ(b.opAgreeUs, 700);
+    EXPECT_DOUBLE_EQ(b.opAgreement(), 700.0 / 750);
+    // Op split: library 400 + 50 (the bias copy under addmm); addressable 200 + 50 unlinked;
+    // overhead 150 + 100; unclassified 50 (unlinked, keeps its name category).
+    EXPECT_DOUBLE_EQ(b.opShare(Category::LibraryOptimized), 0.45);
+    EXPECT_DOUBLE_EQ(b.opShare(Category::Addressable), 0.25);
+    EXPECT_DOUBLE_EQ(b.opShare(Category::Overhead), 0.25);
+    EXPECT_DOUBLE_EQ(b.opShare(Category::Unclassified), 0.05);
+    auto d = b.disagreements();
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].op, "aten::addmm");
+    EXPECT_EQ(d[0].nameCategory, Category::Addressable);
+    EXPECT_EQ(d[0].opCategory, Category::LibraryOptimized);
+    EXPECT_DOUBLE_EQ(d[0].us, 50);
+}
+
+TEST(Breakdown, JsonHasTheIssueShape) {
+    Breakdown b = computeBreakdown(sample(), RuleSet::builtinDefault());
+    nlohmann::json j = breakdownToJson(b, 2);
+    for (const char* key : {"name", "source", "gpu_time_us", "busy_time_us", "span_us",
+                            "classified_share", "shares", "op_shares", "kernels"}) {
+        EXPECT_TRUE(j.contains(key)) << key;
+    }
+    EXPECT_EQ(j["name"], "sample");
+    EXPECT_EQ(j["gpu_time_us"], 1000.0);
+    EXPECT_EQ(j["shares"]["library_optimized"], 0.4);
+    EXPECT_EQ(j["shares"]["unclassified"], 0.05);
+    EXPECT_EQ(j["op_shares"]["library_optimized"], 0.45);
+    EXPECT_EQ(j["op_agreement"]["disagreements"].size(), 1u);
+    ASSERT_EQ(j["kernels"].size(), 2u);
+    EXPECT_EQ(j["kernel_count"], 5);
+    const auto& k = j["kernels"][0];
+    EXPECT_EQ(k["calls"], 2);
+    EXPECT_EQ(k["total_us"], 400.0);
+    EXPECT_EQ(k["category"], "library_optimized");
+    EXPECT_EQ(k["family"], "gemm");
+    EXPECT_EQ(k["operator"], "aten::mm");
+    EXPECT_EQ(rulesToJson(b)["name"], "reach-default");
+
+    Workload noLinks = sample();
+    for (KernelStats& s : noLinks.kernels)
+        s.operators.clear();
+    nlohmann::json n = breakdownToJson(computeBreakdown(noLinks, RuleSet::builtinDefault()));
+    EXPECT_TRUE(n["op_shares"].is_null());
+    EXPECT_TRUE(n["kernels"][0]["operator"].is_null());
+}
+
+TEST(Breakdown, EmptyWorkloadHasNoShares) {
+    Workload w;
+    w.name = "empty";
+    Breakdown b = computeBreakdown(w, RuleSet::builtinDefault());
+    EXPECT_EQ(b.gpuTimeUs, 0);
+    EXPECT_EQ(b.share(Category::Addressable), 0);
+    EXPECT_EQ(b.classifiedShare, 0);
+    EXPECT_FALSE(b.hasOpSplit);
+    EXPECT_DOUBLE_EQ(b.opAgreement(), 1.0);
+}

@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/statistics.h"
+
+using namespace reach;
+
+TEST(Statistics, MedianOddEvenAndUnsorted) {
+    EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2);
+    EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+    EXPECT_DOUBLE_EQ(median({1.552}), 1.552);
+    EXPECT_DOUBLE_EQ(median({5, 5, 1, 9}), 5);
+    EXPECT_THROW(median({}), std::invalid_argument);
+}
+
+TEST(Statistics, GeomeanMeanQuantileWinRate) {
+    EXPECT_NEAR(geomean({1, 4, 16}), 4, 1e-12);
+    EXPECT_NEAR(geomean({2, 8}), 4, 1e-12);
+    EXPECT_THROW(geomean({1, 0}), std::invalid_argument);
+    EXPECT_DOUBLE_EQ(mean({1, 2, 6}), 3);
+    // numpy.quantile([1, 2, 3, 4], 0.25) == 1.75 (linear interpolation)
+    EXPECT_DOUBLE_EQ(quantile({4, 3, 2, 1}, 0.25), 1.75);
+    EXPECT_DOUBLE_EQ(quantile({4, 3, 2, 1}, 1.0), 4);
+    EXPECT_DOUBLE_EQ(quantile({10, 20}, 0.5), 15);
+    // DLRM-Bench: 5 of 12 faster -> 41.7%; equal is not a win.
+    std::vector<double> s = {1.1, 1.3, 1.552, 2.0, 6.917, 1.0, 0.9, 0.8, 0.7, 0.95, 0.99, 0.5};
+    EXPECT_NEAR(winRate(s), 5.0 / 12, 1e-15);
+    EXPECT_DOUBLE_EQ(median({1.1, 1.3, 1.552, 2.0, 6.917}), 1.552);
+}
+
+TEST(Statistics, BootstrapIsReproducibleAndBracketsTheStatistic) {
+    const std::vector<double> winners = {1.1, 1.3, 1.552, 2.0, 6.917};
+    auto med = [](const std::vector<double>& v) { return median(v); };
+    Interval a = bootstrapInterval(winners, med, 2000, 42);
+    Interval b = bootstrapInterval(winners, med, 2000, 42);
+    EXPECT_EQ(a.lo, b.lo);
+    EXPECT_EQ(a.hi, b.hi);
+    // A median of five resampled values is always one of the sample values.
+    EXPECT_LE(a.lo, 1.552);
+    EXPECT_GE(a.hi, 1.552);
+    EXPECT_GE(a.lo, 1.1);
+    EXPECT_LE(a.hi, 6.917);
+    // With 5 winners the interval is wide: from the 2nd-smallest or below to the 4th or above.
+    EXPECT_LE(a.lo, 1.3);
+    EXPECT_GE(a.hi, 2.0);
+    // A constant sample has a zero-width interval.
+    Interval c = bootstrapInterval({2, 2, 2}, med, 100, 7);
+    EXPECT_EQ(c.lo, 2);
+    EXPECT_EQ(c.hi, 2);
+    // One resample of a one-element sample: that element.
+    Interval d = bootstrapInterval({3.5}, med, 1, 1);
+    EXPECT_EQ(d.lo, 3.5);
+    EXPECT_THROW(bootstrapInterval({}, med, 10, 1), std::invalid_argument);
+    EXPECT_THROW(bootstrapInterval(winners, med, 0, 1), std::invalid_argument);
+}
+
+TEST(Statistics, BootstrapOfTheMeanMatchesTheNormalApproximation) {
+    // 200 values 0..199: mean 99.5, sd of the mean = sqrt((n^2-1)/12 / n) ~= 4.08; a 95%
+    // percentile interval is about 99.5 +- 8.0. Hand-computed, checked loosely (+-1.2).
+    std::vector<double> v;
+    for (int i = 0; i < 200; ++i)
+        v.push_back(i);
+    Interval iv = bootstrapInterval(
+        v, [](const std::vector<double>& x) { return mean(x); }, 4000, 2026);
+    const double halfWidth = 1.96 * std::sqrt((200.0 * 200.0 - 1) / 12.0 / 200.0);
+    EXPECT_NEAR(iv.lo, 99.5 - halfWidth, 1.2);
+    EXPECT_NEAR(iv.hi, 99.5 + halfWidth, 1.2);
+}
