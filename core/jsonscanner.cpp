@@ -36,6 +36,41 @@ int hexValue(char c) {
     return -1;
 }
 
+// JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?  (from_chars is laxer:
+// it takes "1." and "01").
+constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+bool validJsonNumber(std::string_view t) {
+    size_t i = 0, n = t.size();
+    auto digits = [&] {
+        size_t s = i;
+        while (i < n && unsigned(t[i] - '0') < 10)
+            ++i;
+        return i - s;
+    };
+    if (i < n && t[i] == '-')
+        ++i;
+    if (i < n && t[i] == '0') {
+        ++i;
+    } else if (digits() == 0) {
+        return false;
+    }
+    if (i < n && t[i] == '.') {
+        ++i;
+        if (digits() == 0)
+            return false;
+    }
+    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        ++i;
+        if (i < n && (t[i] == '+' || t[i] == '-'))
+            ++i;
+        if (digits() == 0)
+            return false;
+    }
+    return i == n;
+}
+
 char* putUtf8(char* out, uint32_t cp) {
     if (cp < 0x80) {
         *out++ = char(cp);
@@ -137,7 +172,7 @@ void JsonScanner::skipWhitespace() {
     }
 }
 
-char JsonScanner::current() {
+char JsonScanner::currentSlow() {
     skipWhitespace();
     if (m_pos >= m_end)
         fail("expected a JSON value, but the input ends here (truncated?)");
@@ -150,30 +185,11 @@ void JsonScanner::expectChar(char c, const char* what) {
     ++m_pos;
 }
 
-JsonScanner::Kind JsonScanner::peek() {
-    char c = current();
-    switch (c) {
-        case '{':
-            return Kind::Object;
-        case '[':
-            return Kind::Array;
-        case '"':
-            return Kind::String;
-        case 't':
-            return Kind::True;
-        case 'f':
-            return Kind::False;
-        case 'n':
-            return Kind::Null;
-        default:
-            if (c == '-' || (c >= '0' && c <= '9'))
-                return Kind::Number;
-            fail(std::string("expected a JSON value, found '") +
-                 (static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f
-                      ? std::string(1, c)
-                      : "\\x" + std::to_string(static_cast<unsigned char>(c))) +
-                 "'");
-    }
+void JsonScanner::failValue(char c) const {
+    bool printable = static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f;
+    fail(std::string("expected a JSON value, found ") +
+         (printable ? "'" + std::string(1, c) + "'"
+                    : "byte 0x" + std::to_string(static_cast<unsigned char>(c))));
 }
 
 void JsonScanner::beginObject() {
@@ -203,11 +219,12 @@ bool JsonScanner::nextKey(std::string_view& key) {
     if (c != '"')
         fail("expected a member name (a string) in an object");
     size_t close = scanString();
-    size_t begin = m_keep;
-    m_keep = SIZE_MAX;
-    key = decodeInPlace(begin, close);
+    size_t len = decodeInPlace(m_keep, close).size();
     m_pos = close + 1;
+    // m_keep still holds the key: finding the ':' may refill and move the window.
     expectChar(':', "':' after a member name");
+    key = std::string_view(m_buf.get() + m_keep, len);
+    m_keep = SIZE_MAX;
     return true;
 }
 
@@ -227,10 +244,33 @@ bool JsonScanner::nextElement() {
     return true;
 }
 
-// Leaves m_keep at the index of the first character inside the quotes (the caller clears it).
+// Leaves m_keep at the index of the first character inside the quotes (the caller clears it)
+// and m_escaped telling whether the string holds a backslash.
 size_t JsonScanner::scanString() {
     ++m_pos;  // opening quote
     m_keep = m_pos;
+    m_escaped = false;
+    // Fast path: most strings are short keys and values without escapes; look for '"' or '\\'
+    // eight bytes at a time.
+    {
+        const char* b = m_buf.get();
+        size_t i = m_pos;
+        constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+        while (i + 8 <= m_end && i - m_pos < 64) {
+            uint64_t w;
+            std::memcpy(&w, b + i, 8);
+            uint64_t q = w ^ (kOnes * '"');
+            uint64_t s = w ^ (kOnes * '\\');
+            uint64_t hit = ((q - kOnes) & ~q & kHigh) | ((s - kOnes) & ~s & kHigh);
+            if (hit) {
+                size_t at = i + size_t(__builtin_ctzll(hit) / 8);
+                if (b[at] == '"')
+                    return at;
+                break;  // an escape: the general path below handles it
+            }
+            i += 8;
+        }
+    }
     size_t from = m_pos;
     for (;;) {
         const char* b = m_buf.get();
@@ -240,8 +280,10 @@ size_t JsonScanner::scanString() {
             size_t slashes = 0;
             while (i - slashes > m_keep && b[i - slashes - 1] == '\\')
                 ++slashes;
-            if (slashes % 2 == 0)
+            if (slashes % 2 == 0) {
+                m_escaped = std::memchr(b + m_keep, '\\', i - m_keep) != nullptr;
                 return i;
+            }
             from = i + 1;
             continue;
         }
@@ -368,9 +410,42 @@ double JsonScanner::number() {
     Kind k = peek();
     if (k != Kind::Number)
         fail(std::string("expected a number, found ") + kindName(k));
+    // Fused scan + convert for the common "123" / "-12.345" forms when the window surely holds
+    // the whole token (Clinger's fast path: a decimal integer up to 2^53 divided by an exact
+    // power of ten is correctly rounded); anything else takes the general path below.
+    if (m_end - m_pos > 40) {
+        const char* b = m_buf.get() + m_pos;
+        const char* e = m_buf.get() + m_end;
+        const char* p = b;
+        bool neg = *p == '-';
+        p += neg;
+        uint64_t m = 0;
+        const char* d0 = p;
+        while (p < e && unsigned(*p - '0') < 10)
+            m = m * 10 + unsigned(*p++ - '0');
+        int digits = int(p - d0);
+        int frac = 0;
+        bool leadingZero = digits > 1 && *d0 == '0';
+        if (p < e && *p == '.') {
+            const char* f0 = ++p;
+            while (p < e && unsigned(*p - '0') < 10)
+                m = m * 10 + unsigned(*p++ - '0');
+            frac = int(p - f0);
+            if (frac == 0)
+                digits = 0;  // "1." is malformed: the general path reports it
+        }
+        if (p < e && digits > 0 && !leadingZero && digits + frac <= 19 &&
+            m <= (uint64_t(1) << 53) && !kT.numberChar[static_cast<unsigned char>(*p)]) {
+            m_pos += size_t(p - b);
+            double v = double(m) / kPow10[frac];
+            return neg ? -v : v;
+        }
+    }
     uint64_t at = offset();
     std::string_view t = scanNumber();
     double v = 0;
+    if (!validJsonNumber(t))
+        failAt(at, {}, "malformed number '" + std::string(t.substr(0, 40)) + "'");
     auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
     if (ec == std::errc::result_out_of_range)
         return v;

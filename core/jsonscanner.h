@@ -23,7 +23,28 @@ public:
     explicit JsonScanner(ByteSource& source);
     ~JsonScanner();
 
-    Kind peek();  // kind of the next value (skips whitespace)
+    // Kind of the next value (skips whitespace).
+    Kind peek() {
+        char c = current();
+        switch (c) {
+            case '{':
+                return Kind::Object;
+            case '[':
+                return Kind::Array;
+            case '"':
+                return Kind::String;
+            case 't':
+                return Kind::True;
+            case 'f':
+                return Kind::False;
+            case 'n':
+                return Kind::Null;
+            default:
+                if (c == '-' || (c >= '0' && c <= '9'))
+                    return Kind::Number;
+                failValue(c);
+        }
+    }
     void beginObject();
     // Next member of the current object: its key (the ':' consumed); false at the closing '}'.
     bool nextKey(std::string_view& key);
@@ -65,9 +86,22 @@ public:
                              const std::string& expected) const;
 
 private:
+    [[noreturn]] void failValue(char c) const;
     bool refill();  // appends the next chunk; false at the end of the input
     void skipWhitespace();
-    char current();  // the byte at the cursor after whitespace; fails at the end of input
+    // The byte at the cursor after whitespace; fails at the end of input. Inline fast path:
+    // traces separate tokens by none or one space.
+    char current() {
+        if (m_pos + 1 < m_end) {
+            char c = m_buf[m_pos];
+            if (c > ' ')
+                return c;
+            if (c == ' ' && m_buf[m_pos + 1] > ' ')
+                return m_buf[++m_pos];
+        }
+        return currentSlow();
+    }
+    char currentSlow();
     void expectChar(char c, const char* what);
     size_t scanString();  // cursor on the opening quote; returns the index of the closing one
     std::string_view decodeInPlace(size_t begin, size_t end);
@@ -85,6 +119,7 @@ private:
     size_t m_pin = SIZE_MAX;
     size_t m_keep = SIZE_MAX;  // token start that refill must keep (set around a token scan)
     bool m_eof = false;
+    bool m_escaped = false;        // the last scanned string holds a backslash
     std::vector<uint8_t> m_first;  // per open container: no element read yet
 };
 

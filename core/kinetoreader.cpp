@@ -41,6 +41,7 @@ struct Event {
     JsonScanner::Ref name;
     bool complete = false;  // ph "X"
     Cat cat = Cat::Other;
+    bool catKnown = false;
     bool hasTs = false;
     bool hasDur = false;
     double ts = 0;
@@ -186,6 +187,9 @@ void KinetoParser::parseEvent() {
     Event ev;
     std::string_view key;
     while (m_scan.nextKey(key)) {
+        // Once "cat" says the event is neither GPU activity nor an operator (flows, runtime
+        // calls, Python frames: most of a trace), only ts/dur (for the span) are read.
+        bool other = ev.catKnown && ev.cat == Cat::Other;
         switch (key.size()) {
             case 2:
                 if (key == "ph") {
@@ -201,6 +205,7 @@ void KinetoParser::parseEvent() {
             case 3:
                 if (key == "cat") {
                     ev.cat = catOf(stringField(key));
+                    ev.catKnown = true;
                     continue;
                 }
                 if (key == "dur") {
@@ -208,7 +213,7 @@ void KinetoParser::parseEvent() {
                     ev.hasDur = true;
                     continue;
                 }
-                if (key == "tid") {
+                if (key == "tid" && !other) {
                     if (m_scan.peek() == JsonScanner::Kind::Number) {
                         ev.tid = int64_t(m_scan.number());
                         continue;
@@ -216,11 +221,11 @@ void KinetoParser::parseEvent() {
                 }
                 break;
             case 4:
-                if (key == "name") {
+                if (key == "name" && !other) {
                     ev.name = m_scan.ref(stringField(key));
                     continue;
                 }
-                if (key == "args") {
+                if (key == "args" && !other) {
                     parseArgs(ev);
                     continue;
                 }

@@ -134,6 +134,7 @@ CompressFn pickCompress() {
 }
 
 const CompressFn kCompress = pickCompress();
+thread_local bool tForcePortable = false;
 
 }  // namespace
 
@@ -142,7 +143,7 @@ Sha256::Sha256()
               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
 
 void Sha256::compress(const uint8_t* blocks, size_t count) {
-    kCompress(m_state.data(), blocks, count);
+    (tForcePortable ? compressPortable : kCompress)(m_state.data(), blocks, count);
 }
 
 void Sha256::update(const void* data, size_t size) {
@@ -199,6 +200,17 @@ std::string Sha256::hex(std::string_view data) {
     Sha256 h;
     h.update(data);
     return h.hexDigest();
+}
+
+std::string Sha256::hexPortable(std::string_view data) {
+    tForcePortable = true;
+    std::string out = hex(data);
+    tForcePortable = false;
+    return out;
+}
+
+bool Sha256::usesShaExtensions() {
+    return kCompress != compressPortable;
 }
 
 }  // namespace reach

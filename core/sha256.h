@@ -20,6 +20,9 @@ public:
     std::string hexDigest();           // finishes; lower-case hex
 
     static std::string hex(std::string_view data);
+    // The portable code path alone (tests check it against the hardware path).
+    static std::string hexPortable(std::string_view data);
+    static bool usesShaExtensions();
 
 private:
     void compress(const uint8_t* blocks, size_t count);
