@@ -302,3 +302,54 @@ TEST(DefaultRules, CommunicationAndDataMovementAreOverhead) {
     EXPECT_EQ(def.classify("void at::native::reduce_kernel<512, 1>", ActivityKind::Kernel).family,
               "reduction");
 }
+
+// Names that are not in the bundled traces, from other libraries and PyTorch versions: the
+// family rules must place them without a rule per kernel.
+TEST(DefaultRules, UnseenNamesLandInTheirFamilies) {
+    check({
+        {"ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_tn", kLib, "gemm",
+         "cuBLAS A100"},
+        {"volta_sgemm_128x64_nn", kLib, "gemm", "cuBLAS V100"},
+        {"void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, "
+         "int, int>, cutlass::gemm::collective::CollectiveMma<> > >(Params)",
+         kLib, "gemm", "CUTLASS 3"},
+        {"void cutlass::device_kernel<flash::FlashAttnFwdSm90<flash::CollectiveMainloopFwdSm90<2, "
+         "cute::tuple<cute::C<1> >, cutlass::bfloat16_t> > >(Params)",
+         kLib, "attention", "FlashAttention 3 inside a cutlass device_kernel"},
+        {"void cudnn::detail::implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false>("
+         "int, int, int, float const*)",
+         kLib, "conv", "old cuDNN implicit GEMM conv"},
+        {"void cudnn::winograd_nonfused::winogradForwardData4x4<float, float>(cudnn::winograd_"
+         "nonfused::WinogradDataParams<float, float>)",
+         kLib, "conv", "cuDNN Winograd"},
+        {"void at::native::(anonymous namespace)::conv_depthwise2d_forward_kernel<1, float, int>("
+         "at::GenericPackedTensorAccessor<float const, 4ul>)",
+         kLib, "conv", "ATen depthwise conv (aten::_conv_depthwise2d)"},
+        {"void transformer_engine::normalization::ln_fwd_tuned_kernel<transformer_engine::"
+         "normalization::Kernel_traits<float> >(transformer_engine::normalization::FwdParams)",
+         kAddr, "norm", "TransformerEngine layer norm"},
+        {"void vllm::rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*, c10::BFloat16 const*)",
+         kAddr, "norm", "vLLM RMSNorm"},
+        {"void vllm::act_and_mul_kernel<c10::BFloat16, &vllm::silu_kernel<c10::BFloat16> >("
+         "c10::BFloat16*, c10::BFloat16 const*, int)",
+         kAddr, "elementwise", "vLLM SwiGLU"},
+        {"void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, __nv_bfloat16>(long const*)",
+         kAddr, "copy", "vLLM KV-cache write"},
+        {"void vllm::paged_attention_v2_kernel<unsigned short, unsigned short, 128, 16, 128>("
+         "float*, float*)",
+         kLib, "attention", "paged attention"},
+        {"void vllm::moe::topkGatingSoftmax<4, 64, 4, 16>(float const*, bool const*, float*)",
+         kAddr, "softmax", "MoE gating softmax"},
+        {"void at::native::(anonymous namespace)::upsample_bilinear2d_out_frame<c10::Half, float>"
+         "(int, float, float, bool, at::GenericPackedTensorAccessor<c10::Half const, 4ul>)",
+         kAddr, "resample", "upsampling"},
+        {"void at::native::(anonymous namespace)::sortKeyValueInplace<float, long>(at::cuda::"
+         "detail::TensorInfo<float, unsigned int>)",
+         kAddr, "sort_scan", "sort"},
+        {"triton__0d1d2d3de4de", kAddr, "triton", "PyTorch 2.0 Inductor naming"},
+        {"void at::native::amp_update_scale_cuda_kernel(float*, int*, float const*, double, "
+         "double, int)",
+         kAddr, "aten_other", "other ATen kernel"},
+        {"Memcpy PtoP (Device -> Device)", kOver, "memcpy", "peer copy"},
+    });
+}
