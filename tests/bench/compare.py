@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Times Reach's reader against the Python baseline in the same run (scripts/bench drives it).
+
+  compare.py ratio TRACE READER_CMD... : runs READER_CMD (with {} replaced by TRACE) and
+      python_breakdown.py on TRACE, interleaved, REPEAT times each; prints the median wall times,
+      their ratio (Python / Reach), and Reach's peak RSS over the uncompressed size of TRACE.
+  compare.py throughput TRACE READER_CMD... : runs READER_CMD on TRACE; prints MB/s of
+      uncompressed input and peak RSS.
+Both check that Reach and Python agree on the GPU time, so a fast wrong reader cannot pass.
+"""
+import gzip
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPEAT = int(os.environ.get("REACH_BENCH_REPEAT", "5"))
+
+
+def run(cmd):
+    """Wall seconds, peak RSS bytes and stdout of one run.
+
+    The peak RSS comes from GNU time: a child's ru_maxrss seen from Python would include the
+    Python process it was forked from (Linux keeps the high-water mark across exec).
+    """
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t = time.perf_counter()
+        p = subprocess.run(["/usr/bin/time", "-f", "REACH_MAXRSS_KB=%M"] + cmd, stdout=out,
+                           stderr=err)
+        wall = time.perf_counter() - t
+        err.seek(0)
+        text = err.read().decode(errors="replace")
+        if p.returncode != 0:
+            sys.exit(f"compare.py: {' '.join(cmd)} failed ({p.returncode}): {text.strip()}")
+        rss = int(text.rsplit("REACH_MAXRSS_KB=", 1)[1].split()[0]) * 1024
+        out.seek(0)
+        return wall, rss, out.read().decode()
+
+
+def uncompressed_size(path):
+    with open(path, "rb") as f:
+        magic = f.read(2)
+    if magic != b"\x1f\x8b":
+        return os.path.getsize(path)
+    n = 0
+    with gzip.open(path, "rb") as f:
+        while True:
+            b = f.read(1 << 22)
+            if not b:
+                return n
+            n += len(b)
+
+
+def gpu_time(text):
+    d = json.loads(text)
+    if "workloads" in d:  # reach-cli breakdown --json
+        d = d["workloads"][0]
+    return float(d["gpu_time_us"])
+
+
+def reader_cmd(template, trace):
+    return [a.replace("{}", trace) for a in template]
+
+
+def ratio(trace, template):
+    size = uncompressed_size(trace)
+    reach_walls, py_walls, rss = [], [], 0
+    reach_gpu = py_gpu = None
+    for _ in range(REPEAT):
+        w, r, out = run(reader_cmd(template, trace))
+        reach_walls.append(w)
+        rss = max(rss, r)
+        reach_gpu = gpu_time(out)
+        w, _, out = run([sys.executable, os.path.join(HERE, "python_breakdown.py"), trace])
+        py_walls.append(w)
+        py_gpu = gpu_time(out)
+    if abs(reach_gpu - py_gpu) > 1e-6 * max(1.0, py_gpu):
+        sys.exit(f"compare.py: GPU time differs: reach {reach_gpu} python {py_gpu}")
+    rw, pw = statistics.median(reach_walls), statistics.median(py_walls)
+    result = {
+        "trace": os.path.basename(trace),
+        "uncompressed_mb": round(size / 1e6, 1),
+        "runs": REPEAT,
+        "reach_wall_s": round(rw, 3),
+        "python_wall_s": round(pw, 3),
+        "speedup": round(pw / rw, 1),
+        "reach_peak_rss_mb": round(rss / 1e6, 1),
+        "rss_over_uncompressed": round(rss / size, 3),
+        "gpu_time_us": reach_gpu,
+    }
+    print(json.dumps(result))
+    print(f"Reach vs Python json.load on {result['trace']} ({result['uncompressed_mb']} MB "
+          f"uncompressed): {result['speedup']}x faster (median of {REPEAT}: {rw:.3f} s vs "
+          f"{pw:.3f} s; target >= 10x); Reach peak RSS {result['reach_peak_rss_mb']} MB = "
+          f"{result['rss_over_uncompressed']} x uncompressed (target <= 0.5)")
+
+
+def throughput(trace, template):
+    size = uncompressed_size(trace)
+    walls, rss = [], 0
+    for _ in range(max(1, REPEAT // 2)):
+        w, r, out = run(reader_cmd(template, trace))
+        walls.append(w)
+        rss = max(rss, r)
+    w = statistics.median(walls)
+    result = {"trace": os.path.basename(trace), "uncompressed_mb": round(size / 1e6, 1),
+              "reach_wall_s": round(w, 3), "mb_per_s": round(size / 1e6 / w, 1),
+              "reach_peak_rss_mb": round(rss / 1e6, 1), "gpu_time_us": gpu_time(out)}
+    print(json.dumps(result))
+    print(f"Reach on {result['trace']} ({result['uncompressed_mb']} MB): {result['mb_per_s']} MB/s "
+          f"({w:.2f} s), peak RSS {result['reach_peak_rss_mb']} MB")
+
+
+if __name__ == "__main__":
+    mode, trace, template = sys.argv[1], sys.argv[2], sys.argv[3:]
+    {"ratio": ratio, "throughput": throughput}[mode](trace, template)
