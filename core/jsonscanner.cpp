@@ -71,6 +71,24 @@ bool validJsonNumber(std::string_view t) {
     return i == n;
 }
 
+// First '"' or '\\' in [p, end), looking at most ~64 bytes ahead eight at a time; returns the
+// position where it stopped (a hit, or the first byte it did not look at).
+inline const char* findQuoteOrEscape(const char* p, const char* end) {
+    constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+    const char* limit = p + 64;
+    while (p + 8 <= end && p < limit) {
+        uint64_t w;
+        std::memcpy(&w, p, 8);
+        uint64_t q = w ^ (kOnes * '"');
+        uint64_t s = w ^ (kOnes * '\\');
+        uint64_t hit = ((q - kOnes) & ~q & kHigh) | ((s - kOnes) & ~s & kHigh);
+        if (hit)
+            return p + __builtin_ctzll(hit) / 8;
+        p += 8;
+    }
+    return p;
+}
+
 char* putUtf8(char* out, uint32_t cp) {
     if (cp < 0x80) {
         *out++ = char(cp);
@@ -203,6 +221,37 @@ void JsonScanner::beginArray() {
 }
 
 bool JsonScanner::nextKey(std::string_view& key) {
+    // Fast path: `, "key": ` lies wholly inside the window and the key has no escape. Nothing is
+    // changed unless it succeeds; every other case takes the general path below.
+    if (m_end - m_pos >= 128) {
+        const char* b = m_buf.get();
+        const char* end = b + m_end;
+        const char* p = b + m_pos;
+        while (p < end && kT.ws[static_cast<unsigned char>(*p)])
+            ++p;
+        bool ok = p < end && *p != '}';
+        if (ok && !m_first.back()) {
+            ok = *p == ',';
+            ++p;
+            while (p < end && kT.ws[static_cast<unsigned char>(*p)])
+                ++p;
+        }
+        if (ok && p < end && *p == '"') {
+            const char* k = ++p;
+            p = findQuoteOrEscape(p, end);
+            if (p < end && *p == '"') {
+                const char* q = p + 1;
+                while (q < end && kT.ws[static_cast<unsigned char>(*q)])
+                    ++q;
+                if (q < end && *q == ':') {
+                    key = std::string_view(k, size_t(p - k));
+                    m_pos = size_t(q + 1 - b);
+                    m_first.back() = 0;
+                    return true;
+                }
+            }
+        }
+    }
     char c = current();
     if (c == '}') {
         ++m_pos;
@@ -375,6 +424,21 @@ std::string_view JsonScanner::decodeInPlace(size_t begin, size_t end) {
 }
 
 std::string_view JsonScanner::string() {
+    if (m_end - m_pos >= 128) {
+        const char* b = m_buf.get();
+        const char* end = b + m_end;
+        const char* p = b + m_pos;
+        while (p < end && kT.ws[static_cast<unsigned char>(*p)])
+            ++p;
+        if (p < end && *p == '"') {
+            const char* v = ++p;
+            p = findQuoteOrEscape(p, end);
+            if (p < end && *p == '"') {
+                m_pos = size_t(p + 1 - b);
+                return std::string_view(v, size_t(p - v));
+            }
+        }
+    }
     if (current() != '"')
         fail(std::string("expected a string, found ") + kindName(peek()));
     size_t close = scanString();

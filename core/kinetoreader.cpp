@@ -36,6 +36,20 @@ Cat catOf(std::string_view c) {
 
 constexpr int64_t kNoId = std::numeric_limits<int64_t>::min();
 
+// Ids and shapes are integers in every trace seen; a value out of range (or fractional garbage)
+// must not become undefined behaviour in a cast.
+int64_t toId(double v) {
+    if (!(v >= -9.0e18 && v <= 9.0e18))
+        return kNoId;
+    return int64_t(v);
+}
+
+int toDim(double v) {
+    if (!(v >= 0 && v <= 2147483647.0))
+        return 0;
+    return int(v);
+}
+
 // The fields of one event the reader uses; views point into the pinned scanner window.
 struct Event {
     JsonScanner::Ref name;
@@ -133,7 +147,7 @@ void KinetoParser::readShape(int (&out)[3], bool& has) {
     int n = 0;
     while (m_scan.nextElement()) {
         if (m_scan.peek() == JsonScanner::Kind::Number && n < 3) {
-            out[n++] = int(m_scan.number());
+            out[n++] = toDim(m_scan.number());
         } else {
             m_scan.skipValue();
         }
@@ -152,7 +166,7 @@ void KinetoParser::parseArgs(Event& ev) {
     std::string_view key;
     auto intValue = [&](int64_t& out) {
         if (m_scan.peek() == JsonScanner::Kind::Number) {
-            out = int64_t(m_scan.number());
+            out = toId(m_scan.number());
         } else {
             m_scan
                 .skipValue();  // e.g. a string id in a foreign trace: no link rather than an error
@@ -215,7 +229,7 @@ void KinetoParser::parseEvent() {
                 }
                 if (key == "tid" && !other) {
                     if (m_scan.peek() == JsonScanner::Kind::Number) {
-                        ev.tid = int64_t(m_scan.number());
+                        ev.tid = toId(m_scan.number());
                         continue;
                     }
                 }
@@ -364,7 +378,7 @@ void KinetoParser::parseDeviceProperties() {
         std::string_view key;
         while (m_scan.nextKey(key)) {
             if (key == "id" && m_scan.peek() == JsonScanner::Kind::Number) {
-                id = int64_t(m_scan.number());
+                id = toId(m_scan.number());
             } else if (key == "name" && m_scan.peek() == JsonScanner::Kind::String) {
                 name = std::string(m_scan.string());
             } else {

@@ -1,6 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
+
+#include <unistd.h>
 
 #include "core/inputerror.h"
 #include "core/profilereader.h"
@@ -32,7 +37,8 @@ void expectInputError(const std::string& path, const std::string& place, const s
 
 }  // namespace
 
-// The fixtures in tests/data/bad/ are cut from or edited in real traces (see tests/data/bad/README.md).
+// The fixtures in tests/data/bad/ are cut from or edited in real traces (see
+// tests/data/bad/README.md).
 TEST(BadInput, TruncatedGzip) {
     // dlrm_inference.json.gz cut to its first 6840 bytes: the error is at the end of the file.
     expectInputError(bad("truncated.json.gz"), "byte 6840", "gzip stream ends early");
@@ -109,4 +115,65 @@ TEST(BadInput, CorruptSqlite) {
 TEST(BadInput, SqliteThatIsNotAnNsysExport) {
     expectInputError(bad("not_nsys.sqlite"), "table StringIds",
                      "expected an Nsight Systems export");
+}
+
+namespace {
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Writes `bytes` to a temp file and reads it: success and InputError are the only outcomes
+// allowed (no other exception, no crash; the suite also runs under ASan + UBSan).
+// Returns true when it read.
+bool readsOrInputError(const std::string& bytes, const std::string& tmp) {
+    std::ofstream(tmp, std::ios::binary | std::ios::trunc) << bytes;
+    try {
+        readProfile(tmp);
+        return true;
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find(tmp), std::string::npos);
+        return false;
+    }
+}
+
+std::string tempPath(const std::string& name) {
+    return (std::filesystem::temp_directory_path() /
+            ("reach_bad_" + std::to_string(::getpid()) + "_" + name))
+        .string();
+}
+
+}  // namespace
+
+TEST(BadInput, EveryTruncationOfARealTraceIsAnInputError) {
+    std::string text = slurp(std::string(REACH_TEST_DATA) + "/kineto/reordered_triton.json");
+    ASSERT_GT(text.size(), 20000u);
+    std::string tmp = tempPath("cut.json");
+    // Every 29th cut, plus each of the last 40 bytes (the closing brackets).
+    for (size_t n = 1; n < text.size(); n += (n + 40 < text.size() ? 29 : 1)) {
+        SCOPED_TRACE(n);
+        EXPECT_FALSE(readsOrInputError(text.substr(0, n), tmp));
+    }
+    EXPECT_TRUE(readsOrInputError(text, tmp));
+    std::filesystem::remove(tmp);
+}
+
+TEST(BadInput, CorruptedBytesNeverCrash) {
+    std::string text = slurp(std::string(REACH_TEST_DATA) + "/kineto/reordered_triton.json");
+    std::string gz = slurp(std::string(REACH_DATASETS) + "/profiles/h200/dlrm_inference.json.gz");
+    std::string tmp = tempPath("flip.json");
+    uint32_t seed = 12345;
+    auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+    int read = 0;
+    for (int i = 0; i < 300; ++i) {
+        std::string t = (i % 3 == 2) ? gz : text;
+        for (int k = 0; k < 1 + i % 4; ++k)
+            t[next() % t.size()] = char(next() >> 24);
+        read += readsOrInputError(t, tmp);
+    }
+    std::filesystem::remove(tmp);
+    // Some flips land in strings and still read; most break the syntax or the gzip stream.
+    EXPECT_GT(read, 0);
+    EXPECT_LT(read, 300);
 }

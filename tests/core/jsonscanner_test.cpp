@@ -4,6 +4,8 @@
 #include <fstream>
 #include <string>
 
+#include <unistd.h>
+
 #include "core/bytesource.h"
 #include "core/inputerror.h"
 #include "core/jsonscanner.h"

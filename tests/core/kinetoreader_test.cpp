@@ -6,6 +6,8 @@
 #include <string>
 #include <thread>
 
+#include <unistd.h>
+
 #include "core/bytesource.h"
 #include "core/inputerror.h"
 #include "core/profilereader.h"
