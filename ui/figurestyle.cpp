@@ -1,0 +1,159 @@
+#include "ui/figurestyle.h"
+
+#include <qcustomplot.h>
+
+namespace reach {
+
+namespace {
+
+QPen thinPen(const QColor& color, double widthPt) {
+    QPen pen(color, widthPt);
+    pen.setCapStyle(Qt::SquareCap);
+    return pen;
+}
+
+// Every layout element of the plot, inset layouts (where legends usually sit) included.
+QList<QCPLayoutElement*> allElements(QCustomPlot& plot) {
+    QList<QCPLayoutElement*> out;
+    for (QCPLayoutElement* e : plot.plotLayout()->elements(true)) {
+        if (e)
+            out << e;
+    }
+    return out;
+}
+
+}  // namespace
+
+QFont FigureStyle::font(const QCustomPlot& plot, double scale) const {
+    QFont f(fontFamily);
+    const int dpi = plot.logicalDpiY() > 0 ? plot.logicalDpiY() : 96;
+    f.setPointSizeF(fontPt * scale * 72.0 / dpi);
+    f.setStyleHint(QFont::SansSerif);
+    return f;
+}
+
+void FigureStyle::apply(QCustomPlot& plot) const {
+    // Paper: nothing selected, white page, black ink.
+    plot.deselectAll();
+    plot.setBackground(Qt::white);
+    plot.setAntialiasedElements(QCP::aeAll);
+    const QFont base = font(plot);
+    const QFont small = font(plot, 0.9);
+    for (QCPAxisRect* rect : plot.axisRects()) {
+        rect->setBackground(Qt::NoBrush);
+        for (QCPAxis* axis : rect->axes()) {
+            axis->setLabelFont(base);
+            axis->setTickLabelFont(base);
+            axis->setLabelColor(Qt::black);
+            axis->setTickLabelColor(Qt::black);
+            axis->setBasePen(thinPen(Qt::black, axisLineWidthPt));
+            axis->setTickPen(thinPen(Qt::black, axisLineWidthPt));
+            axis->setSubTickPen(thinPen(Qt::black, axisLineWidthPt * 0.7));
+            QPen grid = thinPen(QColor(0xd9, 0xd9, 0xd9), axisLineWidthPt * 0.6);
+            grid.setStyle(Qt::SolidLine);
+            axis->grid()->setPen(grid);
+            axis->grid()->setZeroLinePen(Qt::NoPen);
+            axis->grid()->setSubGridVisible(false);
+        }
+    }
+    for (QCPLayoutElement* e : allElements(plot)) {
+        if (auto* legend = qobject_cast<QCPLegend*>(e)) {
+            legend->setFont(small);
+            legend->setTextColor(Qt::black);
+            legend->setBrush(QColor(255, 255, 255, 230));
+            legend->setBorderPen(thinPen(QColor(0x80, 0x80, 0x80), axisLineWidthPt * 0.6));
+            for (int i = 0; i < legend->itemCount(); ++i) {
+                if (QCPAbstractLegendItem* item = legend->item(i)) {
+                    item->setFont(small);
+                    item->setTextColor(Qt::black);
+                }
+            }
+        } else if (auto* text = qobject_cast<QCPTextElement*>(e)) {
+            QFont f = base;
+            f.setBold(text->font().bold());
+            text->setFont(f);
+            text->setTextColor(Qt::black);
+        }
+    }
+    for (int i = 0; i < plot.itemCount(); ++i) {
+        if (auto* text = qobject_cast<QCPItemText*>(plot.item(i))) {
+            QFont f = small;
+            f.setBold(text->font().bold());
+            text->setFont(f);
+        }
+    }
+}
+
+PlotStyleGuard::PlotStyleGuard(QCustomPlot& plot) : m_plot(plot), m_background(plot.background()) {
+    for (QCPAxisRect* rect : plot.axisRects()) {
+        for (QCPAxis* a : rect->axes()) {
+            m_axes.push_back({a->labelFont(), a->tickLabelFont(), a->labelColor(),
+                              a->tickLabelColor(), a->basePen(), a->tickPen(), a->subTickPen(),
+                              a->grid()->pen(), a->grid()->subGridPen(),
+                              a->grid()->subGridVisible()});
+        }
+    }
+    if (plot.legend) {
+        m_legendFont = plot.legend->font();
+        m_legendBorder = plot.legend->borderPen();
+        m_legendBrush = plot.legend->brush();
+    }
+    for (QCPLayoutElement* e : allElements(plot)) {
+        if (auto* text = qobject_cast<QCPTextElement*>(e)) {
+            m_texts.push_back({text->font(), text->textColor()});
+        }
+    }
+    for (int i = 0; i < plot.itemCount(); ++i) {
+        if (auto* text = qobject_cast<QCPItemText*>(plot.item(i))) {
+            m_texts.push_back({text->font(), text->color()});
+        }
+    }
+}
+
+PlotStyleGuard::~PlotStyleGuard() {
+    m_plot.setBackground(m_background);
+    size_t ai = 0;
+    for (QCPAxisRect* rect : m_plot.axisRects()) {
+        for (QCPAxis* a : rect->axes()) {
+            if (ai >= m_axes.size())
+                break;
+            const AxisState& s = m_axes[ai++];
+            a->setLabelFont(s.labelFont);
+            a->setTickLabelFont(s.tickLabelFont);
+            a->setLabelColor(s.labelColor);
+            a->setTickLabelColor(s.tickLabelColor);
+            a->setBasePen(s.basePen);
+            a->setTickPen(s.tickPen);
+            a->setSubTickPen(s.subTickPen);
+            a->grid()->setPen(s.gridPen);
+            a->grid()->setSubGridPen(s.subGridPen);
+            a->grid()->setSubGridVisible(s.subGridVisible);
+        }
+    }
+    if (m_plot.legend) {
+        m_plot.legend->setFont(m_legendFont);
+        m_plot.legend->setBorderPen(m_legendBorder);
+        m_plot.legend->setBrush(m_legendBrush);
+        for (int i = 0; i < m_plot.legend->itemCount(); ++i) {
+            if (QCPAbstractLegendItem* item = m_plot.legend->item(i))
+                item->setFont(m_legendFont);
+        }
+    }
+    size_t ti = 0;
+    for (QCPLayoutElement* e : allElements(m_plot)) {
+        if (auto* text = qobject_cast<QCPTextElement*>(e); text && ti < m_texts.size()) {
+            text->setFont(m_texts[ti].font);
+            text->setTextColor(m_texts[ti].color);
+            ++ti;
+        }
+    }
+    for (int i = 0; i < m_plot.itemCount(); ++i) {
+        if (auto* text = qobject_cast<QCPItemText*>(m_plot.item(i)); text && ti < m_texts.size()) {
+            text->setFont(m_texts[ti].font);
+            ++ti;
+        }
+    }
+    m_plot.replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace reach

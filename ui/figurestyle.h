@@ -1,0 +1,60 @@
+#pragma once
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+#include <QPen>
+#include <QString>
+#include <vector>
+
+class QCustomPlot;
+
+namespace reach {
+
+// The paper style of an exported figure: white background, black axes, one font family at one
+// size in points, thin non-cosmetic lines. Exported figures are laid out in a coordinate system
+// where one plot unit is one PostScript point (1/72 in), so the PDF page, the SVG viewBox and the
+// PNG scale all follow from the size in inches and fonts come out at their nominal point size.
+struct FigureStyle {
+    QString fontFamily = QStringLiteral("DejaVu Sans");
+    double fontPt = 8.0;
+    double axisLineWidthPt = 0.6;
+
+    // A font of fontPt points in the figure's point-based coordinates: QCustomPlot measures text
+    // with the screen's logical dpi, so the nominal size is rescaled by 72 / dpi.
+    QFont font(const QCustomPlot& plot, double scale = 1.0) const;
+
+    // Applies the style to every axis, legend, title and text item; deselects everything.
+    void apply(QCustomPlot& plot) const;
+};
+
+// Remembers what FigureStyle::apply changes on a live plot and puts it back when destroyed, so
+// exporting from the GUI does not leave the on-screen view in paper style.
+class PlotStyleGuard {
+public:
+    explicit PlotStyleGuard(QCustomPlot& plot);
+    ~PlotStyleGuard();
+    PlotStyleGuard(const PlotStyleGuard&) = delete;
+    PlotStyleGuard& operator=(const PlotStyleGuard&) = delete;
+
+private:
+    struct AxisState {
+        QFont labelFont, tickLabelFont;
+        QColor labelColor, tickLabelColor;
+        QPen basePen, tickPen, subTickPen, gridPen, subGridPen;
+        bool subGridVisible = false;
+    };
+    struct TextState {
+        QFont font;
+        QColor color;
+    };
+    QCustomPlot& m_plot;
+    QBrush m_background;
+    std::vector<AxisState> m_axes;
+    QFont m_legendFont;
+    QPen m_legendBorder;
+    QBrush m_legendBrush;
+    std::vector<TextState> m_texts;  // QCPTextElement in layout order, then QCPItemText
+};
+
+}  // namespace reach

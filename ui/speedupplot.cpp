@@ -1,0 +1,242 @@
+#include "ui/speedupplot.h"
+
+#include <qcustomplot.h>
+#include <algorithm>
+#include <cmath>
+
+namespace reach {
+
+namespace {
+
+// Okabe-Ito without black and without vermillion (which marks suspicious points): stays
+// distinguishable under the common colour-vision deficiencies and in greyscale print.
+const QColor kSetColors[] = {QColor(0x00, 0x72, 0xb2), QColor(0xe6, 0x9f, 0x00),
+                             QColor(0x00, 0x9e, 0x73), QColor(0xcc, 0x79, 0xa7),
+                             QColor(0x56, 0xb4, 0xe9), QColor(0xf0, 0xe4, 0x42)};
+
+QString factorText(double v) {
+    return QString::number(v, 'g', v < 0.1 ? 2 : 4) + QStringLiteral("×");
+}
+
+// Evenly spread, reproducible vertical jitter for the strip plot (golden-ratio sequence).
+double jitter(int i) {
+    const double f = std::fmod(double(i) * 0.6180339887498949, 1.0);
+    return (f - 0.5) * 0.5;
+}
+
+QCPItemStraightLine* verticalLine(QCustomPlot& plot, double x, const QPen& pen) {
+    auto* line = new QCPItemStraightLine(&plot);
+    line->point1->setType(QCPItemPosition::ptPlotCoords);
+    line->point2->setType(QCPItemPosition::ptPlotCoords);
+    line->point1->setCoords(x, 0);
+    line->point2->setCoords(x, 1);
+    line->setPen(pen);
+    line->setSelectable(false);
+    return line;
+}
+
+}  // namespace
+
+QColor SpeedupPlot::setColor(int set) {
+    return kSetColors[size_t(set) % (sizeof kSetColors / sizeof kSetColors[0])];
+}
+
+std::vector<RecordRef> SpeedupPlot::plottedRecords(const RecordsModel& model, int set) {
+    std::vector<RecordRef> refs;
+    const auto& records = model.sets().at(size_t(set)).records;
+    for (size_t i = 0; i < records.size(); ++i) {
+        const EvalRecord& r = records[i];
+        if (r.correct && r.speedup && *r.speedup > 0)
+            refs.push_back({set, int(i)});
+    }
+    std::stable_sort(refs.begin(), refs.end(), [&](RecordRef a, RecordRef b) {
+        return *records[size_t(a.record)].speedup < *records[size_t(b.record)].speedup;
+    });
+    return refs;
+}
+
+QString SpeedupPlot::legendText(const RecordsModel& model, int set) {
+    const RecordStats& st = model.stats(set);
+    QString text = QStringLiteral("%1: win %2% (%3/%4)")
+                       .arg(model.sets().at(size_t(set)).name)
+                       .arg(st.winRate * 100, 0, 'f', 1)
+                       .arg(st.winners)
+                       .arg(st.denominator);
+    if (st.medianSpeedup) {
+        text += QStringLiteral(", median %1×").arg(*st.medianSpeedup, 0, 'f', 3);
+    }
+    return text;
+}
+
+void SpeedupPlot::build(QCustomPlot& plot, const RecordsModel& model, Mode mode) {
+    plot.clearPlottables();
+    plot.clearItems();
+    m_points.clear();
+    m_setPlottables.clear();
+    m_suspicious = nullptr;
+
+    const int nSets = int(model.sets().size());
+    std::vector<std::vector<RecordRef>> refs(size_t(std::max(nSets, 0)));
+    double lo = 1.0, hi = 1.0;
+    size_t maxN = 0;
+    for (int s = 0; s < nSets; ++s) {
+        refs[size_t(s)] = plottedRecords(model, s);
+        maxN = std::max(maxN, refs[size_t(s)].size());
+        for (RecordRef r : refs[size_t(s)]) {
+            lo = std::min(lo, *model.record(r).speedup);
+            hi = std::max(hi, *model.record(r).speedup);
+        }
+    }
+    auto speedupOf = [&](RecordRef r) { return *model.record(r).speedup; };
+
+    // Histogram bins are shared by every set so the steps line up: kBinOctaves wide in log2.
+    const int firstBin = int(std::floor(std::log2(lo) / kBinOctaves));
+    const int lastBin = std::max(firstBin + 1, int(std::ceil(std::log2(hi) / kBinOctaves)));
+    auto binOf = [&](double v) {
+        return std::clamp(int(std::floor(std::log2(v) / kBinOctaves)), firstBin, lastBin - 1);
+    };
+
+    struct Mark {
+        double key, value;
+        RecordRef ref;
+    };
+    std::vector<Mark> marks;
+    double yMax = 1;
+    for (int s = 0; s < nSets; ++s) {
+        const auto& pts = refs[size_t(s)];
+        if (pts.empty())
+            continue;
+        const QColor color = setColor(s);
+        auto* graph = new QCPGraph(plot.xAxis, plot.yAxis);
+        graph->setName(legendText(model, s));
+        QPen pen(color, 1.2);
+        graph->setPen(pen);
+        QVector<double> keys, values;
+        std::vector<std::vector<RecordRef>> behind;
+        if (mode == Mode::Histogram) {
+            std::vector<std::vector<RecordRef>> bins(size_t(lastBin - firstBin));
+            for (RecordRef r : pts)
+                bins[size_t(binOf(speedupOf(r)) - firstBin)].push_back(r);
+            for (int b = firstBin; b < lastBin; ++b) {
+                keys << std::exp2(b * kBinOctaves);
+                values << double(bins[size_t(b - firstBin)].size());
+                behind.push_back(bins[size_t(b - firstBin)]);
+                yMax = std::max(yMax, values.back());
+            }
+            keys << std::exp2(lastBin * kBinOctaves);  // closes the last step
+            values << values.back();
+            behind.push_back({});
+            graph->setLineStyle(QCPGraph::lsStepLeft);
+            QColor fill = color;
+            fill.setAlpha(60);
+            graph->setBrush(fill);
+            for (RecordRef r : pts) {
+                if (model.isSuspicious(r))
+                    marks.push_back({speedupOf(r), 0.0, r});
+            }
+        } else {
+            const double row = nSets - 1 - s;
+            for (size_t i = 0; i < pts.size(); ++i) {
+                keys << speedupOf(pts[i]);
+                values << (mode == Mode::Strip ? row + jitter(int(i))
+                                               : double(i + 1) / double(pts.size()));
+                behind.push_back({pts[i]});
+                if (model.isSuspicious(pts[i]))
+                    marks.push_back({keys.back(), values.back(), pts[i]});
+            }
+            graph->setLineStyle(mode == Mode::Strip ? QCPGraph::lsNone : QCPGraph::lsStepLeft);
+            QColor fill = color;
+            fill.setAlpha(mode == Mode::Strip ? 140 : 255);
+            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, fill,
+                                                   mode == Mode::Strip ? 5 : 3));
+        }
+        graph->setData(keys, values, true);
+        m_points.insert(graph, std::move(behind));
+        m_setPlottables.insert(s, graph);
+
+        if (const auto& median = model.stats(s).medianSpeedup) {
+            QPen dashed(color, 1.0, Qt::DashLine);
+            verticalLine(plot, *median, dashed);
+        }
+    }
+
+    if (!marks.empty()) {
+        std::stable_sort(marks.begin(), marks.end(),
+                         [](const Mark& a, const Mark& b) { return a.key < b.key; });
+        auto* sus = new QCPGraph(plot.xAxis, plot.yAxis);
+        sus->setName(QObject::tr("suspicious (flagged or failed verification)"));
+        sus->setLineStyle(QCPGraph::lsNone);
+        sus->setScatterStyle(QCPScatterStyle(
+            mode == Mode::Histogram ? QCPScatterStyle::ssCross : QCPScatterStyle::ssCircle,
+            QPen(suspiciousColor(), 1.3), Qt::NoBrush, mode == Mode::Histogram ? 6 : 9));
+        QVector<double> keys, values;
+        std::vector<std::vector<RecordRef>> behind;
+        for (const Mark& m : marks) {
+            keys << m.key;
+            values << m.value;
+            behind.push_back({m.ref});
+        }
+        sus->setData(keys, values, true);
+        m_points.insert(sus, std::move(behind));
+        m_suspicious = sus;
+    }
+
+    verticalLine(plot, 1.0, QPen(QColor(0x40, 0x40, 0x40), 0.9));
+
+    // x: log2 speedup with ticks at powers of two.
+    QCPAxis* x = plot.xAxis;
+    x->setScaleType(QCPAxis::stLogarithmic);
+    const double pad = std::exp2(kBinOctaves);
+    const double xlo = std::min(lo, std::exp2(firstBin * kBinOctaves)) / pad;
+    const double xhi = std::max(hi, std::exp2(lastBin * kBinOctaves)) * pad;
+    x->setRange(xlo, xhi);
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const int k0 = int(std::ceil(std::log2(xlo))), k1 = int(std::floor(std::log2(xhi)));
+    const int step = (k1 - k0) > 8 ? 2 : 1;
+    for (int k = k0; k <= k1; ++k) {
+        if ((k % step) == 0)
+            ticker->addTick(std::exp2(k), factorText(std::exp2(k)));
+    }
+    x->setTicker(ticker);
+    x->setLabel(QObject::tr("speedup over baseline (log2 axis)"));
+    x->grid()->setVisible(true);
+
+    QCPAxis* y = plot.yAxis;
+    y->setScaleType(QCPAxis::stLinear);
+    if (mode == Mode::Strip) {
+        auto rows = QSharedPointer<QCPAxisTickerText>::create();
+        for (int s = 0; s < nSets; ++s)
+            rows->addTick(nSets - 1 - s, model.sets()[size_t(s)].name);
+        y->setTicker(rows);
+        y->setLabel(QString());
+        y->setRange(-0.6, std::max(nSets, 1) - 0.4);
+        y->grid()->setVisible(false);
+    } else {
+        y->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        if (mode == Mode::Histogram) {
+            auto fixed = QSharedPointer<QCPAxisTickerFixed>::create();
+            fixed->setTickStep(1.0);
+            fixed->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+            y->setTicker(fixed);
+            y->setLabel(QObject::tr("correct candidates"));
+            y->setRange(-0.4, yMax * 1.15 + 0.5);
+        } else {
+            y->setLabel(QObject::tr("cumulative share of correct candidates"));
+            y->setRange(0, 1.04);
+        }
+        y->grid()->setVisible(true);
+    }
+    plot.legend->setVisible(true);
+    plot.axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot.replot(QCustomPlot::rpQueuedReplot);
+}
+
+std::vector<RecordRef> SpeedupPlot::recordsAt(const QCPAbstractPlottable* plottable,
+                                              int dataIndex) const {
+    auto it = m_points.constFind(plottable);
+    if (it == m_points.constEnd() || dataIndex < 0 || dataIndex >= int(it->size()))
+        return {};
+    return (*it)[size_t(dataIndex)];
+}
+
+}  // namespace reach

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <QColor>
+#include <QHash>
+#include <QString>
+#include <vector>
+
+#include "ui/recordsmodel.h"
+
+class QCustomPlot;
+class QCPAbstractPlottable;
+
+namespace reach {
+
+// Fills a QCustomPlot with the distribution of per-kernel speedups of a RecordsModel: one colour
+// per evaluation set, log2 speedup axis, lines at 1x and at each set's median (of the winners),
+// win rate and median in the legend, suspicious records marked. Builds from the model only, so
+// the GUI view and `reach-cli figure speedups` draw the same figure. Keeps the map from plotted
+// points back to records for clicks.
+class SpeedupPlot {
+public:
+    enum class Mode { Histogram, Strip, Ecdf };
+
+    // Which records are drawn: correct by the harness and timed (a speedup of a wrong kernel
+    // means nothing), ascending by speedup within each set.
+    static std::vector<RecordRef> plottedRecords(const RecordsModel& model, int set);
+    static QString legendText(const RecordsModel& model, int set);
+    static QColor setColor(int set);
+    static QColor suspiciousColor() { return QColor(0xd5, 0x5e, 0x00); }
+    // Histogram bin width in octaves (log2 units).
+    static constexpr double kBinOctaves = 0.25;
+
+    void build(QCustomPlot& plot, const RecordsModel& model, Mode mode);
+
+    // The records behind a clicked data point (one for strip/ECDF points and marks, all of the
+    // bin's for a histogram step); empty for anything else.
+    std::vector<RecordRef> recordsAt(const QCPAbstractPlottable* plottable, int dataIndex) const;
+    // The plottable holding set `set`'s distribution (nullptr when the set has no points).
+    QCPAbstractPlottable* setPlottable(int set) const { return m_setPlottables.value(set); }
+    QCPAbstractPlottable* suspiciousPlottable() const { return m_suspicious; }
+
+private:
+    QHash<const QCPAbstractPlottable*, std::vector<std::vector<RecordRef>>> m_points;
+    QHash<int, QCPAbstractPlottable*> m_setPlottables;
+    QCPAbstractPlottable* m_suspicious = nullptr;
+};
+
+}  // namespace reach

@@ -1,0 +1,344 @@
+#include "ui/speedupview.h"
+
+#include <qcustomplot.h>
+#include <QAction>
+#include <QComboBox>
+#include <QDir>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelection>
+#include <QLabel>
+#include <QMenu>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "core/inputerror.h"
+#include "core/verification.h"
+
+namespace reach {
+
+namespace {
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+}  // namespace
+
+SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
+    m_model = new RecordsModel(this);
+    m_proxy = new QSortFilterProxyModel(this);
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(RecordsModel::SortRole);
+
+    m_modeBox = new QComboBox(this);
+    m_modeBox->addItem(tr("Strip"), int(SpeedupPlot::Mode::Strip));
+    m_modeBox->addItem(tr("Histogram"), int(SpeedupPlot::Mode::Histogram));
+    m_modeBox->addItem(tr("ECDF"), int(SpeedupPlot::Mode::Ecdf));
+    m_modeBox->setToolTip(tr("How the distribution of speedups is drawn"));
+    connect(m_modeBox, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setMode(SpeedupPlot::Mode(m_modeBox->itemData(i).toInt())); });
+
+    m_reverify = new QAction(tr("Re-verify"), this);
+    m_reverify->setToolTip(tr("Run reach-verify on the selected records' candidates"));
+    connect(m_reverify, &QAction::triggered, this, [this] { reverify(selectedRecords()); });
+    m_reverifySuspicious = new QAction(tr("Re-verify all suspicious"), this);
+    m_reverifySuspicious->setToolTip(
+        tr("Run reach-verify on every record with a suspicion flag or a failed verification"));
+    connect(m_reverifySuspicious, &QAction::triggered, this,
+            [this] { reverify(m_model->suspiciousRecords()); });
+
+    auto* reverifyButton = new QToolButton(this);
+    reverifyButton->setDefaultAction(m_reverify);
+    auto* suspiciousButton = new QToolButton(this);
+    suspiciousButton->setDefaultAction(m_reverifySuspicious);
+    m_gpuLabel = new QLabel(this);
+    m_progress = new QProgressBar(this);
+    m_progress->setMaximumWidth(160);
+    m_progress->setVisible(false);
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->setVisible(false);
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Show as:"), this));
+    bar->addWidget(m_modeBox);
+    bar->addSpacing(12);
+    bar->addWidget(reverifyButton);
+    bar->addWidget(suspiciousButton);
+    bar->addWidget(m_gpuLabel);
+    bar->addStretch(1);
+    bar->addWidget(m_progress);
+    bar->addWidget(m_cancel);
+
+    m_plot = new QCustomPlot(this);
+    m_plot->setMinimumHeight(220);
+    m_plot->setAntialiasedElements(QCP::aeAll);
+    connect(m_plot, &QCustomPlot::plottableClick, this, &SpeedupView::onPlottableClick);
+
+    m_table = new QTableView(this);
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(RecordsModel::SpeedupColumn, Qt::DescendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->setAlternatingRowColors(true);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        QMenu menu(this);
+        menu.addAction(m_reverify);
+        menu.addAction(m_reverifySuspicious);
+        menu.exec(m_table->viewport()->mapToGlobal(pos));
+    });
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this] { updateActions(); });
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_plot);
+    split->addWidget(m_table);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(bar);
+    layout->addWidget(split, 1);
+
+    connect(m_model, &QAbstractItemModel::modelReset, this, &SpeedupView::rebuild);
+    connect(m_model, &RecordsModel::recordChanged, this, &SpeedupView::rebuild);
+    m_modeBox->setCurrentIndex(0);
+    rebuild();
+    updateActions();
+}
+
+void SpeedupView::setMode(SpeedupPlot::Mode mode) {
+    m_mode = mode;
+    const int i = m_modeBox->findData(int(mode));
+    if (i >= 0 && i != m_modeBox->currentIndex())
+        m_modeBox->setCurrentIndex(i);
+    rebuild();
+}
+
+void SpeedupView::rebuild() {
+    m_builder.build(*m_plot, *m_model, m_mode);
+}
+
+void SpeedupView::setVerifyQueue(VerifyQueue* queue) {
+    if (m_queue)
+        m_queue->disconnect(this);
+    m_queue = queue;
+    if (m_queue) {
+        connect(m_queue, &VerifyQueue::jobFinished, this, &SpeedupView::applyOutcome);
+        connect(m_queue, &VerifyQueue::gpuAvailabilityChanged, this, &SpeedupView::updateActions);
+        connect(m_queue, &VerifyQueue::progressChanged, this, [this](int done, int total) {
+            m_progress->setRange(0, std::max(total, 1));
+            m_progress->setValue(done);
+            m_progress->setFormat(tr("verified %1/%2").arg(done).arg(total));
+            m_progress->setVisible(m_queue->busy());
+            m_cancel->setVisible(m_queue->busy());
+        });
+        connect(m_queue, &VerifyQueue::idle, this, [this] {
+            m_progress->setVisible(false);
+            m_cancel->setVisible(false);
+        });
+        connect(m_cancel, &QPushButton::clicked, m_queue, &VerifyQueue::cancelAll);
+    }
+    updateActions();
+}
+
+void SpeedupView::updateActions() {
+    const bool gpu = m_queue && m_queue->gpuAvailable();
+    QString why;
+    if (!m_queue) {
+        why = tr("no verifier configured");
+    } else if (!gpu) {
+        why = m_queue->gpuReason().isEmpty() ? tr("no GPU") : m_queue->gpuReason();
+    }
+    m_gpuLabel->setText(why.isEmpty() ? QString() : tr("Verification unavailable: %1").arg(why));
+    m_reverify->setEnabled(gpu && !selectedRecords().empty());
+    m_reverifySuspicious->setEnabled(gpu && !m_model->suspiciousRecords().empty());
+    const QString suffix = why.isEmpty() ? QString() : tr(" (unavailable: %1)").arg(why);
+    m_reverify->setToolTip(tr("Run reach-verify on the selected records' candidates") + suffix);
+    m_reverifySuspicious->setToolTip(tr("Run reach-verify on every suspicious record") + suffix);
+}
+
+std::vector<RecordRef> SpeedupView::selectedRecords() const {
+    std::vector<RecordRef> out;
+    for (const QModelIndex& i : m_table->selectionModel()->selectedRows()) {
+        out.push_back(m_model->refForRow(m_proxy->mapToSource(i).row()));
+    }
+    return out;
+}
+
+void SpeedupView::selectRecords(const std::vector<RecordRef>& refs) {
+    QItemSelection selection;
+    for (RecordRef ref : refs) {
+        const int row = m_model->rowFor(ref);
+        if (row < 0)
+            continue;
+        const QModelIndex p = m_proxy->mapFromSource(m_model->index(row, 0));
+        selection.select(p, p.siblingAtColumn(RecordsModel::ColumnCount - 1));
+    }
+    m_table->selectionModel()->select(
+        selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    if (!selection.isEmpty()) {
+        m_table->scrollTo(selection.first().topLeft());
+        m_table->selectionModel()->setCurrentIndex(selection.first().topLeft(),
+                                                   QItemSelectionModel::NoUpdate);
+    }
+    emit recordsSelected(refs);
+}
+
+void SpeedupView::onPlottableClick(QCPAbstractPlottable* plottable, int dataIndex,
+                                   QMouseEvent* event) {
+    if (m_mode == SpeedupPlot::Mode::Histogram && plottable != m_builder.suspiciousPlottable()) {
+        // A step covers [edge_i, edge_i+1): the bin is the one left of the click, not the
+        // nearest edge QCustomPlot reports.
+        if (auto* graph = qobject_cast<QCPGraph*>(plottable); graph && event) {
+            const double key = graph->keyAxis()->pixelToCoord(event->pos().x());
+            auto end = graph->data()->findEnd(key, false);
+            dataIndex = int(end - graph->data()->constBegin()) - 1;
+        }
+    }
+    const std::vector<RecordRef> refs = m_builder.recordsAt(plottable, dataIndex);
+    if (!refs.empty())
+        selectRecords(refs);
+}
+
+std::optional<VerifyJob> SpeedupView::defaultJob(const EvalRecord& r, QString* why) {
+    if (r.artifactPath.empty()) {
+        if (why)
+            *why = tr("the record names no candidate source (artifact_path)");
+        return std::nullopt;
+    }
+    const QDir sourceDir = QFileInfo(qs(r.source)).absoluteDir();
+    QString candidate = qs(r.artifactPath);
+    if (QFileInfo(candidate).isRelative())
+        candidate = sourceDir.filePath(candidate);
+    if (!QFileInfo::exists(candidate)) {
+        if (why)
+            *why = tr("candidate source %1 not found").arg(candidate);
+        return std::nullopt;
+    }
+    const QStringList names = {qs(r.problemId) + ".json", qs(r.problemName) + ".json"};
+    const QList<QDir> dirs = {QDir(sourceDir.filePath("problems")),
+                              QDir(QFileInfo(candidate).absoluteDir().filePath("problems")),
+                              QFileInfo(candidate).absoluteDir()};
+    for (const QDir& d : dirs) {
+        for (const QString& n : names) {
+            if (n != ".json" && QFileInfo::exists(d.filePath(n))) {
+                VerifyJob job;
+                job.problemPath = d.filePath(n);
+                job.candidatePath = candidate;
+                return job;
+            }
+        }
+    }
+    if (why) {
+        *why = tr("no problem file %1 in %2")
+                   .arg(names.join(tr(" or ")), sourceDir.filePath("problems"));
+    }
+    return std::nullopt;
+}
+
+int SpeedupView::reverify(const std::vector<RecordRef>& refs) {
+    if (!m_queue || !m_queue->gpuAvailable()) {
+        emit statusMessage(
+            tr("Cannot verify: %1").arg(m_queue ? m_queue->gpuReason() : tr("no verifier")));
+        return 0;
+    }
+    QList<VerifyJob> jobs;
+    QStringList skipped;
+    for (RecordRef ref : refs) {
+        QString why;
+        std::optional<VerifyJob> job = m_resolver(m_model->record(ref), &why);
+        if (!job) {
+            skipped << tr("%1: %2").arg(qs(m_model->record(ref).problemName), why);
+            continue;
+        }
+        job->recordKey = RecordsModel::keyFor(ref);
+        jobs << *job;
+    }
+    m_queue->enqueue(jobs);
+    if (!skipped.isEmpty()) {
+        emit statusMessage(tr("%1 queued, %2 skipped (%3)")
+                               .arg(jobs.size())
+                               .arg(skipped.size())
+                               .arg(skipped.first()));
+    } else {
+        emit statusMessage(tr("%1 verification job(s) queued").arg(jobs.size()));
+    }
+    return int(jobs.size());
+}
+
+void SpeedupView::applyOutcome(const VerifyOutcome& outcome) {
+    const std::optional<RecordRef> ref = m_model->refForKey(outcome.recordKey);
+    if (!ref)
+        return;
+    const QString problem = qs(m_model->record(*ref).problemName);
+    using S = VerifyOutcome::Status;
+    switch (outcome.status) {
+        case S::Finished: {
+            VerificationResult result;
+            try {
+                result = VerificationResult::fromJson(
+                    nlohmann::json::parse(outcome.stdoutJson.toStdString()), "reach-verify");
+            } catch (const std::exception& e) {
+                emit statusMessage(tr("%1: unreadable verifier output: %2").arg(problem, e.what()));
+                return;
+            }
+            if (result.verdict == verdict::kNoGpu) {
+                if (m_queue)
+                    m_queue->setGpuAvailable(false, qs(result.device.reason));
+                emit statusMessage(tr("%1: no GPU (%2)").arg(problem, qs(result.device.reason)));
+                return;
+            }
+            if (result.verdict == verdict::kError) {
+                emit statusMessage(
+                    tr("%1: verifier error: %2")
+                        .arg(problem,
+                             qs(result.reasons.empty() ? result.log : result.reasons.front())));
+                return;
+            }
+            std::vector<std::string> reasons = result.reasons;
+            if (!result.passed())
+                reasons.insert(reasons.begin(), result.verdict);
+            std::optional<double> floor;
+            if (result.roofline && result.roofline->floorUs > 0)
+                floor = result.roofline->floorUs;
+            m_model->setVerification(*ref,
+                                     result.passed() ? Verification::Passed : Verification::Failed,
+                                     reasons, floor);
+            emit statusMessage(tr("%1: %2").arg(problem, qs(result.verdict)));
+            break;
+        }
+        case S::Crashed:
+        case S::TimedOut: {
+            // The candidate runs inside reach-verify: its crash or hang is the candidate's verdict.
+            const std::string v =
+                outcome.status == S::Crashed ? verdict::kCrashed : verdict::kTimeout;
+            m_model->setVerification(*ref, Verification::Failed,
+                                     {v, outcome.log.section('\n', -1).toStdString()});
+            emit statusMessage(tr("%1: %2").arg(problem, qs(v)));
+            break;
+        }
+        case S::Cancelled:
+            emit statusMessage(tr("%1: verification cancelled").arg(problem));
+            return;
+        case S::FailedToStart:
+        case S::BadOutput:
+            emit statusMessage(tr("%1: %2").arg(problem, outcome.log.section('\n', -1)));
+            return;
+    }
+    emit verificationFinished(outcome, m_model->record(*ref));
+    updateActions();
+}
+
+}  // namespace reach

@@ -1,0 +1,94 @@
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <functional>
+#include <optional>
+
+#include "ui/recordsmodel.h"
+#include "ui/speedupplot.h"
+#include "ui/verifyqueue.h"
+
+class QAction;
+class QComboBox;
+class QCustomPlot;
+class QCPAbstractPlottable;
+class QLabel;
+class QMouseEvent;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace reach {
+
+struct VerificationResult;
+
+// The speedup distribution (SpeedupPlot) above the records table (RecordsModel). Clicking a point
+// selects its record; "Re-verify" and "Re-verify all suspicious" send jobs to a VerifyQueue and
+// the results come back into the model (and so into the plot and the table). The model is the
+// single source of truth: the plot is rebuilt from it whenever it changes.
+class SpeedupView : public QWidget {
+    Q_OBJECT
+public:
+    // Finds the problem file and candidate source of a record; nullopt + reason when it cannot.
+    using JobResolver = std::function<std::optional<VerifyJob>(const EvalRecord&, QString* why)>;
+
+    explicit SpeedupView(QWidget* parent = nullptr);
+
+    RecordsModel* model() const { return m_model; }
+    QCustomPlot* plot() const { return m_plot; }
+    QTableView* table() const { return m_table; }
+    const SpeedupPlot& plotBuilder() const { return m_builder; }
+    QAction* reverifyAction() const { return m_reverify; }
+    QAction* reverifySuspiciousAction() const { return m_reverifySuspicious; }
+
+    void setMode(SpeedupPlot::Mode mode);
+    SpeedupPlot::Mode mode() const { return m_mode; }
+
+    // The queue is shared with the rest of the GUI (the main window owns it).
+    void setVerifyQueue(VerifyQueue* queue);
+    void setJobResolver(JobResolver resolver) { m_resolver = std::move(resolver); }
+    // Default resolver: candidate = the record's artifact path, problem = "<problem>.json" in a
+    // "problems" folder beside the records file or beside the candidate.
+    static std::optional<VerifyJob> defaultJob(const EvalRecord& record, QString* why);
+
+    // Selected records in the table (model rows mapped back from the sort proxy).
+    std::vector<RecordRef> selectedRecords() const;
+    void selectRecords(const std::vector<RecordRef>& refs);
+
+    // Applies a verifier outcome to its record (also called for results loaded from a project).
+    void applyOutcome(const VerifyOutcome& outcome);
+
+    // Jobs sent for these records; returns how many were queued.
+    int reverify(const std::vector<RecordRef>& refs);
+
+signals:
+    void recordsSelected(const std::vector<reach::RecordRef>& refs);
+    // A verification that produced a verdict (the record already updated), for the main window
+    // to store in the project (verifications table, the verifier's JSON verbatim).
+    void verificationFinished(const reach::VerifyOutcome& outcome, const reach::EvalRecord& record);
+    void statusMessage(const QString& text);
+
+private:
+    void rebuild();
+    void updateActions();
+    void onPlottableClick(QCPAbstractPlottable* plottable, int dataIndex, QMouseEvent* event);
+
+    RecordsModel* m_model = nullptr;
+    QSortFilterProxyModel* m_proxy = nullptr;
+    QCustomPlot* m_plot = nullptr;
+    QTableView* m_table = nullptr;
+    QComboBox* m_modeBox = nullptr;
+    QLabel* m_gpuLabel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QAction* m_reverify = nullptr;
+    QAction* m_reverifySuspicious = nullptr;
+    SpeedupPlot m_builder;
+    SpeedupPlot::Mode m_mode = SpeedupPlot::Mode::Strip;
+    VerifyQueue* m_queue = nullptr;
+    JobResolver m_resolver = &SpeedupView::defaultJob;
+};
+
+}  // namespace reach

@@ -1,0 +1,137 @@
+#pragma once
+
+#include <QByteArray>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QThread>
+#include <deque>
+#include <optional>
+
+class QProcess;
+class QTimer;
+
+namespace reach {
+
+// One run of reach-verify on one candidate. recordKey says which evaluation record it checks; the
+// queue never interprets it.
+struct VerifyJob {
+    int id = 0;  // assigned by VerifyQueue::enqueue
+    QString recordKey;
+    QString problemPath;
+    QString candidatePath;
+    int reps = 100;
+    QStringList extraArguments;
+};
+
+// What came back from one job. A verifier that crashes, hangs or prints garbage is an outcome
+// like any other: the GUI shows it and carries on.
+struct VerifyOutcome {
+    enum class Status {
+        Finished,       // the verifier exited and printed one JSON document (any verdict)
+        Crashed,        // the verifier process died (signal, abort)
+        TimedOut,       // killed after the timeout
+        Cancelled,      // killed because the user cancelled
+        FailedToStart,  // program missing or not executable
+        BadOutput,      // exited but stdout was not one JSON document
+    };
+    int jobId = 0;
+    QString recordKey;
+    Status status = Status::Finished;
+    int exitCode = -1;
+    QByteArray stdoutJson;  // the verifier's JSON, verbatim (stored in the project)
+    QString log;            // stderr (tail) and what the queue saw
+    double wallMs = 0;
+
+    static QString statusKey(Status s);  // "finished", "crashed", "timeout", ...
+};
+
+// Runs jobs one at a time in a reach-verify process. Lives on VerifyQueue's worker thread: every
+// QProcess and timer is created there, so a verifier that hangs never blocks the GUI thread.
+class VerifyWorker : public QObject {
+    Q_OBJECT
+public:
+    using QObject::QObject;
+
+public slots:
+    void start(const QString& program, const reach::VerifyJob& job, int timeoutMs);
+    void cancelCurrent();
+
+signals:
+    void finished(const reach::VerifyOutcome& outcome);
+
+private:
+    void finish(VerifyOutcome::Status status);
+
+    QProcess* m_process = nullptr;
+    QTimer* m_timer = nullptr;
+    VerifyJob m_job;
+    qint64 m_startedMs = 0;
+    std::optional<VerifyOutcome::Status> m_killReason;
+    bool m_done = true;
+};
+
+// The GUI's queue of verifier runs: several jobs queued, one running, progress, Cancel, a
+// timeout. It owns a dedicated QThread with one VerifyWorker. Results arrive on the GUI thread
+// as jobFinished (in job order); the caller stores them and updates the views.
+class VerifyQueue : public QObject {
+    Q_OBJECT
+public:
+    explicit VerifyQueue(QObject* parent = nullptr);
+    ~VerifyQueue() override;
+
+    // reach-verify next to the running program, unless REACH_VERIFY names another one.
+    static QString defaultProgram();
+    void setProgram(const QString& program) { m_program = program; }
+    QString program() const { return m_program; }
+    // Wall-clock limit of one verifier run (default 120 s: the verifier's own candidate timeout
+    // is 60 s, plus compile time).
+    void setTimeoutMs(int ms) { m_timeoutMs = ms; }
+    int timeoutMs() const { return m_timeoutMs; }
+
+    // Whether a GPU answers; without one, enqueue refuses and the actions are disabled.
+    void setGpuAvailable(bool available, const QString& reason = {});
+    bool gpuAvailable() const { return m_gpuAvailable; }
+    QString gpuReason() const { return m_gpuReason; }
+
+    // Returns the job ids (in order), or an empty list when no GPU is available.
+    QList<int> enqueue(QList<VerifyJob> jobs);
+    // Drops queued jobs and kills the running one (its outcome is Cancelled).
+    void cancelAll();
+
+    bool busy() const { return m_running.has_value() || !m_pending.empty(); }
+    int pendingCount() const { return int(m_pending.size()); }
+    int doneCount() const { return m_done; }
+    int totalCount() const { return m_total; }
+
+signals:
+    void jobStarted(int jobId, const QString& recordKey);
+    void jobFinished(const reach::VerifyOutcome& outcome);
+    void progressChanged(int done, int total);
+    void idle();
+    void gpuAvailabilityChanged(bool available, const QString& reason);
+    // Internal: hands a job to the worker thread.
+    void startOnWorker(const QString& program, const reach::VerifyJob& job, int timeoutMs);
+    void cancelOnWorker();
+
+private:
+    void dispatchNext();
+    void onWorkerFinished(const reach::VerifyOutcome& outcome);
+
+    QThread m_thread;
+    VerifyWorker* m_worker = nullptr;
+    QString m_program;
+    int m_timeoutMs = 120000;
+    bool m_gpuAvailable = true;
+    QString m_gpuReason;
+    std::deque<VerifyJob> m_pending;
+    std::optional<VerifyJob> m_running;
+    int m_nextId = 1;
+    int m_done = 0;
+    int m_total = 0;
+};
+
+}  // namespace reach
+
+Q_DECLARE_METATYPE(reach::VerifyJob)
+Q_DECLARE_METATYPE(reach::VerifyOutcome)
