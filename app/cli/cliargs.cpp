@@ -1,0 +1,88 @@
+#include "cliargs.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+namespace reach::cli {
+
+CliArgs::CliArgs(const std::vector<std::string>& args, const ArgSpec& spec) {
+    bool optionsEnded = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (optionsEnded || a.size() < 2 || a.compare(0, 2, "--") != 0) {
+            if (!optionsEnded && a.size() > 1 && a[0] == '-' && a != "-") {
+                throw UsageError("unknown option '" + a + "' (options start with --)");
+            }
+            m_positionals.push_back(a);
+            continue;
+        }
+        if (a == "--") {
+            optionsEnded = true;
+            continue;
+        }
+        std::string name = a;
+        std::optional<std::string> inlineValue;
+        if (auto eq = a.find('='); eq != std::string::npos) {
+            name = a.substr(0, eq);
+            inlineValue = a.substr(eq + 1);
+        }
+        if (spec.flags.count(name)) {
+            if (inlineValue)
+                throw UsageError(name + " takes no value");
+            m_flags.insert(name);
+        } else if (spec.options.count(name)) {
+            if (inlineValue) {
+                m_values[name] = *inlineValue;
+            } else if (i + 1 < args.size()) {
+                m_values[name] = args[++i];
+            } else {
+                throw UsageError(name + " needs a value");
+            }
+        } else {
+            throw UsageError("unknown option '" + name + "'");
+        }
+    }
+}
+
+std::optional<std::string> CliArgs::value(const std::string& name) const {
+    auto it = m_values.find(name);
+    if (it == m_values.end())
+        return std::nullopt;
+    return it->second;
+}
+
+std::optional<double> CliArgs::number(const std::string& name, double min, double max) const {
+    auto text = value(name);
+    if (!text)
+        return std::nullopt;
+    const char* begin = text->c_str();
+    char* end = nullptr;
+    double v = std::strtod(begin, &end);
+    if (text->empty() || end != begin + text->size() || !std::isfinite(v)) {
+        throw UsageError(name + ": expected a number, got '" + *text + "'");
+    }
+    if (v < min || v > max) {
+        throw UsageError(name + ": " + *text + " is outside [" + std::to_string(min) + ", " +
+                         std::to_string(max) + "]");
+    }
+    return v;
+}
+
+std::optional<long> CliArgs::integer(const std::string& name, long min, long max) const {
+    auto text = value(name);
+    if (!text)
+        return std::nullopt;
+    long v = 0;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+    if (text->empty() || ec != std::errc() || ptr != text->data() + text->size()) {
+        throw UsageError(name + ": expected an integer, got '" + *text + "'");
+    }
+    if (v < min || v > max) {
+        throw UsageError(name + ": " + *text + " is outside [" + std::to_string(min) + ", " +
+                         std::to_string(max) + "]");
+    }
+    return v;
+}
+
+}  // namespace reach::cli

@@ -1,0 +1,127 @@
+// reach-cli breakdown FILE... [--project P.reach] [--rules R.json] [--top N] [--json]
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <ostream>
+
+#include "cliargs.h"
+#include "clicommand.h"
+#include "cliinputs.h"
+#include "clitext.h"
+#include "core/breakdown.h"
+#include "core/breakdownjson.h"
+#include "core/category.h"
+
+namespace reach::cli {
+
+namespace {
+
+constexpr long kDefaultTopText = 5;
+constexpr long kDefaultTopJson = 20;
+
+void printWorkload(std::ostream& os, const Breakdown& b, size_t top) {
+    os << b.workload << "\n";
+    os << "  source    " << b.source << (b.device.empty() ? "" : "  (" + b.device + ")") << "\n";
+    os << "  GPU time  " << duration(b.gpuTimeUs) << " summed over kernels, memcpy and memset\n";
+    if (b.spanUs > 0) {
+        os << "  busy      " << duration(b.busyTimeUs) << " of a " << duration(b.spanUs)
+           << " profiled span (" << percent(b.busyTimeUs / b.spanUs) << " busy, "
+           << percent(1.0 - b.busyTimeUs / b.spanUs) << " idle)\n";
+    }
+    os << "  classified " << percent(b.classifiedShare, 2) << " of GPU time by rules '"
+       << b.rulesName << "'\n\n";
+
+    TextTable shares({"category", "share", "time"});
+    for (Category c : kCategories) {
+        shares.addRow({std::string(categoryLabel(c)), percent(b.share(c)),
+                       duration(b.categoryUs[static_cast<size_t>(c)])});
+    }
+    os << shares.render();
+
+    if (b.hasOpSplit && b.opLinkedUs > 0) {
+        // Linked time goes to the operator's category, unlinked time keeps its name category.
+        os << "\n  operator split (" << percent(b.gpuTimeUs > 0 ? b.opLinkedUs / b.gpuTimeUs : 0)
+           << " of GPU time is linked to its launching ATen operator)\n";
+        TextTable ops({"category", "by name", "by operator"});
+        for (Category c : kCategories) {
+            ops.addRow({std::string(categoryLabel(c)), percent(b.share(c)), percent(b.opShare(c))});
+        }
+        os << ops.render();
+        os << "  name rules and operators agree on " << percent(b.opAgreement())
+           << " of linked time (NCCL excluded)\n";
+    }
+
+    for (Category c : kCategories) {
+        const auto kernels = b.top(c, top);
+        if (kernels.empty())
+            continue;
+        os << "\n  top " << categoryLabel(c) << "\n";
+        TextTable t({"kernel", "family", "share", "time", "calls"});
+        for (const ClassifiedKernel* k : kernels) {
+            t.addRow({shortKernelName(k->stats.name), k->family.empty() ? "-" : k->family,
+                      percent(b.gpuTimeUs > 0 ? k->stats.totalUs / b.gpuTimeUs : 0),
+                      duration(k->stats.totalUs), std::to_string(k->stats.calls)});
+        }
+        os << t.render("    ");
+    }
+}
+
+int runBreakdown(const std::vector<std::string>& argv, CliIo& io) {
+    const CliArgs args(argv, {{"--json"}, {"--rules", "--project", "--top"}});
+    const auto project = args.value("--project");
+    if (args.positionals().empty() && !project) {
+        throw UsageError("no input: give profile files and/or --project P.reach");
+    }
+    const bool json = args.flag("--json");
+    const auto top = static_cast<size_t>(
+        args.integer("--top", 1, 100000).value_or(json ? kDefaultTopJson : kDefaultTopText));
+
+    const RuleSet rules = loadRules(args.value("--rules"));
+    std::vector<Workload> workloads;
+    if (project)
+        workloads = projectWorkloads(*project);
+    for (Workload& w : readProfiles(args.positionals()))
+        workloads.push_back(std::move(w));
+    if (project)
+        rememberRules(*project, rules);
+
+    std::vector<Breakdown> breakdowns;
+    breakdowns.reserve(workloads.size());
+    for (const Workload& w : workloads)
+        breakdowns.push_back(computeBreakdown(w, rules));
+
+    if (json) {
+        nlohmann::json doc;
+        doc["workloads"] = nlohmann::json::array();
+        for (const Breakdown& b : breakdowns)
+            doc["workloads"].push_back(breakdownToJson(b, top));
+        doc["rules"] = {{"name", rules.name()}, {"hash", rules.hash()}};
+        io.out << doc.dump(2) << "\n";
+        return kExitOk;
+    }
+    if (breakdowns.empty())
+        io.out << "no workloads (the project is empty)\n";
+    for (size_t i = 0; i < breakdowns.size(); ++i) {
+        if (i)
+            io.out << "\n";
+        printWorkload(io.out, breakdowns[i], top);
+    }
+    io.out << "\nrules: " << rules.name() << " (" << rules.hash().substr(0, 12) << ")\n";
+    return kExitOk;
+}
+
+}  // namespace
+
+CliCommand breakdownCommand() {
+    return {"breakdown", "GPU time per category, classified share, top kernels per category",
+            "breakdown FILE... [--project P.reach] [--rules R.json] [--top N] [--json]\n"
+            "  FILE         profile: Kineto/PyTorch trace (.json, .json.gz) or nsys SQLite export\n"
+            "  --project P  also every workload imported into project P (and remember the rules)\n"
+            "  --rules R    classification rules (default: the built-in rule set)\n"
+            "  --top N      kernels shown per category (text, default 5) or listed (JSON, "
+            "default 20)\n"
+            "  --json       one JSON document: {\"workloads\":[...],\"rules\":{\"name\",\"hash\"}}",
+            runBreakdown};
+}
+
+}  // namespace reach::cli

@@ -1,0 +1,33 @@
+#include "clicommand.h"
+
+namespace reach::cli {
+
+// The registry. To add a subcommand: write app/cli/cliNAME.cpp defining
+// `CliCommand NAMECommand()` in namespace reach::cli, add the file to your block in
+// app/CMakeLists.txt, and add one line in your block below. Each line declares the function in
+// block scope (so nothing else needs editing) and appends its command, in this exact form:
+//   { extern CliCommand NAMECommand(); list.push_back(NAMECommand()); }
+// (`extern` keeps GCC's -Wvexing-parse quiet).
+const std::vector<CliCommand>& cliCommands() {
+    static const std::vector<CliCommand> kCommands = [] {
+        std::vector<CliCommand> list;
+        // clang-format off
+        // -- cli-begin
+        { extern CliCommand breakdownCommand(); list.push_back(breakdownCommand()); }
+        { extern CliCommand projectCommand(); list.push_back(projectCommand()); }
+        { extern CliCommand rulesCommand(); list.push_back(rulesCommand()); }
+        { extern CliCommand importCommand(); list.push_back(importCommand()); }
+        // -- cli-end
+        // -- records-begin
+        // -- records-end
+        // -- verify-begin
+        // -- verify-end
+        // -- gui-begin
+        // -- gui-end
+        // clang-format on
+        return list;
+    }();
+    return kCommands;
+}
+
+}  // namespace reach::cli

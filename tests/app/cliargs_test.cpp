@@ -1,0 +1,78 @@
+// Argument parsing and text helpers of reach-cli, in-process.
+#include "app/cli/cliargs.h"
+
+#include <gtest/gtest.h>
+
+#include "app/cli/clitext.h"
+
+using reach::cli::ArgSpec;
+using reach::cli::CliArgs;
+using reach::cli::UsageError;
+
+namespace {
+const ArgSpec kSpec{{"--json"}, {"--rules", "--top", "--win-rate"}};
+}
+
+TEST(CliArgs, SeparatesFlagsOptionsAndPositionals) {
+    CliArgs a({"a.json.gz", "--json", "--rules", "r.json", "b.json", "--top=3"}, kSpec);
+    EXPECT_TRUE(a.flag("--json"));
+    EXPECT_EQ(a.value("--rules"), "r.json");
+    EXPECT_EQ(a.integer("--top", 1, 10), 3);
+    EXPECT_EQ(a.positionals(), (std::vector<std::string>{"a.json.gz", "b.json"}));
+    EXPECT_FALSE(a.value("--win-rate").has_value());
+}
+
+TEST(CliArgs, DoubleDashEndsOptions) {
+    CliArgs a({"--", "--json"}, kSpec);
+    EXPECT_FALSE(a.flag("--json"));
+    EXPECT_EQ(a.positionals(), (std::vector<std::string>{"--json"}));
+}
+
+TEST(CliArgs, RejectsUnknownOptionsMissingValuesAndBadNumbers) {
+    EXPECT_THROW(CliArgs({"--nope"}, kSpec), UsageError);
+    EXPECT_THROW(CliArgs({"-j"}, kSpec), UsageError);
+    EXPECT_THROW(CliArgs({"--rules"}, kSpec), UsageError);
+    EXPECT_THROW(CliArgs({"--json=1"}, kSpec), UsageError);
+    EXPECT_THROW(CliArgs({"--win-rate", "abc"}, kSpec).number("--win-rate", 0, 1), UsageError);
+    EXPECT_THROW(CliArgs({"--win-rate", "1.5"}, kSpec).number("--win-rate", 0, 1), UsageError);
+    EXPECT_THROW(CliArgs({"--win-rate", "nan"}, kSpec).number("--win-rate", 0, 1), UsageError);
+    EXPECT_THROW(CliArgs({"--top", "3x"}, kSpec).integer("--top", 1, 10), UsageError);
+    EXPECT_DOUBLE_EQ(*CliArgs({"--win-rate", "0.417"}, kSpec).number("--win-rate", 0, 1), 0.417);
+}
+
+TEST(CliText, ShortensRealKernelNames) {
+    using reach::cli::shortKernelName;
+    // Names as they appear in datasets/profiles traces.
+    EXPECT_EQ(shortKernelName("void at::native::vectorized_elementwise_kernel<4, "
+                              "at::native::CUDAFunctor_add<c10::BFloat16>, "
+                              "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<"
+                              "c10::BFloat16>, std::array<char*, 3ul>)"),
+              "at::native::vectorized_elementwise_kernel<CUDAFunctor_add>");
+    EXPECT_EQ(shortKernelName("nvjet_tst_128x256_64x4_1x2_h_bz_coopB_TNT"),
+              "nvjet_tst_128x256_64x4_1x2_h_bz_coopB_TNT");
+    EXPECT_EQ(shortKernelName("Memcpy HtoD (Pageable -> Device)"),
+              "Memcpy HtoD (Pageable -> Device)");
+    EXPECT_EQ(shortKernelName("std::enable_if<!(false), void>::type internal::gemvx::kernel<int, "
+                              "int, float, float, float, float, false, true, true, false, 7, "
+                              "false, cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<"
+                              "float const>, cublasGemvTensorStridedBatched<float const>, "
+                              "cublasGemvTensorStridedBatched<float>, float> >(cublasGemvParamsEx<"
+                              "int, cublasGemvTensorStridedBatched<float const>, "
+                              "cublasGemvTensorStridedBatched<float const>, "
+                              "cublasGemvTensorStridedBatched<float>, float>)"),
+              "internal::gemvx::kernel<cublasGemvParamsEx>");
+    EXPECT_EQ(shortKernelName("void at::native::(anonymous namespace)::max_pool_forward_nhwc<"
+                              "c10::BFloat16, float>(c10::BFloat16 const*, int)"),
+              "at::native::max_pool_forward_nhwc");
+    EXPECT_EQ(shortKernelName("triton_poi_fused_add_cos_sin_0"), "triton_poi_fused_add_cos_sin_0");
+    EXPECT_LE(shortKernelName(std::string(500, 'x'), 40).size(), 40u);
+}
+
+TEST(CliText, TableAlignsColumns) {
+    reach::cli::TextTable t({"category", "share"});
+    t.addRow({"addressable", "46.1 %"});
+    t.addRow({"overhead", "0.5 %"});
+    const std::string s = t.render("");
+    EXPECT_NE(s.find("addressable  46.1 %"), std::string::npos) << s;
+    EXPECT_NE(s.find("overhead      0.5 %"), std::string::npos) << s;
+}

@@ -1,0 +1,74 @@
+// reach-cli rules: listing a rule set and checking what it leaves unclassified.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "clirunner.h"
+#include "core/category.h"
+
+using nlohmann::json;
+using reach::test::dataset;
+using reach::test::runCli;
+
+namespace {
+const std::string kResnet = dataset("profiles/h200/resnet50_inference.json.gz");
+const std::string kDefaultRules = std::string(REACH_SOURCE_DIR) + "/resources/rules/default.json";
+}  // namespace
+
+TEST(CliRules, ListsTheBuiltInSet) {
+    const auto r = runCli({"rules", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json doc = json::parse(r.out);
+    ASSERT_TRUE(doc["name"].is_string());
+    ASSERT_TRUE(doc["hash"].is_string());
+    ASSERT_TRUE(doc["rules"].is_array());
+    ASSERT_GT(doc["rules"].size(), 10u);
+    for (const json& rule : doc["rules"]) {
+        ASSERT_TRUE(rule["pattern"].is_string());
+        EXPECT_TRUE(reach::categoryFromString(rule["category"].get<std::string>()).has_value())
+            << rule.dump();
+    }
+    const auto text = runCli({"rules"});
+    ASSERT_EQ(text.status, 0);
+    EXPECT_NE(text.out.find("first match wins"), std::string::npos);
+    EXPECT_NE(text.out.find(doc["rules"][0]["pattern"].get<std::string>()), std::string::npos);
+}
+
+TEST(CliRules, TheDefaultFileIsTheBuiltInSet) {
+    const json builtin = json::parse(runCli({"rules", "--json"}).out);
+    const auto r = runCli({"rules", "--rules", kDefaultRules, "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(json::parse(r.out)["hash"], builtin["hash"]);
+}
+
+TEST(CliRules, CheckExitStatusFollowsTheClassifiedShare) {
+    const auto r = runCli({"rules", "check", kResnet, "--json"});
+    ASSERT_FALSE(r.crashed);
+    const json doc = json::parse(r.out);
+    const double classified = doc["workloads"][0]["classified_share"].get<double>();
+    EXPECT_EQ(r.status, classified >= 0.995 ? 0 : 1);
+    EXPECT_EQ(doc["pass"].get<bool>(), r.status == 0);
+    EXPECT_TRUE(doc["workloads"][0]["unmatched"].is_array());
+    EXPECT_TRUE(doc["workloads"][0]["disagreements"].is_array());
+    // The same share as breakdown reports.
+    const json b = json::parse(runCli({"breakdown", kResnet, "--json"}).out);
+    EXPECT_DOUBLE_EQ(b["workloads"][0]["classified_share"].get<double>(), classified);
+}
+
+TEST(CliRules, CheckWithARuleSetThatMatchesLittleSaysNo) {
+    // A real rule file cut down to its first rule (memcpy): the kernels are left unmatched.
+    reach::test::TempDir dir;
+    json rules = json::parse(reach::test::readFile(kDefaultRules));
+    rules["name"] = "memcpy-only";
+    rules["rules"] = json::array({rules["rules"][0]});
+    const std::string path = dir.path("memcpy-only.json");
+    reach::test::writeFile(path, rules.dump(2));
+    const auto r = runCli({"rules", "check", kResnet, "--rules", path, "--json"});
+    EXPECT_EQ(r.status, 1) << r.err;
+    const json doc = json::parse(r.out);
+    EXPECT_EQ(doc["rules"]["name"], "memcpy-only");
+    EXPECT_FALSE(doc["workloads"][0]["unmatched"].empty());
+    // Accepting any share turns the answer into yes.
+    const auto any =
+        runCli({"rules", "check", kResnet, "--rules", path, "--min-classified", "0", "--json"});
+    EXPECT_EQ(any.status, 0) << any.err;
+}
