@@ -1,0 +1,341 @@
+// The speedup view: what is drawn equals the RecordsModel (points, bins, ECDF steps, legend
+// statistics, median lines, suspicious marks), a click on a point selects its record, the model
+// passes QAbstractItemModelTester, and Re-verify runs the real VerifyQueue against a stand-in
+// verifier process and writes the verdict back into the model and the plot.
+#include <qcustomplot.h>
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QFile>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <algorithm>
+#include <cmath>
+
+#include "core/recordstats.h"
+#include "plotstestdata.h"
+#include "ui/speedupview.h"
+
+using namespace reach;
+
+namespace {
+
+std::vector<double> plottedSpeedups(const RecordsModel& m, int set) {
+    std::vector<double> v;
+    for (const EvalRecord& r : m.sets()[size_t(set)].records) {
+        if (r.correct && r.speedup)
+            v.push_back(*r.speedup);
+    }
+    std::sort(v.begin(), v.end());
+    return v;
+}
+
+QCPGraph* graphOf(const SpeedupView& view, int set) {
+    return qobject_cast<QCPGraph*>(view.plotBuilder().setPlottable(set));
+}
+
+std::vector<double> keysOf(const QCPGraph* g) {
+    std::vector<double> k;
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+        k.push_back(it->key);
+    return k;
+}
+
+}  // namespace
+
+class SpeedupViewTest : public QObject {
+    Q_OBJECT
+private slots:
+    void init();
+    void modelPassesItemModelTester();
+    void stripPointsAndLegendEqualTheModel();
+    void histogramBinsCountTheModelsRecords();
+    void ecdfStepsAreTheCumulativeShares();
+    void suspiciousMarksAreTheFlaggedRecords();
+    void clickingAPointSelectsItsRecord();
+    void clickingAHistogramBinSelectsItsRecords();
+    void reverifyStoresVerdictsFromTheVerifier();
+    void withoutGpuTheActionsSaySoAndAreDisabled();
+
+private:
+    std::unique_ptr<SpeedupView> m_view;
+};
+
+void SpeedupViewTest::init() {
+    m_view = std::make_unique<SpeedupView>();
+    m_view->model()->setSuspicionOptions(plotstest::suspicionOptions());
+    m_view->model()->setSets(plotstest::loadSets());
+    m_view->resize(900, 700);
+}
+
+void SpeedupViewTest::modelPassesItemModelTester() {
+    RecordsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setSuspicionOptions(plotstest::suspicionOptions());
+    model.setSets(plotstest::loadSets());
+    QVERIFY(model.rowCount() > 10);
+    int total = 0;
+    for (const RecordSet& s : model.sets())
+        total += int(s.records.size());
+    QCOMPARE(model.rowCount(), total);
+    for (int row = 0; row < model.rowCount(); ++row)
+        QCOMPARE(model.rowFor(model.refForRow(row)), row);
+    model.setVerification({0, 0}, Verification::Failed, {"fail", "written_fraction 0.003"});
+    QCOMPARE(model.record({0, 0}).verification, Verification::Failed);
+    QCOMPARE(model.data(model.index(0, RecordsModel::VerificationColumn)).toString(),
+             QStringLiteral("failed"));
+    QVERIFY(model.isSuspicious({0, 0}));  // refuted by the verifier
+    model.setSets({});
+    QCOMPARE(model.rowCount(), 0);
+}
+
+void SpeedupViewTest::stripPointsAndLegendEqualTheModel() {
+    m_view->setMode(SpeedupPlot::Mode::Strip);
+    const RecordsModel& m = *m_view->model();
+    const int nSets = int(m.sets().size());
+    QCOMPARE(nSets, 3);
+    for (int s = 0; s < nSets; ++s) {
+        QCPGraph* g = graphOf(*m_view, s);
+        QVERIFY(g);
+        const std::vector<double> expected = plottedSpeedups(m, s);
+        QVERIFY(!expected.empty());
+        QCOMPARE(keysOf(g), expected);
+        const double row = nSets - 1 - s;
+        for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
+            QVERIFY(std::abs(it->value - row) <= 0.25);
+        }
+        // The legend's statistics are core's, per problem over the best sample.
+        const std::vector<RecordStats> st =
+            computeGroupedStats(m.sets()[size_t(s)].records, GroupBy::None, {});
+        QCOMPARE(m.stats(s).winners, st[0].winners);
+        QCOMPARE(m.stats(s).denominator, st[0].denominator);
+        QVERIFY(g->name().contains(
+            QStringLiteral("(%1/%2)").arg(st[0].winners).arg(st[0].denominator)));
+        if (st[0].medianSpeedup) {
+            QVERIFY(g->name().contains(QString::number(*st[0].medianSpeedup, 'f', 3)));
+        }
+    }
+    // 1x line and one median line per set that has winners.
+    std::vector<double> lines;
+    for (int i = 0; i < m_view->plot()->itemCount(); ++i) {
+        if (auto* l = qobject_cast<QCPItemStraightLine*>(m_view->plot()->item(i))) {
+            lines.push_back(l->point1->coords().x());
+        }
+    }
+    QVERIFY(std::count(lines.begin(), lines.end(), 1.0) >= 1);
+    for (int s = 0; s < nSets; ++s) {
+        if (const auto med = m.stats(s).medianSpeedup) {
+            QVERIFY(std::find(lines.begin(), lines.end(), *med) != lines.end());
+        }
+    }
+    QCOMPARE(m_view->plot()->xAxis->scaleType(), QCPAxis::stLogarithmic);
+}
+
+void SpeedupViewTest::histogramBinsCountTheModelsRecords() {
+    m_view->setMode(SpeedupPlot::Mode::Histogram);
+    const RecordsModel& m = *m_view->model();
+    for (int s = 0; s < int(m.sets().size()); ++s) {
+        QCPGraph* g = graphOf(*m_view, s);
+        const std::vector<double> speedups = plottedSpeedups(m, s);
+        std::vector<double> edges = keysOf(g);
+        double sum = 0;
+        for (size_t b = 0; b + 1 < edges.size(); ++b) {
+            const double count = (g->data()->constBegin() + int(b))->value;
+            const auto n = std::count_if(speedups.begin(), speedups.end(), [&](double v) {
+                return v >= edges[b] * (1 - 1e-12) && v < edges[b + 1] * (1 - 1e-12);
+            });
+            QCOMPARE(count, double(n));
+            QCOMPARE(std::log2(edges[b + 1] / edges[b]), SpeedupPlot::kBinOctaves);
+            sum += count;
+        }
+        QCOMPARE(sum, double(speedups.size()));
+    }
+}
+
+void SpeedupViewTest::ecdfStepsAreTheCumulativeShares() {
+    m_view->setMode(SpeedupPlot::Mode::Ecdf);
+    const RecordsModel& m = *m_view->model();
+    for (int s = 0; s < int(m.sets().size()); ++s) {
+        QCPGraph* g = graphOf(*m_view, s);
+        const std::vector<double> speedups = plottedSpeedups(m, s);
+        QCOMPARE(keysOf(g), speedups);
+        int i = 0;
+        for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it, ++i) {
+            QCOMPARE(it->value, double(i + 1) / double(speedups.size()));
+        }
+    }
+}
+
+void SpeedupViewTest::suspiciousMarksAreTheFlaggedRecords() {
+    m_view->setMode(SpeedupPlot::Mode::Strip);
+    const RecordsModel& m = *m_view->model();
+    std::vector<double> expected;
+    for (RecordRef r : m.suspiciousRecords()) {
+        const EvalRecord& rec = m.record(r);
+        if (rec.correct && rec.speedup)
+            expected.push_back(*rec.speedup);
+    }
+    std::sort(expected.begin(), expected.end());
+    // The test data holds a degenerate-reference softmax, a >10x speedup and a refuted record.
+    QVERIFY(expected.size() >= 3);
+    QVERIFY(expected.back() > 10.0);
+    auto* marks = qobject_cast<QCPGraph*>(m_view->plotBuilder().suspiciousPlottable());
+    QVERIFY(marks);
+    QCOMPARE(keysOf(marks), expected);
+    for (int i = 0; i < marks->dataCount(); ++i) {
+        const auto refs = m_view->plotBuilder().recordsAt(marks, i);
+        QCOMPARE(refs.size(), size_t(1));
+        QVERIFY(m.isSuspicious(refs[0]));
+    }
+}
+
+void SpeedupViewTest::clickingAPointSelectsItsRecord() {
+    m_view->setMode(SpeedupPlot::Mode::Strip);
+    m_view->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+    QCustomPlot* plot = m_view->plot();
+    plot->replot();
+    // The fastest KernelBench run record that is not marked (a mark sits on top of its point).
+    const int set = 2;
+    QCPGraph* g = graphOf(*m_view, set);
+    int index = -1;
+    for (int i = g->dataCount() - 1; i >= 0; --i) {
+        const RecordRef r = m_view->plotBuilder().recordsAt(g, i).at(0);
+        if (!m_view->model()->isSuspicious(r)) {
+            index = i;
+            break;
+        }
+    }
+    QVERIFY(index >= 0);
+    const RecordRef expected = m_view->plotBuilder().recordsAt(g, index).at(0);
+    const auto point = g->data()->at(index);
+    const QPoint pos(qRound(plot->xAxis->coordToPixel(point->key)),
+                     qRound(plot->yAxis->coordToPixel(point->value)));
+    QSignalSpy selected(m_view.get(), &SpeedupView::recordsSelected);
+    QTest::mouseClick(plot, Qt::LeftButton, {}, pos);
+    QCOMPARE(selected.count(), 1);
+    const std::vector<RecordRef> sel = m_view->selectedRecords();
+    QCOMPARE(sel.size(), size_t(1));
+    QCOMPARE(sel[0], expected);
+    // The selected table row shows that record.
+    const QModelIndex current = m_view->table()->selectionModel()->selectedRows().at(0);
+    QCOMPARE(current.siblingAtColumn(RecordsModel::SpeedupColumn).data().toString(),
+             QStringLiteral("%1x").arg(*m_view->model()->record(expected).speedup, 0, 'f', 3));
+}
+
+void SpeedupViewTest::clickingAHistogramBinSelectsItsRecords() {
+    m_view->setMode(SpeedupPlot::Mode::Histogram);
+    m_view->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+    QCustomPlot* plot = m_view->plot();
+    plot->replot();
+    const int set = 0;  // model-a
+    QCPGraph* g = graphOf(*m_view, set);
+    // The tallest bin; click inside it, halfway up, away from its edges.
+    int bin = 0;
+    for (int i = 0; i + 1 < g->dataCount(); ++i) {
+        if (g->data()->at(i)->value > g->data()->at(bin)->value)
+            bin = i;
+    }
+    const double lo = g->data()->at(bin)->key, hi = g->data()->at(bin + 1)->key;
+    const double x = (plot->xAxis->coordToPixel(lo) + plot->xAxis->coordToPixel(hi)) / 2;
+    const double y = plot->yAxis->coordToPixel(g->data()->at(bin)->value);
+    QTest::mouseClick(plot, Qt::LeftButton, {}, QPoint(qRound(x), qRound(y)));
+    std::vector<RecordRef> sel = m_view->selectedRecords();
+    std::vector<RecordRef> expected = m_view->plotBuilder().recordsAt(g, bin);
+    QCOMPARE(double(expected.size()), g->data()->at(bin)->value);
+    auto order = [](RecordRef a, RecordRef b) { return a.record < b.record; };
+    std::sort(sel.begin(), sel.end(), order);
+    std::sort(expected.begin(), expected.end(), order);
+    QVERIFY(sel == expected);
+}
+
+void SpeedupViewTest::reverifyStoresVerdictsFromTheVerifier() {
+    // Records whose candidates and problem files exist on disk, as a user's folder would hold them.
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkpath("problems"));
+    std::vector<RecordSet> sets = plotstest::loadSets();
+    RecordSet& set = sets[0];  // model-a
+    const char* names[] = {"pass", "crash", "fail"};
+    for (size_t i = 0; i < set.records.size(); ++i) {
+        EvalRecord& r = set.records[i];
+        r.source = dir.filePath("records.jsonl").toStdString();
+        r.artifactPath = std::string("kernels/") + names[i % 3] + "_" + std::to_string(i) + ".cu";
+        QVERIFY(QDir(dir.path()).mkpath("kernels"));
+        QFile c(dir.filePath(QString::fromStdString(r.artifactPath)));
+        QVERIFY(c.open(QIODevice::WriteOnly));
+        QFile p(dir.filePath("problems/" + QString::fromStdString(r.problemId) + ".json"));
+        QVERIFY(p.open(QIODevice::WriteOnly));
+        p.write(R"({"id":"x","op":"softmax","dtype":"bf16","shapes":{"x":[4,8]},"seed":1})");
+    }
+    m_view->model()->setSets(std::move(sets));
+
+    VerifyQueue queue;
+    queue.setProgram(QStringLiteral(REACH_FAKE_VERIFIER));
+    queue.setTimeoutMs(20000);
+    m_view->setVerifyQueue(&queue);
+    QSignalSpy stored(m_view.get(), &SpeedupView::verificationFinished);
+    QSignalSpy idle(&queue, &VerifyQueue::idle);
+    const std::vector<RecordRef> refs = {{0, 0}, {0, 1}, {0, 2}};
+    QCOMPARE(m_view->reverify(refs), 3);
+    QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 20000);
+    QCOMPARE(stored.count(), 3);
+    const RecordsModel& m = *m_view->model();
+    QCOMPARE(m.record({0, 0}).verification, Verification::Passed);
+    QCOMPARE(m.record({0, 1}).verification, Verification::Failed);
+    QCOMPARE(m.record({0, 1}).verificationReasons.at(0), std::string("crashed"));
+    QCOMPARE(m.record({0, 2}).verification, Verification::Failed);
+    QCOMPARE(m.record({0, 2}).verificationReasons.at(0), std::string("fail"));
+    QCOMPARE(m.record({0, 2}).verificationReasons.at(1),
+             std::string("written_fraction 0.003 below 1.0"));
+    // A refuted, correct-and-timed record is now marked in the plot.
+    const EvalRecord& refuted = m.record({0, 2});
+    if (refuted.correct && refuted.speedup) {
+        auto* marks = qobject_cast<QCPGraph*>(m_view->plotBuilder().suspiciousPlottable());
+        QVERIFY(marks);
+        bool found = false;
+        for (int i = 0; i < marks->dataCount(); ++i) {
+            const auto r = m_view->plotBuilder().recordsAt(marks, i);
+            found = found || (r.size() == 1 && r[0] == RecordRef{0, 2});
+        }
+        QVERIFY(found);
+    }
+}
+
+void SpeedupViewTest::withoutGpuTheActionsSaySoAndAreDisabled() {
+    VerifyQueue queue;
+    queue.setProgram(QStringLiteral(REACH_FAKE_VERIFIER));
+    m_view->setVerifyQueue(&queue);
+    m_view->selectRecords({{0, 0}});
+    QVERIFY(m_view->reverifyAction()->isEnabled());
+    QVERIFY(m_view->reverifySuspiciousAction()->isEnabled());
+    queue.setGpuAvailable(false, QStringLiteral("no CUDA device"));
+    QVERIFY(!m_view->reverifyAction()->isEnabled());
+    QVERIFY(!m_view->reverifySuspiciousAction()->isEnabled());
+    QVERIFY(m_view->reverifyAction()->toolTip().contains("no CUDA device"));
+    bool labelSaysSo = false;
+    for (QLabel* l : m_view->findChildren<QLabel*>()) {
+        labelSaysSo = labelSaysSo || l->text().contains("no CUDA device");
+    }
+    QVERIFY(labelSaysSo);
+    QCOMPARE(m_view->reverify({{0, 0}}), 0);
+
+    // A verifier that reports no_gpu switches the actions off by itself.
+    queue.setGpuAvailable(true);
+    QVERIFY(m_view->reverifyAction()->isEnabled());
+    VerifyJob job;
+    job.recordKey = RecordsModel::keyFor({0, 0});
+    job.problemPath = "p.json";
+    job.candidatePath = "nogpu.cu";
+    QSignalSpy idle(&queue, &VerifyQueue::idle);
+    queue.enqueue({job});
+    QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 10000);
+    QVERIFY(!queue.gpuAvailable());
+    QVERIFY(!m_view->reverifyAction()->isEnabled());
+    QCOMPARE(m_view->model()->record({0, 0}).verification, Verification::Passed);  // unchanged
+}
+
+QTEST_MAIN(SpeedupViewTest)
+#include "speedupview_test.moc"
