@@ -19,6 +19,7 @@ const std::vector<CliCommand>& cliCommands() {
         { extern CliCommand importCommand(); list.push_back(importCommand()); }
         // -- cli-end
         // -- records-begin
+        { CliCommand speedupsCommand(); list.push_back(speedupsCommand()); }
         // -- records-end
         // -- verify-begin
         // -- verify-end

@@ -1,0 +1,226 @@
+// reach-cli speedups RECORDS... [--json] [--group-by model|backend|category|level]
+//   [--denominator N] [--map FIELD=COLUMN ...] [--baseline FILE ...] [--project P.reach]
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <map>
+#include <ostream>
+
+#include "cliargs.h"
+#include "clicommand.h"
+#include "cliinputs.h"
+#include "clitext.h"
+#include "core/projectstore.h"
+#include "core/recordreader.h"
+#include "core/recordstats.h"
+#include "core/recordstore.h"
+#include "core/suspicion.h"
+
+namespace reach::cli {
+
+namespace {
+
+std::string fixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+std::string speedupText(const std::optional<double>& v) {
+    return v ? fixed(*v, 3) + "x" : "-";
+}
+
+// CliArgs keeps the last value of an option; --map and --baseline repeat, so they are taken out
+// first ("--map a=b" and "--map=a=b").
+std::vector<std::string> takeRepeated(std::vector<std::string>& args, const std::string& name) {
+    std::vector<std::string> values;
+    std::vector<std::string> rest;
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--") {
+            rest.insert(rest.end(), args.begin() + static_cast<long>(i), args.end());
+            break;
+        }
+        if (args[i] == name) {
+            if (i + 1 >= args.size())
+                throw UsageError(name + " needs a value");
+            values.push_back(args[++i]);
+        } else if (args[i].rfind(name + "=", 0) == 0) {
+            values.push_back(args[i].substr(name.size() + 1));
+        } else {
+            rest.push_back(args[i]);
+        }
+    }
+    args = std::move(rest);
+    return values;
+}
+
+int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
+    std::vector<std::string> remaining = argv;
+    const auto maps = takeRepeated(remaining, "--map");
+    const auto baselines = takeRepeated(remaining, "--baseline");
+    const CliArgs args(
+        remaining, {{"--json", "--verified-only"},
+                    {"--group-by", "--denominator", "--level", "--model", "--backend", "--dtype",
+                     "--categories", "--project", "--seed", "--resamples", "--threshold",
+                     "--degenerate", "--preset", "--save-preset"}});
+    const auto project = args.value("--project");
+    if (args.positionals().empty() && !project) {
+        throw UsageError("no records: give one or more records files or --project P.reach");
+    }
+    StatsOptions options;
+    GroupBy groupBy = GroupBy::None;
+    if (auto g = args.value("--group-by")) {
+        auto parsed = groupByFromString(*g);
+        if (!parsed)
+            throw UsageError("--group-by: expected model, backend, category or level");
+        groupBy = *parsed;
+    }
+    if (auto d = args.integer("--denominator", 1, 1000000))
+        options.denominator = static_cast<int>(*d);
+    if (auto s = args.integer("--seed", 0, 2147483647))
+        options.seed = static_cast<uint64_t>(*s);
+    if (auto r = args.integer("--resamples", 100, 1000000))
+        options.resamples = static_cast<int>(*r);
+    if (args.flag("--verified-only"))
+        options.basis = CorrectnessBasis::Verified;
+
+    RecordReadOptions read;
+    read.kernelBench.level = static_cast<int>(args.integer("--level", 1, 3).value_or(1));
+    read.kernelBench.model = args.value("--model").value_or("");
+    read.kernelBench.backend = args.value("--backend").value_or("");
+    read.kernelBench.dtype = args.value("--dtype").value_or("");
+    read.kernelBench.categoriesCsv = args.value("--categories").value_or("");
+    for (const auto& b : baselines)
+        read.kernelBench.baselines.push_back({b});
+    read.verifier.model = read.kernelBench.model;
+    std::optional<ProjectStore> store;
+    if (project)
+        store = ProjectStore::open(*project);
+    if (auto preset = args.value("--preset")) {
+        if (!store)
+            throw UsageError("--preset needs --project P.reach (presets live in a project)");
+        for (const ColumnMapping& m : mappingPresets(*store)) {
+            if (m.name == *preset)
+                read.mapping = m;
+        }
+        if (!read.mapping)
+            throw UsageError("no mapping preset named '" + *preset + "' in " + *project);
+    }
+    if (!maps.empty()) {
+        ColumnMapping m = read.mapping.value_or(ColumnMapping{});
+        for (const auto& a : maps)
+            m.addFromArgument(a, "command line");
+        m.validate("command line");
+        read.mapping = m;
+    }
+    if (auto name = args.value("--save-preset")) {
+        if (!store || !read.mapping)
+            throw UsageError("--save-preset needs --map ... and --project P.reach");
+        read.mapping->name = *name;
+        saveMappingPreset(*store, *read.mapping);
+    }
+
+    std::vector<EvalRecord> records;
+    for (const std::string& path : args.positionals()) {
+        auto rs = readRecords(path, read);
+        // A stored import is one transaction per file: a bad file stores nothing.
+        if (store)
+            importRecordSet(*store, path, path, detectRecordFormat(path, read), rs);
+        for (auto& r : rs)
+            records.push_back(std::move(r));
+    }
+    if (store && args.positionals().empty()) {
+        for (const RecordSetEntry& set : recordSets(*store)) {
+            for (auto& r : loadRecordSet(*store, set.id))
+                records.push_back(std::move(r));
+            if (!options.denominator && set.denominator)
+                options.denominator = set.denominator;
+        }
+    }
+
+    const std::vector<RecordStats> groups = computeGroupedStats(records, groupBy, options);
+    if (args.flag("--json")) {
+        io.out << recordStatsToJson(groups).dump(2) << "\n";
+        return kExitOk;
+    }
+
+    SuspicionOptions flags;
+    if (auto t = args.number("--threshold", 1.0, 1e9))
+        flags.speedupThreshold = *t;
+    if (auto d = args.value("--degenerate"))
+        flags.degenerate = readDegenerateProblems(*d);
+    std::map<SuspicionKind, int> flagged;
+    for (const EvalRecord& r : records) {
+        for (const Suspicion& s : suspicionsFor(r, flags))
+            ++flagged[s.kind];
+    }
+
+    io.out << records.size() << " records; a problem counts once per model/backend (its best "
+           << "correct sample); correct = " << correctnessBasisLabel(options.basis) << "\n\n";
+    TextTable t({std::string(groupBy == GroupBy::None ? "set" : groupByKey(groupBy)), "attempted",
+                 "compiled", "correct", "winners", "win rate [95% CI]", "median [95% CI]",
+                 "geomean", "max", "median correct", "fast_1", "fast_2"});
+    for (const RecordStats& s : groups) {
+        t.addRow({s.key, std::to_string(s.attempted), std::to_string(s.compiled),
+                  std::to_string(s.correct),
+                  std::to_string(s.winners) + "/" + std::to_string(s.denominator),
+                  percent(s.winRate) + " [" + percent(s.winRateCi.lo) + ", " +
+                      percent(s.winRateCi.hi) + "]",
+                  speedupText(s.medianSpeedup) +
+                      (s.medianSpeedupCi ? " [" + fixed(s.medianSpeedupCi->lo, 3) + ", " +
+                                               fixed(s.medianSpeedupCi->hi, 3) + "]"
+                                         : ""),
+                  speedupText(s.geomeanSpeedup), speedupText(s.maxSpeedup),
+                  speedupText(s.medianSpeedupCorrect), fixed(s.fastP[3], 3), fixed(s.fastP[5], 3)});
+    }
+    io.out << t.render();
+    io.out << "\nwin rate = winners / denominator (" +
+                  std::string(options.denominator
+                                  ? "set with --denominator"
+                                  : "attempted problems; change with --denominator") +
+                  "); winner = correct and speedup > 1 over the fastest baseline\n"
+                  "fast_p (KernelBench) = share of attempted problems correct with speedup > p; "
+                  "intervals: seeded percentile bootstrap (seed "
+           << options.seed << ", " << options.resamples << " resamples)\n";
+    if (!flagged.empty()) {
+        io.out << "\nsuspicion flags (records):";
+        for (const auto& [kind, n] : flagged)
+            io.out << " " << suspicionKey(kind) << " " << n;
+        io.out << "\n";
+    }
+    if (store)
+        io.out << "\nproject: " << *project << "\n";
+    return kExitOk;
+}
+
+}  // namespace
+
+CliCommand speedupsCommand() {
+    return {
+        "speedups",
+        "win rate, median/geomean/max speedup, fast_p and intervals of evaluation records",
+        "speedups RECORDS... [--json] [--group-by model|backend|category|level]\n"
+        "         [--denominator N] [--verified-only] [--map FIELD=COLUMN ...]\n"
+        "         [--baseline FILE ...] [--level L] [--model M] [--backend B] [--dtype D]\n"
+        "         [--categories level1_categories.csv] [--project P.reach]\n"
+        "         [--preset NAME] [--save-preset NAME] [--seed S] [--resamples R]\n"
+        "         [--threshold X] [--degenerate kb_level1_h200_bf16.json]\n"
+        "  RECORDS        Reach JSONL (docs/records.md), KernelBench eval_results.json (with\n"
+        "                 --baseline baseline_time_*.json, repeatable; the fastest is used),\n"
+        "                 reach-verify output (a file or a folder of them), or a CSV/JSON list\n"
+        "                 read with --map (problem=, model=, speedup=, candidate_time=,\n"
+        "                 baseline_time=, correct=, level=, category=, time_unit=ms, ...)\n"
+        "  --denominator  win-rate denominator (e.g. 56); attempted problems by default\n"
+        "  --verified-only  count as correct only what Reach's verifier passed\n"
+        "  --project      store each file in the project (one transaction per file); without\n"
+        "                 RECORDS, use every record set stored there\n"
+        "  --json         "
+        "{\"groups\":[{\"key\",\"attempted\",\"compiled\",\"correct\",\"winners\",\n"
+        "                 \"win_rate\",\"median_speedup\",\"geomean_speedup\",\"max_speedup\",\n"
+        "                 "
+        "\"median_speedup_correct\",\"fast_p\":{\"0\",\"0.5\",\"0.8\",\"1\",\"1.5\",\"2\"},\n"
+        "                 \"ci95\":{\"win_rate\":[lo,hi],\"median_speedup\":[lo,hi]}}]}",
+        runSpeedups};
+}
+
+}  // namespace reach::cli

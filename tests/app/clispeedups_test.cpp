@@ -1,0 +1,133 @@
+// reach-cli speedups: the JSON contract, grouping, the editable denominator, mapped CSV input,
+// KernelBench run results with the real baselines, storing in a project, and bad input (exit 2).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "clirunner.h"
+
+using nlohmann::json;
+using reach::test::dataset;
+using reach::test::runCli;
+
+namespace {
+
+const std::string kSmall = std::string(REACH_TEST_DATA) + "/records/small.jsonl";
+const std::string kRun = std::string(REACH_TEST_DATA) + "/kernelbench/eval_results.json";
+
+json parseOk(const reach::test::CliResult& r) {
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    return json::parse(r.out);
+}
+
+const json& byKey(const json& doc, const std::string& key) {
+    for (const json& g : doc["groups"]) {
+        if (g["key"] == key)
+            return g;
+    }
+    throw std::runtime_error("no group " + key);
+}
+
+}  // namespace
+
+TEST(CliSpeedups, JsonContractOnTheSmallSet) {
+    const json doc = parseOk(runCli({"speedups", kSmall, "--json"}));
+    ASSERT_EQ(doc.size(), 1u);
+    ASSERT_EQ(doc["groups"].size(), 1u);
+    const json& g = doc["groups"][0];
+    const std::vector<std::string> keys = {"key",
+                                           "attempted",
+                                           "compiled",
+                                           "correct",
+                                           "winners",
+                                           "win_rate",
+                                           "median_speedup",
+                                           "geomean_speedup",
+                                           "max_speedup",
+                                           "median_speedup_correct",
+                                           "fast_p",
+                                           "ci95"};
+    EXPECT_EQ(g.size(), keys.size());
+    for (const auto& k : keys)
+        EXPECT_TRUE(g.contains(k)) << k;
+    EXPECT_EQ(g["attempted"], 10);
+    EXPECT_EQ(g["winners"], 5);
+    EXPECT_DOUBLE_EQ(g["win_rate"].get<double>(), 0.5);
+    EXPECT_DOUBLE_EQ(g["median_speedup"].get<double>(), 1.5);
+    EXPECT_DOUBLE_EQ(g["fast_p"]["0.8"].get<double>(), 0.5);
+    EXPECT_DOUBLE_EQ(g["fast_p"]["2"].get<double>(), 0.1);
+    EXPECT_EQ(g["ci95"]["win_rate"].size(), 2u);
+    EXPECT_EQ(g["ci95"]["median_speedup"].size(), 2u);
+    // Seeded: the same command prints the same document.
+    EXPECT_EQ(parseOk(runCli({"speedups", kSmall, "--json"})), doc);
+}
+
+TEST(CliSpeedups, GroupByAndDenominator) {
+    const json doc = parseOk(
+        runCli({"speedups", kSmall, "--json", "--group-by", "model", "--denominator", "56"}));
+    ASSERT_EQ(doc["groups"].size(), 2u);
+    EXPECT_NEAR(byKey(doc, "model-a")["win_rate"].get<double>(), 3.0 / 56, 1e-12);
+    EXPECT_NEAR(byKey(doc, "model-b")["median_speedup"].get<double>(), 2.05, 1e-12);
+    const json backends = parseOk(runCli({"speedups", kSmall, "--json", "--group-by=backend"}));
+    EXPECT_EQ(byKey(backends, "cuda")["attempted"], 4);
+    const json verified = parseOk(runCli({"speedups", kSmall, "--json", "--verified-only"}));
+    EXPECT_EQ(verified["groups"][0]["winners"], 3);
+}
+
+TEST(CliSpeedups, KernelBenchRunWithTheRealBaselines) {
+    const json doc =
+        parseOk(runCli({"speedups", kRun, "--json", "--baseline",
+                        dataset("kernelbench/H100_Modal_baseline_time_torch.json"), "--categories",
+                        dataset("kernelbench/level1_categories.csv"), "--group-by", "category"}));
+    EXPECT_EQ(byKey(doc, "matmul")["attempted"], 2);
+    EXPECT_NEAR(byKey(doc, "softmax")["median_speedup"].get<double>(), 2.0, 0.005);
+    EXPECT_EQ(byKey(doc, "normalization")["winners"], 1);  // 36_RMSNorm_ 1.5x; 40 failed
+}
+
+TEST(CliSpeedups, MappedCsvAndProject) {
+    reach::test::TempDir dir;
+    const std::string csv = dir.path("board.csv");
+    reach::test::writeFile(csv, "task,llm,x\nsoftmax,m1,1.4\nlayernorm,m1,0.8\ngelu,m2,2.5\n");
+    const std::string project = dir.path("p.reach");
+    const json doc = parseOk(
+        runCli({"speedups", csv, "--map", "problem=task", "--map", "model=llm", "--map=speedup=x",
+                "--json", "--project", project, "--save-preset", "board"}));
+    EXPECT_EQ(doc["groups"][0]["attempted"], 3);
+    EXPECT_EQ(doc["groups"][0]["winners"], 2);
+    // The stored set answers without the file, and the preset reads the file again.
+    EXPECT_EQ(parseOk(runCli({"speedups", "--project", project, "--json"})), doc);
+    const json again =
+        parseOk(runCli({"speedups", csv, "--preset", "board", "--project", project, "--json"}));
+    EXPECT_EQ(again["groups"][0]["winners"], 2);
+    // Presets live in a project: another project does not have it.
+    EXPECT_EQ(
+        runCli({"speedups", csv, "--preset", "board", "--project", dir.path("q.reach")}).status, 2);
+}
+
+TEST(CliSpeedups, BadInputExitsTwoWithOneLineNamingFileAndField) {
+    reach::test::TempDir dir;
+    const std::string bad = dir.path("bad.jsonl");
+    reach::test::writeFile(bad,
+                           "{\"problem_id\":\"1\",\"compiled\":true,\"correct\":true}\n"
+                           "{\"problem_id\":\"2\",\"compiled\":\"no\",\"correct\":false}\n");
+    auto r = runCli({"speedups", bad, "--json"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_TRUE(r.out.empty());
+    ASSERT_EQ(r.errLines().size(), 1u) << r.err;
+    EXPECT_NE(r.err.find(bad), std::string::npos);
+    EXPECT_NE(r.err.find("line 2"), std::string::npos);
+    EXPECT_NE(r.err.find("\"compiled\""), std::string::npos);
+
+    // A bad file stores nothing in the project.
+    const std::string project = dir.path("p.reach");
+    EXPECT_EQ(runCli({"speedups", kSmall, bad, "--project", project}).status, 2);
+    const json stored = parseOk(runCli({"speedups", "--project", project, "--json"}));
+    EXPECT_EQ(stored["groups"][0]["attempted"], 10);  // small.jsonl only
+
+    r = runCli({"speedups", kRun});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("baseline"), std::string::npos);
+    EXPECT_EQ(runCli({"speedups", kSmall, "--group-by", "gpu"}).status, 2);
+    EXPECT_EQ(runCli({"speedups", kSmall, "--map", "speed=x"}).status, 2);
+    EXPECT_EQ(runCli({"speedups"}).status, 2);
+}
