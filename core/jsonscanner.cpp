@@ -89,6 +89,33 @@ inline const char* findQuoteOrEscape(const char* p, const char* end) {
     return p;
 }
 
+// Eight ASCII digits at once (the SWAR trick of fast_float / simdjson): timestamps have 16.
+inline bool eightDigits(const char* p, uint64_t& value) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    if (((v + 0x4646464646464646ULL) | (v - 0x3030303030303030ULL)) & 0x8080808080808080ULL) {
+        return false;
+    }
+    v -= 0x3030303030303030ULL;
+    v = (v * 10) + (v >> 8);
+    value = (((v & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+             (((v >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+            32;
+    return true;
+}
+
+// Appends the digits at p to m (wrapping on overflow: callers bound the digit count).
+inline const char* readDigits(const char* p, const char* end, uint64_t& m) {
+    uint64_t eight;
+    while (p + 8 <= end && eightDigits(p, eight)) {
+        m = m * 100000000ULL + eight;
+        p += 8;
+    }
+    while (p < end && unsigned(*p - '0') < 10)
+        m = m * 10 + unsigned(*p++ - '0');
+    return p;
+}
+
 char* putUtf8(char* out, uint32_t cp) {
     if (cp < 0x80) {
         *out++ = char(cp);
@@ -485,15 +512,13 @@ double JsonScanner::number() {
         p += neg;
         uint64_t m = 0;
         const char* d0 = p;
-        while (p < e && unsigned(*p - '0') < 10)
-            m = m * 10 + unsigned(*p++ - '0');
+        p = readDigits(p, e, m);
         int digits = int(p - d0);
         int frac = 0;
         bool leadingZero = digits > 1 && *d0 == '0';
         if (p < e && *p == '.') {
             const char* f0 = ++p;
-            while (p < e && unsigned(*p - '0') < 10)
-                m = m * 10 + unsigned(*p++ - '0');
+            p = readDigits(p, e, m);
             frac = int(p - f0);
             if (frac == 0)
                 digits = 0;  // "1." is malformed: the general path reports it
@@ -576,8 +601,16 @@ void JsonScanner::skipValue() {
 // Skips a whole object or list looking only at brackets and strings: the fast path for values
 // the reader does not need (operator arguments, large metadata blocks).
 void JsonScanner::skipContainer() {
+    skipBalanced(0);
+}
+
+void JsonScanner::skipRest() {
+    skipBalanced(1);
+    m_first.pop_back();
+}
+
+void JsonScanner::skipBalanced(size_t depth) {
     uint64_t start = offset();
-    size_t depth = 0;
     for (;;) {
         const char* b = m_buf.get();
         size_t i = m_pos;

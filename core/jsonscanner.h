@@ -56,6 +56,9 @@ public:
     double number();
     bool boolean();
     void skipValue();
+    // Skips what is left of the innermost open object or list, its closing bracket included
+    // (the rest of an event once the reader knows it needs nothing more from it).
+    void skipRest();
     void expectEnd();  // only whitespace may follow the top-level value
 
     // While pinned, the window keeps every byte from the pin on, so the views handed out stay
@@ -108,6 +111,7 @@ private:
     std::string_view scanNumber();
     void expectLiteral(std::string_view lit);
     void skipContainer();
+    void skipBalanced(size_t depth);
 
     ByteSource& m_source;
     std::string m_file;

@@ -56,6 +56,7 @@ struct Event {
     bool complete = false;  // ph "X"
     Cat cat = Cat::Other;
     bool catKnown = false;
+    bool phKnown = false;
     bool hasTs = false;
     bool hasDur = false;
     double ts = 0;
@@ -175,6 +176,11 @@ void KinetoParser::parseArgs(Event& ev) {
     while (m_scan.nextKey(key)) {
         if (key == "External id") {
             intValue(ev.externalId);
+            // An operator needs nothing else from its args ("Input Dims", ... can be long).
+            if (ev.catKnown && ev.cat == Cat::CpuOp) {
+                m_scan.skipRest();
+                return;
+            }
         } else if (key == "stream") {
             intValue(ev.stream);
         } else if (key == "device") {
@@ -201,6 +207,13 @@ void KinetoParser::parseEvent() {
     Event ev;
     std::string_view key;
     while (m_scan.nextKey(key)) {
+        // A flow or instant event ("ph" s/f/i/M) of no GPU or operator category holds nothing
+        // the reader uses: skip the rest of it unparsed (flows are a third of a trace's events).
+        if (ev.catKnown && ev.cat == Cat::Other && ev.phKnown && !ev.complete) {
+            m_scan.skipValue();
+            m_scan.skipRest();
+            break;
+        }
         // Once "cat" says the event is neither GPU activity nor an operator (flows, runtime
         // calls, Python frames: most of a trace), only ts/dur (for the span) are read.
         bool other = ev.catKnown && ev.cat == Cat::Other;
@@ -208,6 +221,7 @@ void KinetoParser::parseEvent() {
             case 2:
                 if (key == "ph") {
                     ev.complete = stringField(key) == "X";
+                    ev.phKnown = true;
                     continue;
                 }
                 if (key == "ts") {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -271,4 +272,46 @@ TEST(JsonScanner, EveryTokenAcrossAChunkBoundary) {
             s.expectEnd();
         }
     }
+}
+
+// The fast number path (8 digits at a time, one division by a power of ten) must give exactly
+// what std::from_chars gives, for every digit count on both sides of the point.
+TEST(JsonScanner, FastNumbersEqualFromChars) {
+    std::string text = "[";
+    std::vector<std::string> tokens;
+    uint64_t x = 88172645463325252ULL;
+    auto rnd = [&] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    };
+    for (int i = 0; i < 20000; ++i) {
+        int intDigits = 1 + int(rnd() % 17);
+        int fracDigits = int(rnd() % 8);
+        std::string t = (rnd() % 4 == 0) ? "-" : "";
+        t += char('1' + rnd() % 9);
+        for (int d = 1; d < intDigits; ++d)
+            t += char('0' + rnd() % 10);
+        if (fracDigits > 0) {
+            t += '.';
+            for (int d = 0; d < fracDigits; ++d)
+                t += char('0' + rnd() % 10);
+        }
+        if (i % 50 == 0)
+            t = "0." + std::to_string(rnd() % 1000000);
+        tokens.push_back(t);
+        text += t + (i + 1 < 20000 ? ", " : "]");
+    }
+    TempFile f(text, "numbers.json");
+    ByteSource src(f.path());
+    JsonScanner s(src);
+    s.beginArray();
+    for (const std::string& t : tokens) {
+        ASSERT_TRUE(s.nextElement());
+        double expect = 0;
+        std::from_chars(t.data(), t.data() + t.size(), expect);
+        ASSERT_EQ(s.number(), expect) << t;
+    }
+    EXPECT_FALSE(s.nextElement());
 }
