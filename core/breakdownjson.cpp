@@ -8,6 +8,8 @@ namespace {
 
 using nlohmann::json;
 
+constexpr size_t kTopPerCategory = 5;
+
 double us(double v) {
     return std::round(v * 1e3) / 1e3;
 }
@@ -30,6 +32,8 @@ json breakdownToJson(const Breakdown& b, size_t maxKernels) {
     j["gpu_time_us"] = us(b.gpuTimeUs);
     j["busy_time_us"] = us(b.busyTimeUs);
     j["span_us"] = us(b.spanUs);
+    // GPU busy vs the profiled span: how much of the wall clock the GPU worked at all.
+    j["busy_share_of_span"] = b.spanUs > 0 ? json(frac(b.busyTimeUs / b.spanUs)) : json(nullptr);
     j["classified_share"] = frac(b.classifiedShare);
 
     json shares = json::object();
@@ -86,6 +90,19 @@ json breakdownToJson(const Breakdown& b, size_t maxKernels) {
         kernels.push_back(std::move(kj));
     }
     j["kernels"] = kernels;
+
+    json top = json::object();
+    for (Category c : kCategories) {
+        json list = json::array();
+        for (const ClassifiedKernel* k : b.top(c, kTopPerCategory)) {
+            list.push_back({{"name", k->stats.name},
+                            {"family", nullableString(k->family)},
+                            {"total_us", us(k->stats.totalUs)},
+                            {"share", frac(b.gpuTimeUs > 0 ? k->stats.totalUs / b.gpuTimeUs : 0)}});
+        }
+        top[std::string(categoryKey(c))] = list;
+    }
+    j["top_by_category"] = top;
     return j;
 }
 

@@ -11,7 +11,9 @@ namespace reach {
 // {"name","source","source_hash","device","gpu_time_us","busy_time_us","span_us",
 //  "classified_share","shares":{library_optimized,addressable,overhead,unclassified},
 //  "families":{...},"op_shares":{...}|null,"op_agreement":{...}|null,"kernel_count",
-//  "kernels":[{"name","calls","total_us","category","family","operator","op_category","rule"}]}
+//  "kernels":[{"name","calls","total_us","category","family","operator","op_category","rule"}],
+//  "top_by_category":{category:[{"name","family","total_us","share"}] (5 largest)},
+//  "busy_share_of_span"}
 // Times are rounded to 1 ns (0.001 us) and shares to 1e-6 so documents compare stably;
 // "kernels" holds the maxKernels largest. The CLI wraps these in
 // {"workloads":[...],"rules":{"name","hash"}} (rulesToJson).

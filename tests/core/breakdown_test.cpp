@@ -118,6 +118,11 @@ TEST(Breakdown, JsonHasTheIssueShape) {
     EXPECT_EQ(k["family"], "gemm");
     EXPECT_EQ(k["operator"], "aten::mm");
     EXPECT_EQ(rulesToJson(b)["name"], "reach-default");
+    EXPECT_EQ(j["busy_share_of_span"], 0.6);
+    ASSERT_EQ(j["top_by_category"]["overhead"].size(), 2u);
+    EXPECT_EQ(j["top_by_category"]["overhead"][0]["family"], "communication");
+    EXPECT_EQ(j["top_by_category"]["overhead"][0]["share"], 0.15);
+    EXPECT_EQ(j["top_by_category"]["unclassified"][0]["total_us"], 50.0);
 
     Workload noLinks = sample();
     for (KernelStats& s : noLinks.kernels)
