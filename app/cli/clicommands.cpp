@@ -1,5 +1,7 @@
 #include "clicommand.h"
 
+#include <ostream>  // for subcommands that print from their line below
+
 namespace reach::cli {
 
 // The registry. To add a subcommand: write app/cli/cliNAME.cpp defining
@@ -23,6 +25,8 @@ const std::vector<CliCommand>& cliCommands() {
         // -- records-end
         // -- verify-begin
         // -- verify-end
+        // -- plots-begin
+        // -- plots-end
         // -- gui-begin
         // -- gui-end
         // clang-format on

@@ -47,7 +47,8 @@ int listRules(const CliArgs& args, CliIo& io) {
         t.addRow({std::to_string(i), std::string(categoryLabel(r.category)),
                   r.family.empty() ? "-" : r.family, r.pattern});
     }
-    // Left-align everything: patterns read better that way.
+    for (size_t col = 1; col < 4; ++col)
+        t.alignLeft(col);
     io.out << t.render();
     return kExitOk;
 }

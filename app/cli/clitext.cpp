@@ -152,6 +152,12 @@ void TextTable::addRow(std::vector<std::string> row) {
     m_rows.push_back(std::move(row));
 }
 
+void TextTable::alignLeft(size_t column) {
+    if (m_left.size() <= column)
+        m_left.resize(column + 1, false);
+    m_left[column] = true;
+}
+
 std::string TextTable::render(const std::string& indent) const {
     std::vector<size_t> width;
     for (const auto& row : m_rows) {
@@ -168,7 +174,8 @@ std::string TextTable::render(const std::string& indent) const {
             const std::string pad(width[i] - cell.size(), ' ');
             if (i)
                 line += "  ";
-            line += (i == 0) ? cell + pad : pad + cell;
+            const bool left = i == 0 || (i < m_left.size() && m_left[i]);
+            line += left ? cell + pad : pad + cell;
         }
         while (!line.empty() && line.back() == ' ')
             line.pop_back();
@@ -177,7 +184,9 @@ std::string TextTable::render(const std::string& indent) const {
             size_t total = 0;
             for (size_t w : width)
                 total += w;
-            out += indent + std::string(total + 2 * (width.size() - 1), '-') + "\n";
+            // Capped: one long pattern or name should not draw a line across the terminal.
+            out += indent +
+                   std::string(std::min<size_t>(total + 2 * (width.size() - 1), 100), '-') + "\n";
         }
     }
     return out;

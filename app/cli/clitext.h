@@ -21,10 +21,12 @@ class TextTable {
 public:
     explicit TextTable(std::vector<std::string> header);
     void addRow(std::vector<std::string> row);
+    void alignLeft(size_t column);  // text columns (patterns, names) read better left-aligned
     std::string render(const std::string& indent = "  ") const;
 
 private:
     std::vector<std::vector<std::string>> m_rows;
+    std::vector<bool> m_left;
 };
 
 }  // namespace reach::cli
