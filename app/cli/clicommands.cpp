@@ -24,6 +24,7 @@ const std::vector<CliCommand>& cliCommands() {
         { CliCommand speedupsCommand(); list.push_back(speedupsCommand()); }
         // -- records-end
         // -- verify-begin
+        { CliCommand verifyCommand(); list.push_back(verifyCommand()); }
         // -- verify-end
         // -- plots-begin
         // -- plots-end

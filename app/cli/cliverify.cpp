@@ -1,0 +1,182 @@
+// reach-cli verify --problem P.json --candidate C.cu [--reps N] [--seed S] [--timeout S] [--json]
+// reach-cli verify --controls [--seeds K] [--reps N] [--only NAME] [--json]
+// Runs reach-verify in a child process per job (core/verifyprocess.h): a crash, a hang or a
+// compile error comes back as a verdict, never as the death of reach-cli.
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+#include "cliargs.h"
+#include "clicommand.h"
+#include "clitext.h"
+#include "core/controlset.h"
+#include "core/inputerror.h"
+#include "core/resourcepaths.h"
+#include "core/verifyprocess.h"
+
+namespace reach::cli {
+
+namespace {
+
+std::string num(double v, const char* f = "%.3g") {
+    if (!std::isfinite(v))
+        return "nan";
+    char b[48];
+    std::snprintf(b, sizeof b, f, v);
+    return b;
+}
+
+std::vector<std::string> passThrough(const CliArgs& args) {
+    std::vector<std::string> extra;
+    for (const char* o : {"--reps", "--warmup", "--seed", "--scale", "--thresholds",
+                          "--baseline-us", "--cache-dir", "--resources"})
+        if (auto v = args.value(o))
+            extra.insert(extra.end(), {o, *v});
+    for (const char* f : {"--no-timing", "--no-baseline"})
+        if (args.flag(f))
+            extra.push_back(f);
+    return extra;
+}
+
+void printResult(const VerificationResult& r, CliIo& io) {
+    io.out << "verdict: " << r.verdict << "\n";
+    for (const auto& s : r.reasons)
+        io.out << "  - " << s << "\n";
+    io.out << "problem: " << r.problemId << " (" << r.op << ", " << r.dtype << ", seed " << r.seed
+           << ")\ncandidate: " << r.candidateFile << "\ncompile: " << r.compile.status;
+    if (r.compile.status == "ok")
+        io.out << " (" << num(r.compile.seconds) << " s)";
+    io.out << "\n";
+    if (r.verdict == "compile_error" || r.verdict == "crashed" || r.verdict == "timeout") {
+        if (!r.compile.log.empty())
+            io.out << "compile log:\n" << r.compile.log << "\n";
+        if (!r.log.empty())
+            io.out << "log:\n" << r.log << "\n";
+    }
+    if (r.hasMetrics) {
+        TextTable t({"check", "value", "limit", "ok"});
+        for (const auto& c : r.checks)
+            t.addRow({c.name, num(c.value), num(c.threshold), c.passed ? "yes" : "NO"});
+        io.out << t.render();
+        io.out << "KernelBench allclose(atol=rtol=1e-2) would have passed: "
+               << (r.metrics.kernelbenchAllclose ? "yes" : "no")
+               << (r.metrics.zerosPassKernelbench ? "  (degenerate: all zeros passes it too)" : "")
+               << "\n";
+    }
+    if (r.timing) {
+        io.out << "time: median " << num(r.timing->medianUs, "%.2f") << " us (p10 "
+               << num(r.timing->p10Us, "%.2f") << ", p90 " << num(r.timing->p90Us, "%.2f") << ", "
+               << r.timing->reps << " reps, cold L2), SM clock " << r.timing->smClockBeforeMhz
+               << " -> " << r.timing->smClockAfterMhz << " MHz\n";
+    }
+    if (r.baseline)
+        io.out << "baseline: " << r.baseline->kind << " " << num(r.baseline->usedUs, "%.2f")
+               << " us; speedup " << num(r.speedup, "%.3f") << "x\n";
+    if (r.roofline)
+        io.out << "roofline floor: " << num(r.roofline->floorUs, "%.2f") << " us ("
+               << num(r.roofline->copyBandwidthGBs, "%.0f") << " GB/s copy)"
+               << (r.roofline->belowFloor ? "  PHYSICALLY IMPLAUSIBLE" : "") << "\n";
+    io.out << "device: "
+           << (r.device.available ? r.device.name + " " + r.device.arch
+                                  : "none (" + r.device.reason + ")")
+           << "\n";
+}
+
+int runOne(const CliArgs& args, CliIo& io) {
+    auto problem = args.value("--problem"), candidate = args.value("--candidate");
+    if (!problem || !candidate)
+        throw UsageError("verify: --problem and --candidate are required");
+    VerifyProcessRequest req;
+    req.verifier = findVerifierExecutable();
+    req.problemFile = *problem;
+    req.candidateFile = *candidate;
+    req.extraArgs = passThrough(args);
+    req.timeoutSeconds = args.number("--timeout", 1, 86400).value_or(60);
+    VerificationResult r = runVerifierProcess(req);
+    if (r.verdict == verdict::kError && r.exitCode == 2)
+        throw InputError(*problem, "reach-verify",
+                         r.reasons.empty() ? "valid input" : r.reasons[0]);
+    if (args.flag("--json"))
+        io.out << r.toJson().dump(2) << "\n";
+    else
+        printResult(r, io);
+    return r.passed() ? kExitOk : kExitDataSaysNo;
+}
+
+int runControls(const CliArgs& args, CliIo& io) {
+    std::string res = args.value("--resources").value_or(findResourceDir());
+    if (res.empty())
+        throw UsageError("verify --controls: Reach's resources not found (set REACH_RESOURCES)");
+    auto controls = loadControls(res + "/controls/controls.json", res);
+    long seeds = args.integer("--seeds", 1, 100).value_or(1);
+    std::string only = args.value("--only").value_or("");
+    nlohmann::json doc = nlohmann::json::array();
+    TextTable t(
+        {"control", "kind", "seed", "expected", "verdict", "as designed", "why", "median us"});
+    int bad = 0, ran = 0;
+    for (const auto& c : controls) {
+        if (!only.empty() && c.name.find(only) == std::string::npos)
+            continue;
+        for (long s = 1; s <= seeds; ++s) {
+            VerifyProcessRequest req;
+            req.verifier = findVerifierExecutable();
+            req.problemFile = c.problem;
+            req.candidateFile = c.candidate;
+            req.extraArgs = passThrough(args);
+            req.extraArgs.insert(req.extraArgs.end(), {"--seed", std::to_string(s)});
+            req.timeoutSeconds = args.number("--timeout", 1, 86400).value_or(c.timeoutSeconds);
+            VerificationResult r = runVerifierProcess(req);
+            ControlJudgement j = judgeControl(c, r);
+            ++ran;
+            bad += !j.asDesigned;
+            t.addRow({c.name, c.kind, std::to_string(s), c.expectVerdict, r.verdict,
+                      j.asDesigned ? "yes" : "NO", j.why,
+                      r.timing ? num(r.timing->medianUs, "%.1f") : "-"});
+            doc.push_back({{"control", c.name},
+                           {"kind", c.kind},
+                           {"seed", s},
+                           {"expect_verdict", c.expectVerdict},
+                           {"as_designed", j.asDesigned},
+                           {"why", j.why},
+                           {"result", r.toJson()}});
+            if (!args.flag("--json"))
+                io.err << c.name << " seed " << s << ": " << r.verdict
+                       << (j.asDesigned ? "" : "  NOT AS DESIGNED") << "\n";
+        }
+    }
+    if (args.flag("--json")) {
+        io.out << nlohmann::json{{"controls", doc}, {"ran", ran}, {"not_as_designed", bad}}.dump(2)
+               << "\n";
+    } else {
+        io.out << t.render() << "\n" << ran - bad << " of " << ran << " runs behaved as designed\n";
+    }
+    return bad == 0 ? kExitOk : kExitDataSaysNo;
+}
+
+int runVerify(const std::vector<std::string>& argv, CliIo& io) {
+    ArgSpec spec;
+    spec.flags = {"--json", "--controls", "--no-timing", "--no-baseline"};
+    spec.options = {"--problem", "--candidate",  "--reps",        "--warmup",    "--seed",
+                    "--scale",   "--thresholds", "--baseline-us", "--cache-dir", "--resources",
+                    "--timeout", "--seeds",      "--only"};
+    CliArgs args(argv, spec);
+    if (!args.positionals().empty())
+        throw UsageError("verify: unexpected argument '" + args.positionals().front() + "'");
+    return args.flag("--controls") ? runControls(args, io) : runOne(args, io);
+}
+
+}  // namespace
+
+CliCommand verifyCommand() {
+    return {"verify", "verify a candidate kernel on the GPU (reach-verify in a child process)",
+            "reach-cli verify --problem P.json --candidate C.cu [--reps N] [--seed S] [--scale X]\n"
+            "                 [--thresholds T.json] [--baseline-us US] [--timeout S] [--json]\n"
+            "reach-cli verify --controls [--seeds K] [--reps N] [--only NAME] [--json]\n"
+            "Exit 0 when the verdict is pass (or every control behaved as designed), 1 otherwise,\n"
+            "2 for bad usage or input.",
+            runVerify};
+}
+
+}  // namespace reach::cli

@@ -1,0 +1,164 @@
+#include "core/oracle.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <mutex>
+
+#include "core/parallel.h"
+
+namespace reach {
+
+bool isSentinel(const HostTensor& t, int64_t i) {
+    size_t es = dtypeSize(t.spec.dtype);
+    const uint8_t* p = t.bytes.data() + size_t(i) * es;
+    for (size_t k = 0; k < es; ++k)
+        if (p[k] != kSentinelByte)
+            return false;
+    return true;
+}
+
+void fillSentinel(HostTensor& t) {
+    std::fill(t.bytes.begin(), t.bytes.end(), kSentinelByte);
+}
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Accumulates the error sums of one chunk; merged after the parallel loop.
+struct Acc {
+    double errSq = 0, refSq = 0, maxErr = 0, maxRef = 0;
+    int64_t written = 0, nonFinite = 0, kbFail = 0, zerosFail = 0;
+    bool errNaN = false;
+};
+
+std::string fmt(double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.4g", v);
+    return b;
+}
+
+void addCheck(OracleVerdict& v, std::string name, double value, double threshold, bool passed,
+              std::string detail) {
+    if (!passed)
+        v.reasons.push_back(name + ": " + detail);
+    v.checks.push_back({std::move(name), value, threshold, passed, std::move(detail)});
+}
+
+}  // namespace
+
+OracleVerdict evaluateOutputs(const OracleInput& in) {
+    OracleVerdict v;
+    OracleMetrics& m = v.metrics;
+    const Thresholds& t = in.thresholds;
+    const auto& outs = *in.outputs;
+    const auto& refs = *in.reference;
+
+    Acc total;
+    std::vector<std::vector<double>> outD(outs.size());  // outputs as doubles, NaN if unwritten
+    for (size_t o = 0; o < outs.size(); ++o) {
+        const HostTensor& out = outs[o];
+        const auto& ref = refs[o];
+        int64_t n = out.numel();
+        outD[o].resize(size_t(n));
+        std::vector<Acc> parts;
+        std::mutex mu;
+        parallelFor(n, [&](int64_t b, int64_t e) {
+            Acc local;
+            for (int64_t i = b; i < e; ++i) {
+                double r = ref[size_t(i)];
+                bool written = !isSentinel(out, i);
+                double x = written ? out.at(i) : kNaN;
+                outD[o][size_t(i)] = x;
+                // KernelBench view: fresh allocations read as zeros, values in bf16.
+                double xk = written ? double(roundToBf16(float(x))) : 0.0;
+                double rk = double(roundToBf16(float(r)));
+                if (!(std::fabs(xk - rk) <= 1e-2 + 1e-2 * std::fabs(rk)))
+                    ++local.kbFail;
+                if (!(std::fabs(rk) <= 1e-2))
+                    ++local.zerosFail;
+                local.refSq += r * r;
+                local.maxRef = std::max(local.maxRef, std::fabs(r));
+                if (!written) {
+                    // Unwritten counts as 0 in the error (its own check reports it).
+                    local.errSq += r * r;
+                    local.maxErr = std::max(local.maxErr, std::fabs(r));
+                    continue;
+                }
+                ++local.written;
+                if (!std::isfinite(x)) {
+                    ++local.nonFinite;
+                    local.errNaN = true;
+                    continue;
+                }
+                double d = x - r;
+                local.errSq += d * d;
+                local.maxErr = std::max(local.maxErr, std::fabs(d));
+            }
+            std::lock_guard<std::mutex> lock(mu);
+            parts.push_back(local);
+        });
+        for (const Acc& a : parts) {
+            total.errSq += a.errSq;
+            total.refSq += a.refSq;
+            total.maxErr = std::max(total.maxErr, a.maxErr);
+            total.maxRef = std::max(total.maxRef, a.maxRef);
+            total.written += a.written;
+            total.nonFinite += a.nonFinite;
+            total.kbFail += a.kbFail;
+            total.zerosFail += a.zerosFail;
+            total.errNaN = total.errNaN || a.errNaN;
+        }
+        m.totalCount += n;
+    }
+
+    m.writtenCount = total.written;
+    m.writtenFraction = m.totalCount ? double(total.written) / double(m.totalCount) : 0;
+    m.nonFinite = total.nonFinite;
+    m.maxAbsReference = total.maxRef;
+    m.relFrobenius = total.errNaN ? kNaN : std::sqrt(total.errSq) / std::sqrt(total.refSq);
+    m.normMaxError = total.errNaN ? kNaN : total.maxErr / total.maxRef;
+    m.kernelbenchAllclose = total.kbFail == 0;
+    m.zerosPassKernelbench = total.zerosFail == 0;
+    m.canaryBytesChanged = in.canaryBytesChanged;
+
+    if (in.inputsAfter) {
+        for (size_t k = 0; k < in.inputs->size(); ++k)
+            if ((*in.inputsAfter)[k].bytes != (*in.inputs)[k].bytes)
+                m.inputsUnchanged = false;
+    }
+
+    addCheck(v, "written_fraction", m.writtenFraction, t.writtenFraction,
+             m.writtenFraction >= t.writtenFraction,
+             fmt(m.writtenFraction) + " of " + std::to_string(m.totalCount) +
+                 " output elements written (need >= " + fmt(t.writtenFraction) + ")");
+    addCheck(v, "non_finite", double(m.nonFinite), 0, m.nonFinite == 0,
+             std::to_string(m.nonFinite) + " written elements are NaN or Inf");
+    addCheck(v, "canaries", double(m.canaryBytesChanged), 0, m.canaryBytesChanged == 0,
+             std::to_string(m.canaryBytesChanged) +
+                 " bytes changed in the canary regions around the outputs (out-of-bounds write)");
+    addCheck(v, "inputs_unchanged", m.inputsUnchanged ? 0 : 1, 0, m.inputsUnchanged,
+             m.inputsUnchanged ? "inputs unchanged" : "the candidate modified an input");
+    addCheck(
+        v, "rel_frobenius", m.relFrobenius, t.relFrobenius, m.relFrobenius <= t.relFrobenius,
+        "||out-ref||/||ref|| = " + fmt(m.relFrobenius) + " (limit " + fmt(t.relFrobenius) + ")");
+    addCheck(
+        v, "norm_max_error", m.normMaxError, t.normMaxError, m.normMaxError <= t.normMaxError,
+        "max|out-ref|/max|ref| = " + fmt(m.normMaxError) + " (limit " + fmt(t.normMaxError) + ")");
+
+    for (const auto& inv : in.op->invariants(*in.problem, *in.inputs, outD, t)) {
+        bool ok = inv.value <= inv.threshold;  // NaN fails
+        CheckResult c{
+            "invariant:" + inv.name, inv.value, inv.threshold, ok,
+            inv.description + " = " + fmt(inv.value) + " (limit " + fmt(inv.threshold) + ")"};
+        m.invariants.push_back(c);
+        if (!ok)
+            v.reasons.push_back(c.name + ": " + c.detail);
+        v.checks.push_back(c);
+    }
+    v.passed = v.reasons.empty();
+    return v;
+}
+
+}  // namespace reach

@@ -1,0 +1,29 @@
+// Negative control: a correct softmax except that every 97th row is NaN (say, a bad max
+// initialization on some rows). Caught by the non-finite count.
+#include <reach/kernels.h>
+
+template <typename T>
+__global__ void softmaxNanRows(const T* x, T* y, int64_t C) {
+    __shared__ float scratch[32];
+    const T* xr = x + blockIdx.x * C;
+    T* yr = y + blockIdx.x * C;
+    float m = -FLT_MAX;
+    for (int64_t c = threadIdx.x; c < C; c += blockDim.x) m = fmaxf(m, reach_to_float(xr[c]));
+    m = reach_k::blockMax(m, scratch);
+    if (blockIdx.x % 97 == 0) m = __int_as_float(0x7fc00000);
+    float s = 0;
+    for (int64_t c = threadIdx.x; c < C; c += blockDim.x) s += __expf(reach_to_float(xr[c]) - m);
+    s = reach_k::blockSum(s, scratch);
+    for (int64_t c = threadIdx.x; c < C; c += blockDim.x)
+        yr[c] = reach_from_float<T>(__expf(reach_to_float(xr[c]) - m) / s);
+}
+
+extern "C" int reach_run(const reach_tensor* in, int, reach_tensor* out, int, cudaStream_t s) {
+    int64_t R = in[0].shape[0], C = in[0].shape[1];
+    auto go = [&](auto t) {
+        using T = decltype(t);
+        softmaxNanRows<T><<<R, 512, 0, s>>>((const T*)in[0].data, (T*)out[0].data, C);
+        return 0;
+    };
+    return REACH_DISPATCH_FLOAT(in[0].dtype, go);
+}
