@@ -1,0 +1,273 @@
+// Breakdown view on the bundled sample: the plot holds exactly the model's numbers, a click on a
+// segment fills the drill-down, and adding or editing a rule re-classifies live.
+#include <qcustomplot.h>
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
+#include <cmath>
+
+#include "core/breakdown.h"
+#include "ui/addruledialog.h"
+#include "ui/breakdownview.h"
+#include "ui/projectbrowser.h"
+#include "ui/rulesetmodel.h"
+#include "ui/session.h"
+#include "uitestsupport.h"
+
+using namespace reach;
+
+namespace {
+
+// Value of a bar series at a key (NaN when the series has no bar there).
+double barValue(QCPBars* bars, double key) {
+    for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) {
+        if (std::abs(it->key - key) < 1e-9)
+            return it->value;
+    }
+    return std::nan("");
+}
+
+int firstMeasuredRow(const BreakdownModel& model) {
+    for (int r = 0; r < model.rowCount(); ++r) {
+        if (model.workload(r).breakdown)
+            return r;
+    }
+    return -1;
+}
+
+}  // namespace
+
+class TestBreakdownView : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        test::setUpDeterministicGui();
+        m_session = new Session(this);
+        QString error;
+        QVERIFY2(m_session->openDefault(&error), qPrintable(error));
+        m_view = new BreakdownView(m_session);
+        // The published rows are there at once, before any profile is read.
+        QCOMPARE(m_view->model()->rowCount(), 7);
+        QVERIFY(test::waitIdle(*m_session));
+        m_view->resize(1100, 800);
+        m_view->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_view));
+    }
+    void cleanupTestCase() { delete m_view; }
+
+    void sampleHasPublishedAndMeasuredRows() {
+        const BreakdownModel& model = *m_view->model();
+        QCOMPARE(model.rowCount(), 13);  // 7 published (A100) + 6 H200 profiles
+        int published = 0;
+        for (int r = 0; r < model.rowCount(); ++r)
+            published += model.workload(r).published ? 1 : 0;
+        QCOMPARE(published, 7);
+        // DLRM inference as published: 37.4% library-optimized, 58.2% addressable.
+        for (int r = 0; r < model.rowCount(); ++r) {
+            if (model.workload(r).name == QLatin1String("DLRM inference")) {
+                QCOMPARE(model.share(r, Category::Addressable), 0.582);
+                QCOMPARE(model.workload(r).origin, QStringLiteral("published, A100"));
+            }
+        }
+    }
+
+    void plotEqualsModel() {
+        const BreakdownModel& model = *m_view->model();
+        for (int r = 0; r < model.rowCount(); ++r) {
+            const double key = m_view->keyOfRow(r);
+            for (Category c : kCategories) {
+                const double fromModel = model
+                                             .data(model.index(r, BreakdownModel::columnOf(c)),
+                                                   BreakdownModel::ValueRole)
+                                             .toDouble();
+                QCOMPARE(barValue(m_view->bars(c), key), 100.0 * fromModel);
+            }
+            const double addr = 100.0 * model.share(r, Category::Addressable);
+            QVERIFY2(m_view->barLabel(r).startsWith(QString::number(addr, 'f', 1) + '%'),
+                     qPrintable(m_view->barLabel(r)));
+            if (model.workload(r).breakdown) {
+                // Measured rows: the four categories cover all GPU time.
+                double sum = 0;
+                for (Category c : kCategories)
+                    sum += model.share(r, c);
+                QVERIFY(std::abs(sum - 1.0) < 1e-9);
+            }
+        }
+        QVERIFY(m_view->plot()->yAxis->range().contains(m_view->keyOfRow(0)));
+        QVERIFY(m_view->plot()->yAxis->range().contains(m_view->keyOfRow(model.rowCount() - 1)));
+    }
+
+    void spanSharesAddUpWithIdle() {
+        m_view->setSpanShares(true);
+        const BreakdownModel& model = *m_view->model();
+        QVERIFY(model.spanShares());
+        for (int r = 0; r < model.rowCount(); ++r) {
+            const Breakdown* b = model.workload(r).breakdown.get();
+            if (!b)
+                continue;
+            double sum = model.idle(r);
+            for (Category c : kCategories) {
+                sum += model.share(r, c);
+                QCOMPARE(barValue(m_view->bars(c), m_view->keyOfRow(r)), 100.0 * model.share(r, c));
+            }
+            QVERIFY2(std::abs(sum - 1.0) < 1e-9, qPrintable(model.workload(r).name));
+            QCOMPARE(model.idle(r), std::max(0.0, 1.0 - b->busyTimeUs / b->spanUs));
+        }
+        m_view->setSpanShares(false);
+        QVERIFY(!model.spanShares());
+    }
+
+    void operatorSplitShowsSecondBar() {
+        m_view->setOperatorSplit(true);
+        const BreakdownModel& model = *m_view->model();
+        int withOps = 0;
+        for (int r = 0; r < model.rowCount(); ++r) {
+            if (!model.hasOperatorSplit(r))
+                continue;
+            ++withOps;
+            const double opKey = m_view->keyOfRow(r) - 0.4;
+            for (Category c : kCategories) {
+                QCOMPARE(barValue(m_view->operatorBars(c), opKey),
+                         100.0 * model.workload(r).breakdown->opShare(c));
+            }
+        }
+        QVERIFY2(withOps > 0, "the H200 Kineto traces link kernels to ATen operators");
+        m_view->setOperatorSplit(false);
+        QCOMPARE(m_view->operatorBars(Category::Addressable)->dataCount(), 0);
+    }
+
+    void clickOnSegmentFillsDrillDown() {
+        const BreakdownModel& model = *m_view->model();
+        const int row = firstMeasuredRow(model);
+        QVERIFY(row >= 0);
+        QCustomPlot* plot = m_view->plot();
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        const double lib = 100.0 * model.share(row, Category::LibraryOptimized);
+        const double addr = 100.0 * model.share(row, Category::Addressable);
+        QVERIFY(addr > 1.0);
+        const QPoint at(int(plot->xAxis->coordToPixel(lib + addr / 2)),
+                        int(plot->yAxis->coordToPixel(m_view->keyOfRow(row))));
+        // Start from another segment so the click has something to change.
+        QVERIFY(m_view->selectSegment(row, Category::LibraryOptimized));
+        QCOMPARE(m_view->kernelModel()->category(), Category::LibraryOptimized);
+        QSignalSpy selected(m_view, &BreakdownView::segmentSelected);
+        QTest::mouseClick(plot, Qt::LeftButton, Qt::NoModifier, at);
+        QCOMPARE(selected.count(), 1);
+        QCOMPARE(selected.front().at(0).toInt(), row);
+        QCOMPARE(selected.front().at(1).value<Category>(), Category::Addressable);
+
+        const KernelModel& kernels = *m_view->kernelModel();
+        QVERIFY(kernels.rowCount() > 0);
+        QCOMPARE(kernels.category(), Category::Addressable);
+        QCOMPARE(kernels.breakdown(), model.workload(row).breakdown.get());
+        double previous = INFINITY;
+        for (int k = 0; k < kernels.rowCount(); ++k) {
+            QCOMPARE(kernels.kernel(k).category, Category::Addressable);
+            const double ms =
+                kernels.data(kernels.index(k, KernelModel::TimeMs), KernelModel::ValueRole)
+                    .toDouble();
+            QVERIFY(ms <= previous);  // largest first
+            previous = ms;
+            // Full name in the tooltip, shortened name on display.
+            QCOMPARE(kernels.data(kernels.index(k, KernelModel::Name), Qt::ToolTipRole)
+                         .toString()
+                         .section('\n', 0, 0),
+                     QString::fromStdString(kernels.kernel(k).stats.name));
+        }
+        // The drill-down chart holds the same times as the table (top 12, largest on top).
+        QCPBars* drill = qobject_cast<QCPBars*>(m_view->drillPlot()->plottable(0));
+        QVERIFY(drill);
+        const int shown = std::min(kernels.rowCount(), 12);
+        QCOMPARE(drill->dataCount(), shown);
+        for (int k = 0; k < shown; ++k) {
+            QCOMPARE(barValue(drill, shown - 1 - k),
+                     kernels.data(kernels.index(k, KernelModel::TimeMs), KernelModel::ValueRole)
+                         .toDouble());
+        }
+    }
+
+    void addRuleReclassifiesLive() {
+        const BreakdownModel& model = *m_view->model();
+        const int row = firstMeasuredRow(model);
+        QVERIFY(m_view->selectSegment(row, Category::Addressable));
+        const KernelModel& kernels = *m_view->kernelModel();
+        QVERIFY(kernels.rowCount() > 0);
+        const ClassifiedKernel moved = kernels.kernel(0);
+        const QString name = QString::fromStdString(moved.stats.name);
+        const auto before = model.workload(row).breakdown;
+
+        Rule rule;
+        rule.pattern = AddRuleDialog::escapePattern(name).toStdString();
+        rule.category = Category::Overhead;
+        rule.family = "test-moved";
+        QSignalSpy changed(m_session, &Session::workloadsChanged);
+        QVERIFY(m_view->addRule(rule));
+        QVERIFY(test::waitIdle(*m_session));
+        QVERIFY(changed.count() >= 1);
+
+        const auto after = m_view->model()->workload(row).breakdown;
+        QVERIFY(after != before);
+        QCOMPARE(QString::fromStdString(after->rulesHash),
+                 QString::fromStdString(m_session->rules().hash()));
+        const double kernelShare = moved.stats.totalUs / before->gpuTimeUs;
+        // The escaped name matches this kernel (and at most other kernels containing it).
+        QVERIFY(before->share(Category::Addressable) - after->share(Category::Addressable) >=
+                kernelShare - 1e-12);
+        QVERIFY(after->share(Category::Overhead) - before->share(Category::Overhead) >=
+                kernelShare - 1e-12);
+        // And the plot shows the new numbers.
+        QCOMPARE(barValue(m_view->bars(Category::Addressable), m_view->keyOfRow(row)),
+                 100.0 * after->share(Category::Addressable));
+        // The drill-down followed the re-classification: the moved kernel left the list.
+        for (int k = 0; k < m_view->kernelModel()->rowCount(); ++k)
+            QVERIFY(m_view->kernelModel()->kernel(k).stats.name != moved.stats.name);
+    }
+
+    void editingRuleInTableChangesBreakdown() {
+        ProjectBrowser browser(m_session);
+        RuleSetModel* rules = browser.rulesModel();
+        QCOMPARE(rules->rowCount(), int(m_session->rules().size()));
+        // Rule 0 is the one added above; send the kernel back to addressable by editing it.
+        const int row = firstMeasuredRow(*m_view->model());
+        const double overheadBefore = m_view->model()->share(row, Category::Overhead);
+        QVERIFY(rules->setData(rules->index(0, RuleSetModel::CategoryColumn), "addressable"));
+        QVERIFY(!rules->setData(rules->index(0, RuleSetModel::CategoryColumn), "no such category"));
+        QVERIFY(!rules->setData(rules->index(0, RuleSetModel::Pattern), "(unbalanced"));
+        QVERIFY(test::waitIdle(*m_session));
+        QVERIFY(m_view->model()->share(row, Category::Overhead) < overheadBefore);
+        // Removing it gives back the bundled default rule set exactly.
+        QVERIFY(rules->removeRuleAt(0));
+        QVERIFY(test::waitIdle(*m_session));
+        QCOMPARE(QString::fromStdString(m_session->rules().hash()),
+                 QString::fromStdString(RuleSet::builtinDefault().hash()));
+    }
+
+    void modelsPassTester() {
+        QAbstractItemModelTester breakdown(m_view->model(),
+                                           QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester kernels(m_view->kernelModel(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+        RuleSetModel rules;
+        QAbstractItemModelTester rulesTester(
+            &rules, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        rules.setRules(m_session->rules());
+        Rule r;
+        r.pattern = "^foo";
+        QVERIFY(rules.insertRule(1, r));
+        QVERIFY(rules.removeRuleAt(1));
+        // Exercise resets while the testers watch.
+        m_view->setSpanShares(true);
+        m_view->setSpanShares(false);
+        m_view->selectSegment(firstMeasuredRow(*m_view->model()), Category::LibraryOptimized);
+        m_view->kernelModel()->clear();
+    }
+
+private:
+    Session* m_session = nullptr;
+    BreakdownView* m_view = nullptr;
+};
+
+QTEST_MAIN(TestBreakdownView)
+#include "tst_breakdownview.moc"

@@ -1,0 +1,176 @@
+// Projection view: slider and preset changes change every projected number, the plots hold
+// exactly the model's numbers, and the heat map is the formula over (win rate, median).
+#include <qcustomplot.h>
+
+#include <QAbstractItemModelTester>
+#include <QLabel>
+#include <QSlider>
+#include <QTest>
+#include <cmath>
+
+#include "core/projection.h"
+#include "ui/projectionview.h"
+#include "ui/session.h"
+#include "uitestsupport.h"
+
+using namespace reach;
+
+namespace {
+
+double barValue(QCPBars* bars, double key) {
+    for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) {
+        if (std::abs(it->key - key) < 1e-9)
+            return it->value;
+    }
+    return std::nan("");
+}
+
+int rowNamed(const ProjectionModel& model, const QString& name) {
+    for (int r = 0; r < model.rowCount(); ++r) {
+        if (model.workload(r).name == name)
+            return r;
+    }
+    return -1;
+}
+
+}  // namespace
+
+class TestProjectionView : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        test::setUpDeterministicGui();
+        m_session = new Session(this);
+        QString error;
+        QVERIFY2(m_session->openDefault(&error), qPrintable(error));
+        m_view = new ProjectionView(m_session);
+        m_view->resize(1200, 800);
+        m_view->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_view));
+        QVERIFY(test::waitIdle(*m_session));
+    }
+    void cleanupTestCase() { delete m_view; }
+
+    void dlrmPresetReproducesTheStudy() {
+        // The study's Table 3: A * 0.417 * (1 - 1/1.552); DLRM inference 8.63%, 70B 1.32%.
+        QVERIFY(m_view->applyPreset(1));
+        QCOMPARE(m_view->winRate(), 5.0 / 12.0);
+        QCOMPARE(m_view->medianSpeedup(), 1.552);
+        const ProjectionModel& model = *m_view->model();
+        const struct {
+            const char* name;
+            double gain;
+        } table3[] = {{"DeepSeek-R1-Distill-Llama-70B inference", 1.32},
+                      {"Qwen2.5-Coder-14B training", 2.39},
+                      {"Qwen2.5-Coder-14B inference", 2.49},
+                      {"DLRM training", 6.21},
+                      {"DLRM inference", 8.63}};
+        for (const auto& t : table3) {
+            const int row = rowNamed(model, QString::fromUtf8(t.name));
+            QVERIFY2(row >= 0, t.name);
+            QVERIFY2(std::abs(model.gainPercent(row) - t.gain) < 0.01, t.name);
+        }
+    }
+
+    void slidersChangeTheNumbers() {
+        const ProjectionModel& model = *m_view->model();
+        const int row = rowNamed(model, QStringLiteral("DLRM inference"));
+        const double before = model.gainPercent(row);
+        m_view->winRateSlider()->setValue(800);  // 80.0 %
+        QCOMPARE(m_view->winRate(), 0.8);
+        const double afterWin = model.gainPercent(row);
+        QVERIFY(afterWin > before);
+        QVERIFY(std::abs(afterWin - 100.0 * 0.582 * 0.8 * (1 - 1 / m_view->medianSpeedup())) <
+                1e-9);
+
+        m_view->medianSlider()->setValue(ProjectionView::kSliderSteps);  // right end: 10x
+        QCOMPARE(m_view->medianSpeedup(), 10.0);
+        QVERIFY(std::abs(model.gainPercent(row) - 100.0 * 0.582 * 0.8 * 0.9) < 1e-9);
+        m_view->medianSlider()->setValue(0);
+        QCOMPARE(m_view->medianSpeedup(), 1.0);
+        QCOMPARE(model.gainPercent(row), 0.0);  // a 1x winner saves nothing
+        m_view->medianSlider()->setValue(ProjectionView::kSliderSteps / 2);
+        QVERIFY(std::abs(m_view->medianSpeedup() - std::sqrt(10.0)) < 1e-12);  // log scale
+        // Every row moved with the sliders, measured rows included.
+        for (int r = 0; r < model.rowCount(); ++r) {
+            const double a = model.projection(r).addressableShare;
+            QVERIFY(std::abs(model.gainPercent(r) - 100.0 * a * 0.8 * (1 - 1 / std::sqrt(10.0))) <
+                    1e-9);
+        }
+    }
+
+    void plotsEqualTheModel() {
+        m_view->setParameters(22.0 / 56.0, 1.235);
+        m_view->barPlot()->replot(QCustomPlot::rpImmediateRefresh);
+        const ProjectionModel& model = *m_view->model();
+        const int n = model.rowCount();
+        QCOMPARE(m_view->gainBars()->dataCount(), n);
+        for (int r = 0; r < n; ++r) {
+            const double value =
+                model.data(model.index(r, ProjectionModel::GainPercent), ProjectionModel::ValueRole)
+                    .toDouble();
+            QCOMPARE(barValue(m_view->gainBars(), n - 1 - r), value);
+            QCOMPARE(m_view->valueLabel(r), QString::number(value, 'f', 2) + '%');
+            QVERIFY(m_view->barPlot()->xAxis->range().contains(value));
+        }
+        // The marker sits at the current point (x: win rate in %, y: log10 median).
+        QCOMPARE(m_view->marker()->dataCount(), 1);
+        QCOMPARE(m_view->marker()->data()->at(0)->key, 100.0 * 22.0 / 56.0);
+        QCOMPARE(m_view->marker()->data()->at(0)->value, std::log10(1.235));
+    }
+
+    void heatMapIsTheFormula() {
+        const ProjectionModel& model = *m_view->model();
+        const int row = rowNamed(model, QStringLiteral("DLRM training"));
+        m_view->setHeatRow(row);
+        QCPColorMapData* data = m_view->heatMap()->data();
+        const double a = model.projection(row).addressableShare;
+        for (int xi : {0, 37, 80, data->keySize() - 1}) {
+            for (int yi : {0, 51, 120, data->valueSize() - 1}) {
+                double x, y;
+                data->cellToCoord(xi, yi, &x, &y);
+                const double expected = 100.0 * a * (x / 100.0) * (1 - 1 / std::pow(10.0, y));
+                QVERIFY(std::abs(data->cell(xi, yi) - expected) < 1e-9);
+            }
+        }
+        QCOMPARE(m_view->heatMap()->dataRange().upper, 100.0 * a * 1.0 * 0.9);
+    }
+
+    void assumptionsArePrinted() {
+        auto* label = m_view->findChild<QLabel*>(QStringLiteral("assumptions"));
+        QVERIFY(label);
+        QVERIFY(label->text().contains(QString::fromStdString(projectionAssumptions())));
+        m_view->setParameters(0.25, 2.0);
+        QVERIFY2(label->text().contains(QStringLiteral("25.0%")), qPrintable(label->text()));
+    }
+
+    void evaluationSetPreset() {
+        // "From selected evaluation set": the study's KernelBench summary (22/56, 1.235x).
+        const auto& sets = m_session->evaluations();
+        int kb = -1;
+        for (size_t i = 0; i < sets.size(); ++i) {
+            if (sets[i].name.startsWith(QStringLiteral("KernelBench L1, frontier")))
+                kb = int(i);
+        }
+        QVERIFY(kb >= 0);
+        m_view->setSelectedEvaluation(kb);
+        QVERIFY(m_view->applyPreset(2));
+        QCOMPARE(m_view->winRate(), 22.0 / 56.0);
+        QCOMPARE(m_view->medianSpeedup(), 1.235);
+    }
+
+    void modelPassesTester() {
+        QAbstractItemModelTester tester(m_view->model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m_view->setParameters(0.1, 1.1);
+        m_view->setParameters(0.9, 5.0);
+        m_view->model()->setWorkloads(m_session->workloads());
+    }
+
+private:
+    Session* m_session = nullptr;
+    ProjectionView* m_view = nullptr;
+};
+
+QTEST_MAIN(TestProjectionView)
+#include "tst_projectionview.moc"

@@ -1,0 +1,101 @@
+// `reach --snapshot DIR`: every view rendered to DIR/<view>.png at the requested pixel size,
+// after the background loads finished (the H200 profiles are in the picture, not a spinner).
+#include <QImage>
+#include <QProcess>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "ui/breakdownview.h"
+#include "ui/mainwindow.h"
+#include "ui/session.h"
+#include "ui/snapshot.h"
+#include "ui/theme.h"
+#include "uitestsupport.h"
+
+using namespace reach;
+
+namespace {
+
+// A real figure, not an empty frame: many colours, and the addressable colour among them.
+void checkLooksLikeAFigure(const QImage& image) {
+    QSet<QRgb> colours;
+    bool addressable = false;
+    const QRgb addr = Theme::categoryColor(Category::Addressable).rgb();
+    for (int y = 0; y < image.height(); y += 2) {
+        for (int x = 0; x < image.width(); x += 2) {
+            const QRgb p = image.pixel(x, y);
+            colours.insert(p);
+            addressable = addressable || (p & 0xffffff) == (addr & 0xffffff);
+        }
+    }
+    QVERIFY2(colours.size() > 20, "the snapshot is nearly uniform");
+    QVERIFY2(addressable, "no addressable-coloured bar in the snapshot");
+}
+
+}  // namespace
+
+class TestSnapshot : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { test::setUpDeterministicGui(); }
+
+    void inProcessSnapshotsHaveTheRequestedSize() {
+        MainWindow window;
+        QVERIFY(window.openDefault());
+        QTemporaryDir dir;
+        QStringList written;
+        QString error;
+        QVERIFY2(writeSnapshots(window, dir.path(), QSize(640, 480), &written, &error),
+                 qPrintable(error));
+        QCOMPARE(written.size(), int(window.views().size()));
+        for (const QString& path : written) {
+            const QImage image(path);
+            QVERIFY2(!image.isNull(), qPrintable(path));
+            QCOMPARE(image.size(), QSize(640, 480));
+            checkLooksLikeAFigure(image);
+        }
+        // All 13 workloads were loaded before rendering.
+        QCOMPARE(window.breakdownView()->model()->rowCount(), 13);
+        // The views went back into their tabs.
+        QCOMPARE(window.tabs()->count(), int(window.views().size()));
+    }
+
+    void commandLineSnapshot() {
+        QTemporaryDir dir;
+        QProcess reach;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("REACH_DATASETS"), QStringLiteral(REACH_DATASETS));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.path() + QStringLiteral("/config"));
+        reach.setProcessEnvironment(env);
+        reach.start(QStringLiteral(REACH_GUI_BINARY),
+                    {QStringLiteral("--snapshot"), dir.path() + QStringLiteral("/out"),
+                     QStringLiteral("--size"), QStringLiteral("900x600")});
+        QVERIFY(reach.waitForFinished(240000));
+        QCOMPARE(reach.exitCode(), 0);
+        for (const char* view : {"breakdown", "projection"}) {
+            const QImage image(dir.path() + QStringLiteral("/out/") + view +
+                               QStringLiteral(".png"));
+            QVERIFY2(!image.isNull(), view);
+            QCOMPARE(image.size(), QSize(900, 600));
+            checkLooksLikeAFigure(image);
+        }
+    }
+
+    void badSizeIsUsageError() {
+        QProcess reach;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        reach.setProcessEnvironment(env);
+        reach.start(QStringLiteral(REACH_GUI_BINARY),
+                    {QStringLiteral("--snapshot"), QStringLiteral("/tmp/unused"),
+                     QStringLiteral("--size"), QStringLiteral("wide")});
+        QVERIFY(reach.waitForFinished(60000));
+        QCOMPARE(reach.exitCode(), 2);
+        QVERIFY(reach.readAllStandardError().contains("--size"));
+    }
+};
+
+QTEST_MAIN(TestSnapshot)
+#include "tst_snapshot.moc"

@@ -1,0 +1,486 @@
+#include "breakdownview.h"
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include "addruledialog.h"
+#include "rulesetmodel.h"
+#include "session.h"
+#include "theme.h"
+
+namespace reach {
+
+namespace {
+
+constexpr double kSplitOffset = 0.2;  // name bar above, operator bar below the row's centre
+
+QCPBars* makeBars(QCustomPlot* plot, const QString& name, const QColor& color) {
+    auto* bars = new QCPBars(plot->yAxis, plot->xAxis);  // horizontal: keys on the y axis
+    bars->setName(name);
+    bars->setPen(QPen(Qt::white, 0.8));
+    bars->setBrush(color);
+    bars->setWidthType(QCPBars::wtPlotCoords);
+    bars->setSelectable(QCP::stNone);
+    return bars;
+}
+
+}  // namespace
+
+BreakdownView::BreakdownView(Session* session, QWidget* parent)
+    : QWidget(parent), m_session(session) {
+    m_model = new BreakdownModel(this);
+    m_kernels = new KernelModel(this);
+
+    m_opSplit = new QCheckBox(tr("Operator-based split"), this);
+    m_opSplit->setToolTip(
+        tr("Beside each name-rule bar, the split by launching ATen operator "
+           "(only where the trace links kernels to operators)"));
+    m_shareOf = new QComboBox(this);
+    m_shareOf->addItem(tr("Share of GPU time"));
+    m_shareOf->addItem(tr("Share of wall clock (span)"));
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(m_shareOf);
+    controls->addWidget(m_opSplit);
+    controls->addStretch(1);
+
+    m_plot = new QCustomPlot(this);
+    m_plot->setMinimumHeight(220);
+    m_plot->setMouseTracking(true);
+    for (Category c : kCategories)
+        m_bars[size_t(c)] = makeBars(m_plot, toQString(categoryLabel(c)), Theme::categoryColor(c));
+    m_unsplit = makeBars(m_plot, tr("not split by the study"), Theme::unsplitColor());
+    m_idle = makeBars(m_plot, tr("GPU idle"), QColor(0xee, 0xee, 0xee));
+    for (Category c : kCategories) {
+        QColor color = Theme::categoryColor(c);
+        color.setAlpha(150);  // the operator split is the secondary, lighter bar
+        m_opBars[size_t(c)] = makeBars(m_plot, {}, color);
+        m_opBars[size_t(c)]->removeFromLegend();
+    }
+    m_opUnlinked = makeBars(m_plot, {}, QColor(0xdd, 0xdd, 0xdd));
+    m_opUnlinked->removeFromLegend();
+    for (size_t i = 1; i < 4; ++i) {
+        m_bars[i]->moveAbove(m_bars[i - 1]);
+        m_opBars[i]->moveAbove(m_opBars[i - 1]);
+    }
+    m_unsplit->moveAbove(m_bars[3]);
+    m_idle->moveAbove(m_unsplit);
+    m_opUnlinked->moveAbove(m_opBars[3]);
+
+    // Legend in its own row above the plot, footer naming the rule set below it.
+    m_plot->legend->setVisible(true);
+    m_plot->plotLayout()->insertRow(0);
+    m_plot->plotLayout()->addElement(0, 0, m_plot->legend);
+    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_plot->legend->setWrap(6);
+    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    m_plot->plotLayout()->setRowSpacing(2);
+    m_footer = new QCPTextElement(m_plot, QString(), Theme::plotFont(8));
+    m_plot->plotLayout()->addElement(2, 0, m_footer);
+    m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
+    m_plot->xAxis->setRange(0, 100);
+    m_plot->xAxis->setLabel(tr("Share of GPU time (%)"));
+    m_plot->yAxis->setTickLength(0, 0);
+    m_plot->yAxis->setSubTicks(false);
+    m_plot->yAxis->grid()->setVisible(false);
+    m_highlight = new QCPItemRect(m_plot);
+    m_highlight->setPen(QPen(QColor(0x20, 0x20, 0x20), 2));
+    m_highlight->setBrush(Qt::NoBrush);
+    m_highlight->setVisible(false);
+    m_highlight->setSelectable(false);
+
+    m_drillTitle = new QLabel(tr("Click a segment to see its kernels."), this);
+    m_drillTitle->setWordWrap(true);
+    m_addRule = new QPushButton(tr("Add rule..."), this);
+    m_addRule->setToolTip(tr("Classify the selected kernel with a new rule (re-classifies live)"));
+    m_addRule->setEnabled(false);
+    auto* drillHeader = new QHBoxLayout;
+    drillHeader->addWidget(m_drillTitle, 1);
+    drillHeader->addWidget(m_addRule);
+
+    m_table = new QTableView(this);
+    m_table->setModel(m_kernels);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->horizontalHeader()->setSectionResizeMode(KernelModel::Name, QHeaderView::Stretch);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+
+    m_drillPlot = new QCustomPlot(this);
+    m_drillBars = makeBars(m_drillPlot, {}, Theme::categoryColor(Category::Addressable));
+    m_drillBars->setWidth(0.7);
+    m_drillPlot->xAxis->setLabel(tr("Time (ms)"));
+    m_drillPlot->yAxis->setTickLength(0, 0);
+    m_drillPlot->yAxis->setSubTicks(false);
+    m_drillPlot->yAxis->grid()->setVisible(false);
+
+    auto* drillSplit = new QSplitter(Qt::Horizontal, this);
+    drillSplit->addWidget(m_table);
+    drillSplit->addWidget(m_drillPlot);
+    drillSplit->setStretchFactor(0, 3);
+    drillSplit->setStretchFactor(1, 2);
+    auto* drill = new QWidget(this);
+    auto* drillLayout = new QVBoxLayout(drill);
+    drillLayout->setContentsMargins(0, 0, 0, 0);
+    drillLayout->addLayout(drillHeader);
+    drillLayout->addWidget(drillSplit, 1);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->setObjectName(QStringLiteral("breakdownSplitter"));
+    split->addWidget(m_plot);
+    split->addWidget(drill);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(split, 1);
+
+    connect(m_opSplit, &QCheckBox::toggled, this, &BreakdownView::setOperatorSplit);
+    connect(m_shareOf, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setSpanShares(i == 1); });
+    // Clicks are resolved against the bars only: the share labels and the selection frame sit
+    // on top of the segments and would otherwise take QCustomPlot's plottableClick.
+    connect(m_plot, &QCustomPlot::mousePress, this,
+            [this](QMouseEvent* e) { m_pressPos = e->pos(); });
+    connect(m_plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
+        if ((e->pos() - m_pressPos).manhattanLength() > 3)
+            return;
+        int index = -1;
+        QCPAbstractPlottable* p = m_plot->plottableAt(e->pos(), false, &index);
+        onPlottableClick(p, index);
+    });
+    connect(m_plot, &QCustomPlot::mouseMove, this, &BreakdownView::showHover);
+    connect(m_addRule, &QPushButton::clicked, this, &BreakdownView::onAddRule);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this] { m_addRule->setEnabled(m_kernels->rowCount() > 0); });
+    connect(m_session, &Session::workloadsChanged, this, &BreakdownView::onWorkloadsChanged);
+    connect(m_session, &Session::rulesChanged, this, &BreakdownView::rebuildPlot);
+
+    refreshStyle();
+    onWorkloadsChanged();
+}
+
+void BreakdownView::refreshStyle() {
+    Theme::stylePlot(m_plot);
+    Theme::stylePlot(m_drillPlot);
+    const bool dark = Theme::mode() == Theme::Mode::Dark;
+    m_footer->setTextColor(dark ? QColor(0xb0, 0xb0, 0xb0) : QColor(0x60, 0x60, 0x60));
+    m_highlight->setPen(QPen(dark ? Qt::white : QColor(0x20, 0x20, 0x20), 2));
+    rebuildPlot();
+    updateDrill();
+}
+
+double BreakdownView::keyOfRow(int row) const {
+    const int n = m_model->rowCount();
+    double key = n - 1 - row;
+    if (m_opSplit->isChecked() && m_model->hasOperatorSplit(row))
+        key += kSplitOffset;
+    return key;
+}
+
+int BreakdownView::rowOfBarKey(double key, bool operatorBar) const {
+    for (int r = 0; r < m_model->rowCount(); ++r) {
+        const double k = keyOfRow(r) - (operatorBar ? 2 * kSplitOffset : 0.0);
+        if (std::abs(k - key) < 1e-6)
+            return r;
+    }
+    return -1;
+}
+
+QString BreakdownView::barLabel(int row) const {
+    if (row < 0 || row >= int(m_labels.size()))
+        return {};
+    return m_labels[size_t(row)]->text();
+}
+
+void BreakdownView::setOperatorSplit(bool on) {
+    if (m_opSplit->isChecked() != on)
+        m_opSplit->setChecked(on);  // re-enters through toggled()
+    else
+        rebuildPlot();
+}
+
+void BreakdownView::setSpanShares(bool on) {
+    if (m_shareOf->currentIndex() != (on ? 1 : 0)) {
+        m_shareOf->setCurrentIndex(on ? 1 : 0);
+        return;
+    }
+    m_model->setSpanShares(on);
+    m_plot->xAxis->setLabel(on ? tr("Share of profiled wall clock (%)")
+                               : tr("Share of GPU time (%)"));
+    rebuildPlot();
+    if (m_selectedRow >= 0)
+        selectSegment(m_selectedRow, m_selectedCategory);
+}
+
+void BreakdownView::onWorkloadsChanged() {
+    m_model->setWorkloads(m_session->workloads());
+    rebuildPlot();
+    // Keep the drill-down on the same workload and category across re-classification.
+    for (int r = 0; r < m_model->rowCount(); ++r) {
+        if (!m_selectedName.isEmpty() && m_model->workload(r).name == m_selectedName) {
+            selectSegment(r, m_selectedCategory);
+            return;
+        }
+    }
+    // Nothing picked yet: open the drill-down on the addressable kernels of the first profile,
+    // so a newcomer sees what the bars are made of.
+    if (m_selectedName.isEmpty()) {
+        for (int r = 0; r < m_model->rowCount(); ++r) {
+            if (m_model->workload(r).breakdown) {
+                selectSegment(r, Category::Addressable);
+                return;
+            }
+        }
+    }
+}
+
+void BreakdownView::rebuildPlot() {
+    const int n = m_model->rowCount();
+    const bool op = m_opSplit->isChecked();
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    std::array<QVector<double>, 4> keys, values, opKeys, opValues;
+    QVector<double> restKeys, unsplit, idle, unlinkedKeys, unlinked;
+    for (QCPItemText* t : m_labels)
+        m_plot->removeItem(t);
+    m_labels.clear();
+
+    const QColor addrText = Theme::textOn(Theme::categoryColor(Category::Addressable));
+    const QColor plainText =
+        Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
+    // Rows run top to bottom, keys bottom to top: walk backwards so keys come out sorted.
+    for (int row = n - 1; row >= 0; --row) {
+        const double key = keyOfRow(row);
+        const ProjectWorkload& w = m_model->workload(row);
+        ticker->addTick(key, w.name + QStringLiteral(" [") + w.shortOrigin() + QLatin1Char(']'));
+        double total = 0;
+        for (Category c : kCategories) {
+            const double v = 100.0 * m_model->share(row, c);
+            keys[size_t(c)] << key;
+            values[size_t(c)] << v;
+            total += v;
+        }
+        restKeys << key;
+        unsplit << 100.0 * m_model->unsplit(row);
+        idle << 100.0 * m_model->idle(row);
+        total += unsplit.back() + idle.back();
+        if (op && m_model->hasOperatorSplit(row)) {
+            const double okey = key - 2 * kSplitOffset;
+            ticker->addTick(okey, tr("by operator"));
+            double linked = 0;
+            for (Category c : kCategories) {
+                const double v = 100.0 * m_model->operatorShare(row, c);
+                opKeys[size_t(c)] << okey;
+                opValues[size_t(c)] << v;
+                linked += v;
+            }
+            unlinkedKeys << okey;
+            unlinked << std::max(0.0, 100.0 - linked);
+        }
+
+        // The addressable share, printed inside its segment when it fits, after the bar if not.
+        const double lib = 100.0 * m_model->share(row, Category::LibraryOptimized);
+        const double addr = 100.0 * m_model->share(row, Category::Addressable);
+        auto* label = new QCPItemText(m_plot);
+        label->setSelectable(false);
+        label->setFont(Theme::plotFont(8));
+        label->setText(QString::number(addr, 'f', 1) + QLatin1Char('%'));
+        if (addr >= 8.0) {
+            label->position->setCoords(lib + addr / 2, key);
+            label->setColor(addrText);
+            label->setPositionAlignment(Qt::AlignCenter);
+        } else {
+            label->setText(tr("%1% addressable").arg(addr, 0, 'f', 1));
+            label->position->setCoords(std::min(total, 100.0) + 0.8, key);
+            label->setColor(plainText);
+            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        }
+        m_labels.insert(m_labels.begin(), label);
+    }
+
+    const double width = op ? 0.36 : 0.66;
+    for (size_t i = 0; i < 4; ++i) {
+        m_bars[i]->setWidth(width);
+        m_bars[i]->setData(keys[i], values[i], true);
+        m_opBars[i]->setWidth(width);
+        m_opBars[i]->setData(opKeys[i], opValues[i], true);
+    }
+    m_unsplit->setWidth(width);
+    m_unsplit->setData(restKeys, unsplit, true);
+    m_idle->setWidth(width);
+    m_idle->setData(restKeys, idle, true);
+    m_opUnlinked->setWidth(width);
+    m_opUnlinked->setData(unlinkedKeys, unlinked, true);
+    m_idle->setVisible(m_model->spanShares());
+    if (m_model->spanShares())
+        m_idle->addToLegend();
+    else
+        m_idle->removeFromLegend();
+    bool anyPublished = false;
+    for (int r = 0; r < n; ++r)
+        anyPublished = anyPublished || m_model->workload(r).published;
+    if (anyPublished)
+        m_unsplit->addToLegend();
+    else
+        m_unsplit->removeFromLegend();
+
+    m_plot->yAxis->setTicker(ticker);
+    m_plot->yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
+    const RuleSet& rules = m_session->rules();
+    m_footer->setText(tr("Rule set: %1 (%2)")
+                          .arg(QString::fromStdString(rules.name()),
+                               QString::fromStdString(rules.hash()).left(12)));
+    m_highlight->setVisible(false);
+    if (m_selectedRow >= 0 && m_selectedRow < n && m_model->workload(m_selectedRow).breakdown) {
+        const double key = keyOfRow(m_selectedRow);
+        double start = 0;
+        for (Category c : kCategories) {
+            if (c == m_selectedCategory)
+                break;
+            start += 100.0 * m_model->share(m_selectedRow, c);
+        }
+        const double end = start + 100.0 * m_model->share(m_selectedRow, m_selectedCategory);
+        m_highlight->topLeft->setCoords(start, key + width / 2);
+        m_highlight->bottomRight->setCoords(end, key - width / 2);
+        m_highlight->setVisible(end > start);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void BreakdownView::showHover(QMouseEvent* event) {
+    int index = -1;
+    QCPAbstractPlottable* p = m_plot->plottableAt(event->pos(), false, &index);
+    auto* bars = qobject_cast<QCPBars*>(p);
+    if (!bars || index < 0 || index >= bars->dataCount()) {
+        QToolTip::hideText();
+        return;
+    }
+    const double key = bars->data()->at(index)->key;
+    const double value = bars->data()->at(index)->value;
+    const bool isOp =
+        std::find(m_opBars.begin(), m_opBars.end(), bars) != m_opBars.end() || bars == m_opUnlinked;
+    const int row = rowOfBarKey(key, isOp);
+    if (row < 0 || row >= m_model->rowCount())
+        return;
+    QString text = m_model->workload(row).name + QLatin1Char('\n');
+    auto cat = std::find(m_bars.begin(), m_bars.end(), bars);
+    if (cat != m_bars.end()) {
+        const Category c = Category(cat - m_bars.begin());
+        text += toQString(categoryLabel(c)) + QStringLiteral(": ");
+        const double ms = m_model->milliseconds(row, c);
+        if (!std::isnan(ms))
+            text += tr("%1 ms, ").arg(ms, 0, 'f', ms < 10 ? 3 : 1);
+        text += tr("%1% of %2")
+                    .arg(value, 0, 'f', 1)
+                    .arg(m_model->spanShares() ? tr("wall clock") : tr("GPU time"));
+        if (m_model->workload(row).breakdown)
+            text += tr("\nclick for its kernels");
+    } else if (isOp) {
+        text += tr("by operator: %1%").arg(value, 0, 'f', 1);
+    } else {
+        text += bars->name() + QStringLiteral(": ") + QString::number(value, 'f', 1) + '%';
+    }
+    QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
+}
+
+void BreakdownView::onPlottableClick(QCPAbstractPlottable* p, int dataIndex) {
+    auto* bars = qobject_cast<QCPBars*>(p);
+    auto cat = std::find(m_bars.begin(), m_bars.end(), bars);
+    if (!bars || cat == m_bars.end() || dataIndex < 0 || dataIndex >= bars->dataCount())
+        return;
+    const int row = rowOfBarKey(bars->data()->at(dataIndex)->key, false);
+    if (row >= 0)
+        selectSegment(row, Category(cat - m_bars.begin()));
+}
+
+bool BreakdownView::selectSegment(int row, Category category) {
+    if (row < 0 || row >= m_model->rowCount())
+        return false;
+    const ProjectWorkload& w = m_model->workload(row);
+    m_selectedRow = row;
+    m_selectedName = w.name;
+    m_selectedCategory = category;
+    if (!w.breakdown) {
+        m_kernels->clear();
+        m_drillTitle->setText(
+            tr("%1 (%2): the study published shares only, no kernels.").arg(w.name, w.origin));
+        m_addRule->setEnabled(false);
+        updateDrill();
+        rebuildPlot();
+        emit segmentSelected(row, category);
+        return false;
+    }
+    m_kernels->setSelection(w.breakdown, category);
+    const double ms = w.breakdown->categoryUs[size_t(category)] / 1000.0;
+    m_drillTitle->setText(tr("<b>%1</b> &mdash; %2: %3 ms, %4% of GPU time, top %5 kernels")
+                              .arg(w.name.toHtmlEscaped(), toQString(categoryLabel(category)))
+                              .arg(ms, 0, 'f', 2)
+                              .arg(100.0 * w.breakdown->share(category), 0, 'f', 1)
+                              .arg(m_kernels->rowCount()));
+    m_addRule->setEnabled(m_kernels->rowCount() > 0);
+    m_addRule->setDefault(category == Category::Unclassified);
+    updateDrill();
+    rebuildPlot();
+    emit segmentSelected(row, category);
+    return true;
+}
+
+void BreakdownView::updateDrill() {
+    // The chart shows the largest kernels of the table, largest at the top.
+    const int shown = std::min(m_kernels->rowCount(), 12);
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    QVector<double> keys, values;
+    for (int i = shown - 1; i >= 0; --i) {
+        const double key = shown - 1 - i;
+        keys << key;
+        values << m_kernels->data(m_kernels->index(i, KernelModel::TimeMs), KernelModel::ValueRole)
+                      .toDouble();
+        QString name = m_kernels->data(m_kernels->index(i, KernelModel::Name)).toString();
+        if (name.size() > 38)
+            name = name.left(36) + QStringLiteral("...");
+        ticker->addTick(key, name);
+    }
+    m_drillBars->setBrush(Theme::categoryColor(m_kernels->category()));
+    m_drillBars->setData(keys, values, true);
+    m_drillPlot->yAxis->setTicker(ticker);
+    m_drillPlot->yAxis->setRange(-0.6, std::max(0, shown - 1) + 0.6);
+    const double max = values.isEmpty() ? 1.0 : *std::max_element(values.begin(), values.end());
+    m_drillPlot->xAxis->setRange(0, max * 1.05);
+    m_drillPlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool BreakdownView::addRule(const Rule& rule, QString* error) {
+    if (!RuleSetModel::isValidPattern(QString::fromStdString(rule.pattern), error))
+        return false;
+    RuleSet rules = m_session->rules();
+    rules.insertRule(0, rule);
+    m_session->setRules(std::move(rules));
+    return true;
+}
+
+void BreakdownView::onAddRule() {
+    if (m_kernels->rowCount() == 0)
+        return;
+    const QModelIndex current = m_table->currentIndex();
+    const int row = current.isValid() ? current.row() : 0;
+    const QString name =
+        m_kernels->data(m_kernels->index(row, 0), KernelModel::FullNameRole).toString();
+    const Category suggested = m_kernels->category() == Category::Unclassified
+                                   ? Category::Addressable
+                                   : m_kernels->category();
+    AddRuleDialog dialog(name, suggested, this);
+    if (dialog.exec() == QDialog::Accepted)
+        addRule(dialog.rule());
+}
+
+}  // namespace reach

@@ -1,0 +1,101 @@
+#pragma once
+
+#include <QPoint>
+#include <QWidget>
+#include <array>
+#include <vector>
+
+#include "breakdownmodel.h"
+#include "kernelmodel.h"
+
+class QCheckBox;
+class QComboBox;
+class QCPAbstractPlottable;
+class QCPBars;
+class QCPItemRect;
+class QCPItemText;
+class QCPTextElement;
+class QMouseEvent;
+class QCustomPlot;
+class QLabel;
+class QPushButton;
+class QTableView;
+
+namespace reach {
+
+class Session;
+
+// Horizontal stacked bars (one per workload, the four categories in fixed colours), the
+// addressable share printed on each bar, and a drill-down (table + bar chart) of the top kernels
+// of the clicked segment. The plot holds a render copy of BreakdownModel's numbers.
+class BreakdownView : public QWidget {
+    Q_OBJECT
+public:
+    explicit BreakdownView(Session* session, QWidget* parent = nullptr);
+
+    BreakdownModel* model() const { return m_model; }
+    KernelModel* kernelModel() const { return m_kernels; }
+    QCustomPlot* plot() const { return m_plot; }
+    QCustomPlot* drillPlot() const { return m_drillPlot; }
+    QTableView* kernelTable() const { return m_table; }
+    QCPBars* bars(Category c) const { return m_bars[size_t(c)]; }
+    QCPBars* operatorBars(Category c) const { return m_opBars[size_t(c)]; }
+    // Text printed on the bar of `row` (the addressable share).
+    QString barLabel(int row) const;
+
+    // Plot coordinate of a row's name-split bar (rows run top to bottom).
+    double keyOfRow(int row) const;
+    // Row of a bar at `key` (name-split or operator-split bar); -1 when none.
+    int rowOfBarKey(double key, bool operatorBar) const;
+
+    void setOperatorSplit(bool on);
+    void setSpanShares(bool on);
+    // Fills the drill-down with the top kernels of `category` in `row`; false when the row has
+    // no kernels to show (a published workload).
+    bool selectSegment(int row, Category category);
+    int selectedRow() const { return m_selectedRow; }
+
+    // Adds a rule before all others and re-classifies (what "Add rule..." does after its dialog).
+    bool addRule(const Rule& rule, QString* error = nullptr);
+
+signals:
+    void segmentSelected(int row, reach::Category category);
+    void rulesEditRequested(const reach::RuleSet& rules);
+
+public slots:
+    void refreshStyle();
+
+private:
+    void onWorkloadsChanged();
+    void rebuildPlot();
+    void updateDrill();
+    void showHover(QMouseEvent* event);
+    void onPlottableClick(QCPAbstractPlottable* p, int dataIndex);
+    void onAddRule();
+
+    Session* m_session;
+    BreakdownModel* m_model;
+    KernelModel* m_kernels;
+    QCustomPlot* m_plot;
+    QCustomPlot* m_drillPlot;
+    QTableView* m_table;
+    QLabel* m_drillTitle;
+    QPushButton* m_addRule;
+    QCheckBox* m_opSplit;
+    QComboBox* m_shareOf;
+    std::array<QCPBars*, 4> m_bars{};
+    std::array<QCPBars*, 4> m_opBars{};
+    QCPBars* m_unsplit = nullptr;
+    QCPBars* m_idle = nullptr;
+    QCPBars* m_opUnlinked = nullptr;
+    QCPBars* m_drillBars = nullptr;
+    QCPItemRect* m_highlight = nullptr;
+    QCPTextElement* m_footer = nullptr;
+    std::vector<QCPItemText*> m_labels;
+    QPoint m_pressPos;
+    int m_selectedRow = -1;
+    QString m_selectedName;  // to restore the drill-down after a re-classification
+    Category m_selectedCategory = Category::Addressable;
+};
+
+}  // namespace reach

@@ -1,0 +1,91 @@
+#include "defaultproject.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <cmath>
+
+#include "core/inputerror.h"
+#include "core/publishedstudy.h"
+
+namespace reach {
+
+QString bundledDatasetsDir() {
+    const QString env = qEnvironmentVariable("REACH_DATASETS");
+    QStringList candidates;
+    if (!env.isEmpty())
+        candidates << env;
+    if (QCoreApplication::instance())
+        candidates << QCoreApplication::applicationDirPath() + "/../share/reach/datasets";
+    candidates << QStringLiteral(REACH_DATASETS_DIR);
+    for (const QString& dir : candidates) {
+        if (QFileInfo::exists(dir + "/paper/table3.json"))
+            return QDir(dir).canonicalPath();
+    }
+    return {};
+}
+
+std::vector<EvaluationSummary> publishedBenchmarks(const QString& table3Path) {
+    QFile file(table3Path);
+    if (!file.open(QIODevice::ReadOnly))
+        throw InputError(table3Path.toStdString(), "file", "a readable JSON file");
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
+    if (doc.isNull())
+        throw InputError(table3Path.toStdString(), "byte " + std::to_string(error.offset),
+                         error.errorString().toStdString());
+    std::vector<EvaluationSummary> sets;
+    const QJsonArray benchmarks = doc.object().value("benchmarks").toArray();
+    for (int i = 0; i < benchmarks.size(); ++i) {
+        const QJsonObject b = benchmarks[i].toObject();
+        if (!b.value("name").isString() || !b.value("denominator").isDouble() ||
+            !b.value("verified_faster").isDouble())
+            throw InputError(table3Path.toStdString(), "benchmarks[" + std::to_string(i) + "]",
+                             "\"name\", \"denominator\" and \"verified_faster\"");
+        EvaluationSummary set;
+        set.name = b.value("name").toString();
+        set.origin = QStringLiteral("published summary");
+        set.denominator = b.value("denominator").toInt();
+        set.winners = b.value("verified_faster").toInt();
+        if (b.value("median_speedup").isDouble())
+            set.medianSpeedup = b.value("median_speedup").toDouble();
+        if (b.value("max_speedup").isDouble())
+            set.maxSpeedup = b.value("max_speedup").toDouble();
+        sets.push_back(std::move(set));
+    }
+    return sets;
+}
+
+DefaultProject loadDefaultProject(const QString& datasetsDir) {
+    DefaultProject project;
+    project.datasetsDir = datasetsDir;
+    const QString table3 = datasetsDir + "/paper/table3.json";
+    const PublishedStudy study = readPublishedStudy(table3.toStdString());
+    project.studySource = QString::fromStdString(study.source);
+    for (const PublishedWorkload& w : study.workloads) {
+        ProjectWorkload entry;
+        entry.name = QString::fromStdString(w.name);
+        entry.origin = QStringLiteral("published, A100");
+        entry.published = true;
+        entry.publishedLibraryOptimized = w.libraryOptimized;
+        entry.publishedAddressable = w.addressable;
+        entry.publishedGain = w.projectedGain;
+        project.published.push_back(std::move(entry));
+    }
+    project.evaluations = publishedBenchmarks(table3);
+    const QDir h200(datasetsDir + "/profiles/h200");
+    // Small first, so the breakdown fills in within a second and the 75 MB trace comes last.
+    const QFileInfoList files = h200.entryInfoList({"*.json.gz", "*.json", "*.sqlite"}, QDir::Files,
+                                                   QDir::Size | QDir::Reversed);
+    for (const QFileInfo& f : files) {
+        if (f.fileName() != QLatin1String("manifest.json"))
+            project.profilePaths << f.absoluteFilePath();
+    }
+    return project;
+}
+
+}  // namespace reach

@@ -1,0 +1,427 @@
+#include "mainwindow.h"
+
+#include <qcustomplot.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTextStream>
+
+#include "breakdownview.h"
+#include "core/inputerror.h"
+#include "core/recordimport.h"
+#include "gpustate.h"
+#include "projectbrowser.h"
+#include "projectionview.h"
+#include "session.h"
+#include "theme.h"
+
+// Q_INIT_RESOURCE declares a function and must be used outside any namespace; the resources
+// live in the static reach_ui library, so nothing registers them unless asked.
+static void initReachResources() {
+    Q_INIT_RESOURCE(reach);
+}
+
+namespace reach {
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+
+bool isRecordsFile(const QString& path) {
+    return path.endsWith(QLatin1String(".jsonl"), Qt::CaseInsensitive);
+}
+
+QString csvField(QString s) {
+    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) ||
+        s.contains(QLatin1Char('\n')))
+        return QLatin1Char('"') + s.replace(QLatin1Char('"'), QStringLiteral("\"\"")) +
+               QLatin1Char('"');
+    return s;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    initReachResources();
+    setWindowTitle(tr("Reach"));
+    setWindowIcon(QIcon(QStringLiteral(":/reach/icons/reach.svg")));
+    setAcceptDrops(true);
+    m_session = new Session(this);
+    m_browser = new ProjectBrowser(m_session, this);
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    m_breakdown = new BreakdownView(m_session, this);
+    m_projection = new ProjectionView(m_session, this);
+    addView(QStringLiteral("breakdown"), tr("Breakdown"), m_breakdown, m_breakdown->plot(),
+            m_breakdown->model());
+    addView(QStringLiteral("projection"), tr("Projection"), m_projection, m_projection->barPlot(),
+            m_projection->model());
+
+    m_split = new QSplitter(Qt::Horizontal, this);
+    m_split->setObjectName(QStringLiteral("mainSplitter"));
+    m_split->addWidget(m_browser);
+    m_split->addWidget(m_tabs);
+    m_split->setStretchFactor(0, 1);
+    m_split->setStretchFactor(1, 4);
+    setCentralWidget(m_split);
+
+    connect(m_browser, &ProjectBrowser::evaluationSelected, m_projection,
+            &ProjectionView::setSelectedEvaluation);
+    connect(m_browser, &ProjectBrowser::workloadActivated, this, [this](int index) {
+        m_tabs->setCurrentWidget(m_projection);
+        m_projection->setHeatRow(index);
+    });
+    connect(m_session, &Session::loadError, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+
+    createMenus();
+    createStatusBar();
+    restoreSettings();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::addView(const QString& key, const QString& title, QWidget* widget,
+                         QCustomPlot* figure, QAbstractItemModel* data) {
+    m_views.push_back({key, title, widget, figure, data});
+    m_tabs->addTab(widget, title);
+}
+
+QString MainWindow::gpuText() const {
+    return m_gpuText;
+}
+
+void MainWindow::createMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open Project..."), QKeySequence::Open, this, &MainWindow::onOpen);
+    file->addAction(tr("Open &Sample Project"), QKeySequence(tr("Ctrl+Shift+O")), this,
+                    &MainWindow::openDefault);
+    file->addAction(tr("&Import Profiles or Records..."), QKeySequence(tr("Ctrl+I")), this,
+                    &MainWindow::onImport);
+    m_recentMenu = file->addMenu(tr("&Recent Files"));
+    file->addSeparator();
+    file->addAction(tr("&Export Figure..."), QKeySequence(tr("Ctrl+E")), this,
+                    &MainWindow::onExportFigure);
+    file->addAction(tr("Export &Data (CSV)..."), QKeySequence(tr("Ctrl+Shift+E")), this,
+                    &MainWindow::onExportData);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (size_t i = 0; i < m_views.size(); ++i) {
+        view->addAction(m_views[i].title, QKeySequence(tr("Ctrl+%1").arg(i + 1)), this,
+                        [this, i] { m_tabs->setCurrentIndex(int(i)); });
+    }
+    view->addSeparator();
+    QAction* dark = view->addAction(tr("&Dark Palette"));
+    dark->setCheckable(true);
+    dark->setShortcut(QKeySequence(tr("Ctrl+Shift+D")));
+    dark->setChecked(Theme::mode() == Theme::Mode::Dark);
+    connect(dark, &QAction::toggled, this, &MainWindow::setDark);
+    QAction* cancel = view->addAction(tr("&Cancel Background Jobs"));
+    cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+    connect(cancel, &QAction::triggered, m_session, &Session::cancelJobs);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Reach"), this, [this] {
+        QMessageBox::about(this, tr("About Reach"),
+                           tr("<b>Reach %1</b><p>How much of a real GPU workload can new kernels "
+                              "reach, and what would the measured kernels buy end to end?</p>")
+                               .arg(QStringLiteral(REACH_VERSION)));
+    });
+    rebuildRecentMenu();
+}
+
+void MainWindow::createStatusBar() {
+    m_jobLabel = new QLabel(this);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(180);
+    m_progress->setTextVisible(false);
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->setFlat(true);
+    m_gpuLabel = new QLabel(this);
+    const GpuState gpu = detectGpu();
+    m_gpuText = gpu.text();
+    m_gpuLabel->setText(m_gpuText);
+    m_gpuLabel->setToolTip(gpu.verifierFound ? tr("reach-verify found: candidates can be verified")
+                                             : tr("reach-verify not found next to reach"));
+    statusBar()->addPermanentWidget(m_jobLabel);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    statusBar()->addPermanentWidget(m_gpuLabel);
+    m_jobLabel->hide();
+    m_progress->hide();
+    m_cancel->hide();
+    connect(m_cancel, &QPushButton::clicked, m_session, &Session::cancelJobs);
+    connect(m_session, &Session::jobStarted, this, [this](const QString& label) {
+        m_jobLabel->setText(label);
+        m_progress->setValue(0);
+        m_jobLabel->show();
+        m_progress->show();
+        m_cancel->show();
+    });
+    connect(m_session, &Session::jobProgress, this,
+            [this](double f) { m_progress->setValue(int(f * 1000)); });
+    connect(m_session, &Session::idle, this, [this] {
+        m_jobLabel->hide();
+        m_progress->hide();
+        m_cancel->hide();
+        statusBar()->showMessage(
+            tr("%n workload(s) loaded", nullptr, int(m_session->workloads().size())), 4000);
+    });
+}
+
+bool MainWindow::openDefault() {
+    QString error;
+    if (!m_session->openDefault(&error)) {
+        statusBar()->showMessage(error);
+        return false;
+    }
+    setWindowTitle(tr("Reach - %1").arg(m_session->projectName()));
+    QSettings().setValue(QStringLiteral("project/last"), QString());
+    return true;
+}
+
+bool MainWindow::openPath(const QString& path) {
+    QString error;
+    if (!m_session->openProject(path, &error)) {
+        statusBar()->showMessage(error);
+        return false;
+    }
+    setWindowTitle(tr("Reach - %1").arg(m_session->projectName()));
+    rememberRecent(path);
+    QSettings().setValue(QStringLiteral("project/last"), QFileInfo(path).absoluteFilePath());
+    return true;
+}
+
+void MainWindow::importFiles(const QStringList& paths) {
+    QStringList profiles;
+    for (const QString& path : paths) {
+        if (QFileInfo(path).suffix() == QLatin1String("reach")) {
+            openPath(path);
+            return;
+        }
+        if (!isRecordsFile(path)) {
+            profiles << path;
+            continue;
+        }
+        try {
+            auto records = readReachJsonl(path.toStdString());
+            m_session->addEvaluationSet(EvaluationSummary::fromRecords(
+                QFileInfo(path).completeBaseName(), path, std::move(records)));
+            rememberRecent(path);
+        } catch (const InputError& e) {
+            statusBar()->showMessage(QString::fromUtf8(e.what()), 10000);
+        }
+    }
+    for (const QString& p : profiles)
+        rememberRecent(p);
+    m_session->importProfiles(profiles);
+}
+
+void MainWindow::onOpen() {
+    QSettings settings;
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open project"), settings.value(QStringLiteral("project/dir")).toString(),
+        tr("Reach projects and profiles (*.reach *.json *.json.gz *.sqlite);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("project/dir"), QFileInfo(path).absolutePath());
+    openPath(path);
+}
+
+void MainWindow::onImport() {
+    QSettings settings;
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this, tr("Import profiles or evaluation records"),
+        settings.value(QStringLiteral("import/dir")).toString(),
+        tr("Profiles (*.json *.json.gz *.sqlite);;Evaluation records (*.jsonl);;All files (*)"));
+    if (paths.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("import/dir"), QFileInfo(paths.front()).absolutePath());
+    importFiles(paths);
+}
+
+bool MainWindow::exportData(const QString& path, QString* error) const {
+    const int index = m_tabs->currentIndex();
+    if (index < 0 || !m_views[size_t(index)].data) {
+        if (error)
+            *error = tr("this view has no data to export");
+        return false;
+    }
+    const QAbstractItemModel* model = m_views[size_t(index)].data;
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
+        if (error)
+            *error = tr("%1: cannot write").arg(path);
+        return false;
+    }
+    QTextStream out(&file);
+    QStringList header;
+    for (int c = 0; c < model->columnCount(); ++c)
+        header << csvField(model->headerData(c, Qt::Horizontal).toString());
+    out << header.join(QLatin1Char(',')) << '\n';
+    // Raw numbers (the model's ValueRole) where a column has them, so the CSV is plottable.
+    for (int r = 0; r < model->rowCount(); ++r) {
+        QStringList row;
+        for (int c = 0; c < model->columnCount(); ++c) {
+            const QVariant raw = model->data(model->index(r, c), Qt::UserRole);
+            row << csvField(raw.isValid() ? QString::number(raw.toDouble(), 'g', 10)
+                                          : model->data(model->index(r, c)).toString());
+        }
+        out << row.join(QLatin1Char(',')) << '\n';
+    }
+    out.flush();
+    if (!file.commit()) {
+        if (error)
+            *error = tr("%1: cannot write").arg(path);
+        return false;
+    }
+    return true;
+}
+
+bool MainWindow::exportFigure(const QString& path, QString* error) const {
+    const int index = m_tabs->currentIndex();
+    QCustomPlot* plot = index >= 0 ? m_views[size_t(index)].figure : nullptr;
+    if (!plot) {
+        if (error)
+            *error = tr("this view has no figure");
+        return false;
+    }
+    QSettings settings;
+    const double widthIn = settings.value(QStringLiteral("export/widthInches"), 7.0).toDouble();
+    const double heightIn = settings.value(QStringLiteral("export/heightInches"), 3.5).toDouble();
+    const int dpi = settings.value(QStringLiteral("export/dpi"), 300).toInt();
+    const int w = int(widthIn * 96), h = int(heightIn * 96);
+    bool ok = false;
+    if (path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
+        ok = plot->savePdf(path, w, h, QCP::epNoCosmetic, QStringLiteral("Reach"));
+    else if (path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive))
+        ok = plot->savePng(path, w, h, dpi / 96.0, -1, dpi);
+    if (!ok && error)
+        *error = tr("%1: cannot write (PDF or PNG)").arg(path);
+    return ok;
+}
+
+void MainWindow::onExportFigure() {
+    QSettings settings;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export figure"), settings.value(QStringLiteral("export/dir")).toString(),
+        tr("PDF (*.pdf);;PNG (*.png)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
+    QString error;
+    if (!exportFigure(path, &error))
+        QMessageBox::warning(this, tr("Export figure"), error);
+}
+
+void MainWindow::onExportData() {
+    QSettings settings;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export data"), settings.value(QStringLiteral("export/dir")).toString(),
+        tr("CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
+    QString error;
+    if (!exportData(path, &error))
+        QMessageBox::warning(this, tr("Export data"), error);
+}
+
+void MainWindow::rememberRecent(const QString& path) {
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("project/recent")).toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue(QStringLiteral("project/recent"), recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("project/recent")).toStringList();
+    for (const QString& path : recent) {
+        m_recentMenu
+            ->addAction(QFileInfo(path).fileName(), this,
+                        [this, path] {
+                            if (QFileInfo(path).suffix() == QLatin1String("reach") ||
+                                QFileInfo(path).isDir())
+                                openPath(path);
+                            else
+                                importFiles({path});
+                        })
+            ->setToolTip(path);
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::setDark(bool dark) {
+    if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance()))
+        Theme::apply(*app, dark ? Theme::Mode::Dark : Theme::Mode::Light);
+    m_breakdown->refreshStyle();
+    m_projection->refreshStyle();
+    QSettings().setValue(QStringLiteral("ui/dark"), dark);
+}
+
+void MainWindow::restoreSettings() {
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_split->restoreState(settings.value(QStringLiteral("window/split")).toByteArray());
+    m_tabs->setCurrentIndex(settings.value(QStringLiteral("window/tab"), 0).toInt());
+}
+
+void MainWindow::saveSettings() const {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("window/split"), m_split->saveState());
+    settings.setValue(QStringLiteral("window/tab"), m_tabs->currentIndex());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveSettings();
+    m_session->cancelJobs();
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls()) {
+        if (url.isLocalFile())
+            paths << url.toLocalFile();
+    }
+    if (!paths.isEmpty()) {
+        importFiles(paths);
+        event->acceptProposedAction();
+    }
+}
+
+}  // namespace reach

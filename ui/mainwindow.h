@@ -1,0 +1,93 @@
+#pragma once
+
+#include <QMainWindow>
+#include <QString>
+#include <vector>
+
+class QAbstractItemModel;
+class QCustomPlot;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QSplitter;
+class QTabWidget;
+
+namespace reach {
+
+class BreakdownView;
+class ProjectBrowser;
+class ProjectionView;
+class Session;
+
+// The workbench window: project browser on the left, the views in tabs, File menu (open,
+// import, recent files, export figure / CSV), status bar with the GPU state and background job
+// progress + Cancel. Layout, last project, recent files and export settings persist (QSettings).
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // One tab: its key (file name of its snapshot), the plot that "Export figure" writes and the
+    // model that "Export data" writes.
+    struct View {
+        QString key;
+        QString title;
+        QWidget* widget = nullptr;
+        QCustomPlot* figure = nullptr;
+        QAbstractItemModel* data = nullptr;
+    };
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    Session* session() const { return m_session; }
+    BreakdownView* breakdownView() const { return m_breakdown; }
+    ProjectionView* projectionView() const { return m_projection; }
+    ProjectBrowser* browser() const { return m_browser; }
+    QTabWidget* tabs() const { return m_tabs; }
+    const std::vector<View>& views() const { return m_views; }
+    QString gpuText() const;
+
+    // Opens the sample project (no path) or a project/directory/profile; records recent files.
+    bool openDefault();
+    bool openPath(const QString& path);
+    // Profiles go to the session; `.jsonl` evaluation records become an evaluation set.
+    void importFiles(const QStringList& paths);
+    bool exportData(const QString& path, QString* error = nullptr) const;  // current view, CSV
+    bool exportFigure(const QString& path, QString* error = nullptr) const;
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void addView(const QString& key, const QString& title, QWidget* widget, QCustomPlot* figure,
+                 QAbstractItemModel* data);
+    void createMenus();
+    void createStatusBar();
+    void restoreSettings();
+    void saveSettings() const;
+    void rememberRecent(const QString& path);
+    void rebuildRecentMenu();
+    void setDark(bool dark);
+    void onOpen();
+    void onImport();
+    void onExportFigure();
+    void onExportData();
+
+    Session* m_session;
+    ProjectBrowser* m_browser;
+    QTabWidget* m_tabs;
+    QSplitter* m_split;
+    BreakdownView* m_breakdown;
+    ProjectionView* m_projection;
+    std::vector<View> m_views;
+    QMenu* m_recentMenu = nullptr;
+    QLabel* m_gpuLabel = nullptr;
+    QLabel* m_jobLabel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QString m_gpuText;
+};
+
+}  // namespace reach

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <QAbstractTableModel>
+#include <vector>
+
+#include "core/projection.h"
+#include "projectdata.h"
+
+namespace reach {
+
+// Projected gain per workload for one (win rate, median speedup) pair, from the study's
+// summary formula A * w * (1 - 1/m) (core projectSummary). Workloads reset the model; moving
+// the sliders only changes the computed columns (dataChanged), so views keep their selection.
+class ProjectionModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Name = 0, Origin, AddressableShare, GainPercent, EndToEnd, ColumnCount };
+    static constexpr int ValueRole = Qt::UserRole;  // raw number: fraction, percent, factor
+
+    explicit ProjectionModel(QObject* parent = nullptr);
+
+    void setWorkloads(const std::vector<ProjectWorkload>& workloads);
+    void setParameters(double winRate, double medianSpeedup);
+    double winRate() const { return m_winRate; }
+    double medianSpeedup() const { return m_median; }
+
+    const Projection& projection(int row) const { return m_rows[size_t(row)].projection; }
+    const ProjectWorkload& workload(int row) const { return m_rows[size_t(row)].entry; }
+    double gainPercent(int row) const { return 100.0 * projection(row).savedShare; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+signals:
+    void parametersChanged();
+
+private:
+    struct Row {
+        ProjectWorkload entry;
+        Projection projection;
+    };
+    void recompute();
+
+    std::vector<Row> m_rows;
+    double m_winRate = 0.417;
+    double m_median = 1.552;
+};
+
+}  // namespace reach

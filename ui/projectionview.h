@@ -1,0 +1,94 @@
+#pragma once
+
+#include <QWidget>
+#include <vector>
+
+#include "projectionmodel.h"
+
+class QComboBox;
+class QCPBars;
+class QCPColorMap;
+class QCPColorScale;
+class QCPGraph;
+class QCPItemText;
+class QCPTextElement;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QLabel;
+class QSlider;
+
+namespace reach {
+
+class Session;
+struct EvaluationSummary;
+
+// What-if projection: win rate and median speedup (sliders + spin boxes, presets) -> projected
+// gain per workload (bars with values) and, for one workload, a heat map of the gain over
+// (win rate, median) with the current point marked. The assumptions of the formula are printed
+// under the plots. Slider moves touch only the bars and the marker (on its own buffered layer).
+class ProjectionView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ProjectionView(Session* session, QWidget* parent = nullptr);
+
+    ProjectionModel* model() const { return m_model; }
+    QCustomPlot* barPlot() const { return m_bars; }
+    QCustomPlot* heatPlot() const { return m_heat; }
+    QCPBars* gainBars() const { return m_gainBars; }
+    QCPColorMap* heatMap() const { return m_map; }
+    QCPGraph* marker() const { return m_marker; }
+    QSlider* winRateSlider() const { return m_winSlider; }
+    QSlider* medianSlider() const { return m_medianSlider; }
+    QString valueLabel(int row) const;  // the text printed at a workload's bar
+    int heatRow() const { return m_heatRow; }
+
+    double winRate() const { return m_model->winRate(); }
+    double medianSpeedup() const { return m_model->medianSpeedup(); }
+    void setParameters(double winRate, double medianSpeedup);
+    void setHeatRow(int row);
+    // Presets by index: 0 KernelBench L1 frontier, 1 DLRM-Bench, 2 the selected evaluation set.
+    bool applyPreset(int preset);
+    void setSelectedEvaluation(int index);  // index into Session::evaluations(), -1 for none
+
+    // Median slider position <-> speedup: log scale from 1x (0) to 10x (kSliderSteps).
+    static constexpr int kSliderSteps = 1000;
+    static double medianFromSlider(int position);
+    static int sliderFromMedian(double median);
+
+public slots:
+    void refreshStyle();
+
+signals:
+    void parametersChanged(double winRate, double medianSpeedup);
+
+private:
+    void onWorkloadsChanged();
+    void updateBars();
+    void updateMarker();
+    void rebuildHeatMap();
+    void syncControls();
+
+    Session* m_session;
+    ProjectionModel* m_model;
+    QSlider* m_winSlider;
+    QDoubleSpinBox* m_winSpin;
+    QSlider* m_medianSlider;
+    QDoubleSpinBox* m_medianSpin;
+    QComboBox* m_presets;
+    QComboBox* m_heatWorkload;
+    QLabel* m_assumptions;
+    QCustomPlot* m_bars;
+    QCustomPlot* m_heat;
+    QCPBars* m_gainBars = nullptr;
+    QCPColorMap* m_map = nullptr;
+    QCPColorScale* m_scale = nullptr;
+    QCPGraph* m_marker = nullptr;
+    QCPGraph* m_references = nullptr;
+    QCPItemText* m_markerLabel = nullptr;
+    QCPTextElement* m_heatTitle = nullptr;
+    std::vector<QCPItemText*> m_valueLabels;
+    int m_heatRow = -1;
+    int m_selectedEvaluation = -1;
+};
+
+}  // namespace reach

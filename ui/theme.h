@@ -1,0 +1,41 @@
+#pragma once
+
+#include <QColor>
+#include <QFont>
+#include <QString>
+
+#include "core/category.h"
+
+class QApplication;
+class QCustomPlot;
+
+namespace reach {
+
+// Colours and plot styling shared by every view, so the same category has the same colour in
+// every plot, table and exported figure. Category colours come from the Okabe-Ito palette, which
+// stays distinguishable under the common colour-vision deficiencies and in greyscale print.
+class Theme {
+public:
+    enum class Mode { Light, Dark };
+
+    static QColor categoryColor(Category c);
+    // Share of a bar that the study did not split (published rows give only two categories).
+    static QColor unsplitColor();
+    // Text colour that stays readable on top of a filled category bar.
+    static QColor textOn(const QColor& fill);
+    // Okabe-Ito, in order; for series that are not categories (evaluation sets, workloads).
+    static QColor seriesColor(int index);
+
+    static Mode mode();
+    // Switches the application palette (Fusion style) between light and dark.
+    static void apply(QApplication& app, Mode mode);
+
+    // Paper-like plot style: white (or dark) background, thin axes, no grid clutter, one font.
+    static void stylePlot(QCustomPlot* plot);
+    static QFont plotFont(int pointSize = 9);
+
+private:
+    static Mode s_mode;
+};
+
+}  // namespace reach
