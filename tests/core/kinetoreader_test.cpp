@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/bytesource.h"
+#include "core/demangle.h"
 #include "core/inputerror.h"
 #include "core/profilereader.h"
 #include "core/progress.h"
@@ -256,4 +257,16 @@ TEST(ProfileReader, WorkloadNameFromPath) {
     EXPECT_EQ(workloadNameFromPath("w0.1700000000.pt.trace.json"), "w0.1700000000");
     EXPECT_EQ(workloadNameFromPath("run.sqlite"), "run");
     EXPECT_EQ(workloadNameFromPath("plain"), "plain");
+}
+
+TEST(Demangle, ItaniumNamesOnlyAndNeverThrows) {
+    EXPECT_EQ(demangle("_ZN5reach4test12saxpy_kernelEPfS1_fi"),
+              "reach::test::saxpy_kernel(float*, float*, float, int)");
+    // Already demangled, not mangled at all, or rejected by the demangler: unchanged.
+    EXPECT_EQ(demangle("void at::native::f<float>(float*)"), "void at::native::f<float>(float*)");
+    EXPECT_EQ(demangle("nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT"),
+              "nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT");
+    EXPECT_EQ(demangle("_Z"), "_Z");
+    EXPECT_EQ(demangle("_Zgarbage!!"), "_Zgarbage!!");
+    EXPECT_FALSE(looksMangled("Memcpy HtoD (Pageable -> Device)"));
 }
