@@ -15,11 +15,13 @@ mkdir -p "$OUT" "$FINAL_OUT"
 [ -e /work/main ] || { mkdir -p /work && ln -s "$ROOT" /work/main; }
 export REACH_RESOURCES=$ROOT/resources REACH_CACHE_DIR=/tmp/reach-cache PATH=/usr/local/cuda/bin:$PATH
 PYLIBS=$(python3 -c "import nvidia.cublas,os;print(os.path.join(nvidia.cublas.__path__[0],'lib'))" 2>/dev/null)
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${PYLIBS}:${LD_LIBRARY_PATH:-}
+# .devrun/lib carries the few host libraries reach-cli needs that the image may lack (ISA-L).
+export LD_LIBRARY_PATH=$ROOT/.devrun/lib:/usr/local/cuda/lib64:${PYLIBS}:${LD_LIBRARY_PATH:-}
 D=$ROOT/.devrun
 V=$D/reach-verify
 export REACH_VERIFY=$V
 now() { date +%s.%N; }
+since() { python3 -c "import sys,time; print('%.3f' % (time.time() - float(sys.argv[1])))" "$1"; }
 
 for phase in "$@"; do
   echo "=== $phase $(date -u +%H:%M:%S)"
@@ -32,7 +34,7 @@ for phase in "$@"; do
     t0=$(now)
     ls resources/controls/*/*.cu resources/baselines/*.cu datasets/evaluations/h200/candidates/*.cu 2>/dev/null |
       xargs -P 16 -I{} $V --compile-only --candidate {} > $OUT/precompile.log 2>&1
-    echo "precompile: $(echo "$(now) - $t0" | bc) s, $(grep -c '"status": "ok"' $OUT/precompile.log) ok, $(grep -c '"status": "error"' $OUT/precompile.log) error"
+    echo "precompile: $(since $t0) s, $(grep -c '"status": "ok"' $OUT/precompile.log) ok, $(grep -c '"status": "error"' $OUT/precompile.log) error"
     ;;
   controls)
     $D/reach-cli verify --controls --seeds 1 --reps 20 > $OUT/controls_table.txt 2> $OUT/controls_progress.txt
@@ -43,10 +45,10 @@ for phase in "$@"; do
     export REACH_GPU_TABLE=$OUT/gpu_table.md REACH_GPU_SEEDS=${SEEDS:-5}
     t0=$(now)
     for i in 0 1 2 3; do
-      GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=$i $D/reach_gpu_tests > $OUT/gpu_tests_shard$i.log 2>&1 &
+      GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=$i $D/reach_gpu_tests --gtest_filter="${GPU_FILTER:-*}" > $OUT/gpu_tests_shard$i.log 2>&1 &
     done
     wait
-    echo "gpu tests: $(echo "$(now) - $t0" | bc) s"
+    echo "gpu tests: $(since $t0) s"
     grep -hE "^\[  (PASSED|FAILED|  SKIPPED)|tests ran|FAILED  \]" $OUT/gpu_tests_shard*.log
     sort $OUT/gpu_table.md | awk -F'|' '{k=$2"|"$3"|"$5"|"$6"|"$7"|"$8; n[k]++} END {for (k in n) print k"| x"n[k]}' | sort
     ;;
@@ -59,13 +61,16 @@ for phase in "$@"; do
     for i in 1 2 3; do
       t0=$(now)
       $D/reach-cli verify --problem resources/problems/softmax_4096x8192_bf16.json --candidate resources/controls/positive/softmax.cu --json > $OUT/reverify_$i.json
-      echo "reverify cached softmax (reach-cli verify, 100 reps + baseline): rc=$? wall $(echo "$(now) - $t0" | bc) s"
+      echo "reverify cached softmax (reach-cli verify, 100 reps + baseline): rc=$? wall $(since $t0) s"
     done
     for i in 1 2; do
       t0=$(now)
       $V --problem resources/problems/relu_16384x2048_f32.json --candidate resources/controls/positive/relu.cu > $OUT/reverify_relu_$i.json
-      echo "reverify cached relu (reach-verify direct): rc=$? wall $(echo "$(now) - $t0" | bc) s"
+      echo "reverify cached relu (reach-verify direct): rc=$? wall $(since $t0) s"
     done
+    t0=$(now)
+    REACH_CACHE_DIR=/tmp/reach-cache-cold $V --problem resources/problems/softmax_4096x8192_bf16.json --candidate resources/controls/positive/softmax.cu > $OUT/verify_cold.json
+    echo "verify with an empty cache (nvcc for candidate and baseline): rc=$? wall $(since $t0) s"
     $D/reach-cli verify --problem resources/problems/softmax_kb_wide_bf16.json --candidate resources/controls/negative/softmax_chunked_1024.cu > $OUT/chunked_text.txt; echo "chunked rc=$?"
     head -40 $OUT/chunked_text.txt
     ;;

@@ -1,31 +1,36 @@
-// Reach baseline: cumsum in one pass. One block of 256 threads per row; each thread scans a
-// contiguous segment in registers, a block scan of the segment totals gives its offset.
+// Reach baseline: cumsum in one pass. One block of 256 threads per row walks it in tiles of
+// 256 x 16 elements: coalesced loads into padded shared memory (conflict-free transpose), a
+// register scan of 16 contiguous elements per thread, a block scan of the thread totals, and
+// coalesced stores back through shared memory.
 #include <reach/kernels.h>
 
 constexpr int kThreads = 256;
+constexpr int kSeg = 16;
+constexpr int kTile = kThreads * kSeg;
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads) cumsumRow(const T* __restrict__ x, T* __restrict__ y, int64_t C) {
+    __shared__ float tile[kTile + kTile / 32];
     __shared__ float warpTotals[32];
     __shared__ float carryIn;
     const T* xr = x + blockIdx.x * C;
     T* yr = y + blockIdx.x * C;
-    int64_t seg = 32;  // elements per thread per tile
-    int64_t tile = seg * kThreads;
-    if (threadIdx.x == 0) carryIn = 0;
-    __syncthreads();
-    for (int64_t base = 0; base < C; base += tile) {
-        int64_t c0 = base + threadIdx.x * seg;
-        float v[32];
-        float run = 0;
+    int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    if (t == 0) carryIn = 0;
+    for (int64_t base = 0; base < C; base += kTile) {
 #pragma unroll
-        for (int e = 0; e < 32; ++e) {
-            int64_t c = c0 + e;
-            run += c < C ? reach_to_float(xr[c]) : 0.f;
+        for (int e = 0; e < kSeg; ++e) {
+            int i = e * kThreads + t;
+            tile[i + i / 32] = base + i < C ? reach_to_float(xr[base + i]) : 0.f;
+        }
+        __syncthreads();
+        float v[kSeg], run = 0;
+#pragma unroll
+        for (int e = 0; e < kSeg; ++e) {
+            int i = t * kSeg + e;
+            run += tile[i + i / 32];
             v[e] = run;
         }
-        // Exclusive scan of per-thread totals across the block.
-        int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
         float incl = run;
         for (int o = 1; o < 32; o <<= 1) {
             float n = __shfl_up_sync(0xffffffffu, incl, o);
@@ -39,17 +44,22 @@ __global__ void __launch_bounds__(kThreads) cumsumRow(const T* __restrict__ x, T
                 float n = __shfl_up_sync(0xffffffffu, w, o);
                 if (lane >= o) w += n;
             }
-            warpTotals[lane] = w;  // inclusive over warps
+            if (lane < kThreads / 32) warpTotals[lane] = w;
         }
         __syncthreads();
         float offset = carryIn + (incl - run) + (warp > 0 ? warpTotals[warp - 1] : 0.f);
 #pragma unroll
-        for (int e = 0; e < 32; ++e) {
-            int64_t c = c0 + e;
-            if (c < C) yr[c] = reach_from_float<T>(offset + v[e]);
+        for (int e = 0; e < kSeg; ++e) {
+            int i = t * kSeg + e;
+            tile[i + i / 32] = offset + v[e];
         }
         __syncthreads();
-        if (threadIdx.x == 0) carryIn += warpTotals[kThreads / 32 - 1];
+#pragma unroll
+        for (int e = 0; e < kSeg; ++e) {
+            int i = e * kThreads + t;
+            if (base + i < C) yr[base + i] = reach_from_float<T>(tile[i + i / 32]);
+        }
+        if (t == 0) carryIn += warpTotals[kThreads / 32 - 1];
         __syncthreads();
     }
 }

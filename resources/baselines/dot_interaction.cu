@@ -1,33 +1,46 @@
-// Reach baseline: dot_interaction. One block per batch row stages x[b] in shared memory; each
-// warp computes whole pairs with its lanes split across D (conflict-free shared reads).
+// Reach baseline: dot_interaction. Each block handles 4 batch rows, staged in shared memory as
+// float with a padded row stride (D + 1: conflict-free), one thread per (row, pair) with the
+// pair index decoded from a small table.
 #include <reach/kernels.h>
 
+constexpr int kRows = 4;
+
 template <typename T>
-__global__ void __launch_bounds__(256) dotWarp(const T* __restrict__ x, T* __restrict__ y, int64_t F, int64_t D) {
+__global__ void dotPairs(const T* __restrict__ x, T* __restrict__ y, int64_t B, int F, int D) {
     extern __shared__ float xs[];
-    const T* xb = x + blockIdx.x * F * D;
-    for (int64_t k = threadIdx.x; k < F * D; k += blockDim.x) xs[k] = reach_to_float(xb[k]);
+    int stride = D + 1, NP = F * (F - 1) / 2;
+    int64_t b0 = int64_t(blockIdx.x) * kRows;
+    int rows = int(B - b0 < kRows ? B - b0 : kRows);
+    for (int k = threadIdx.x; k < rows * F * D; k += blockDim.x) {
+        int r = k / (F * D), rem = k % (F * D), f = rem / D, d = rem % D;
+        xs[(r * F + f) * stride + d] = reach_to_float(x[(b0 + r) * F * D + rem]);
+    }
     __syncthreads();
-    int64_t NP = F * (F - 1) / 2;
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
-    for (int64_t i = 1 + warp; i < F; i += nw) {
-        for (int64_t j = 0; j < i; ++j) {
-            float acc = 0;
-            for (int64_t d = lane; d < D; d += 32) acc += xs[i * D + d] * xs[j * D + d];
-            acc = reach_k::warpSum(acc);
-            if (lane == 0) y[blockIdx.x * NP + i * (i - 1) / 2 + j] = reach_from_float<T>(acc);
-        }
+    for (int job = threadIdx.x; job < rows * NP; job += blockDim.x) {
+        int r = job / NP, p = job % NP;
+        int i = int((1.f + sqrtf(1.f + 8.f * p)) * 0.5f);
+        while (i * (i - 1) / 2 > p) --i;
+        while ((i + 1) * i / 2 <= p) ++i;
+        int j = p - i * (i - 1) / 2;
+        const float* xi = xs + (r * F + i) * stride;
+        const float* xj = xs + (r * F + j) * stride;
+        float acc = 0;
+#pragma unroll 8
+        for (int d = 0; d < D; ++d) acc = fmaf(xi[d], xj[d], acc);
+        y[(b0 + r) * NP + p] = reach_from_float<T>(acc);
     }
 }
 
 extern "C" int reach_run(const reach_tensor* in, int, reach_tensor* out, int, cudaStream_t s) {
-    int64_t B = in[0].shape[0], F = in[0].shape[1], D = in[0].shape[2];
-    size_t smem = size_t(F * D) * sizeof(float);
+    int64_t B = in[0].shape[0];
+    int F = int(in[0].shape[1]), D = int(in[0].shape[2]);
+    size_t smem = size_t(kRows) * F * (D + 1) * sizeof(float);
     auto go = [&](auto t) {
         using T = decltype(t);
         if (smem > 48 * 1024)
-            cudaFuncSetAttribute(dotWarp<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-        dotWarp<T><<<unsigned(B), 256, smem, s>>>((const T*)in[0].data, (T*)out[0].data, F, D);
+            cudaFuncSetAttribute(dotPairs<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+        dotPairs<T><<<unsigned((B + kRows - 1) / kRows), 512, smem, s>>>((const T*)in[0].data,
+                                                                          (T*)out[0].data, B, F, D);
         return 0;
     };
     return REACH_DISPATCH_FLOAT(in[0].dtype, go);

@@ -45,11 +45,14 @@ __global__ void __launch_bounds__(kThreads) cached(const T* __restrict__ x, cons
         int64_t c0 = int64_t(k * kThreads + threadIdx.x) * N;
         if (c0 >= C) continue;
         float o[N];
+        float wv[N];
+        reach_k::loadVec(w + c0, wv);
+        float bv[N];
+        reach_k::loadVec(b + c0, bv);
 #pragma unroll
         for (int e = 0; e < N; ++e) {
             float v = buf[k][e];
-            int64_t c = c0 + e;
-            o[e] = (v - mean) * rstd * reach_to_float(w[c]) + reach_to_float(b[c]);
+            o[e] = (v - mean) * rstd * wv[e] + bv[e];
         }
         reach_k::storeVec(yr + c0, o);
     }
