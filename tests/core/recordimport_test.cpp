@@ -3,6 +3,8 @@
 // generic mapped CSV/JSON importer.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>

@@ -2,6 +2,8 @@
 // writes the documents, so the importer is tested against the format reach-verify prints.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 

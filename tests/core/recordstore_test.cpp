@@ -1,6 +1,8 @@
 // Records in the project: one transaction per import, round trip of every field, mapping presets.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
