@@ -22,23 +22,25 @@ REPEAT = int(os.environ.get("REACH_BENCH_REPEAT", "5"))
 
 
 def run(cmd):
-    """Wall seconds, peak RSS bytes and stdout of one run.
+    """Wall seconds, peak RSS bytes, CPU seconds (user + system) and stdout of one run.
 
     The peak RSS comes from GNU time: a child's ru_maxrss seen from Python would include the
     Python process it was forked from (Linux keeps the high-water mark across exec).
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
-        p = subprocess.run(["/usr/bin/time", "-f", "REACH_MAXRSS_KB=%M"] + cmd, stdout=out,
+        p = subprocess.run(["/usr/bin/time", "-f", "REACH_MAXRSS_KB=%M REACH_CPU=%U %S"] + cmd, stdout=out,
                            stderr=err)
         wall = time.perf_counter() - t
         err.seek(0)
         text = err.read().decode(errors="replace")
         if p.returncode != 0:
             sys.exit(f"compare.py: {' '.join(cmd)} failed ({p.returncode}): {text.strip()}")
-        rss = int(text.rsplit("REACH_MAXRSS_KB=", 1)[1].split()[0]) * 1024
+        stats = text.rsplit("REACH_MAXRSS_KB=", 1)[1].split()
+        rss = int(stats[0]) * 1024
+        cpu = float(stats[1].split("=")[1]) + float(stats[2])
         out.seek(0)
-        return wall, rss, out.read().decode()
+        return wall, rss, cpu, out.read().decode()
 
 
 def uncompressed_size(path):
@@ -68,15 +70,17 @@ def reader_cmd(template, trace):
 
 def ratio(trace, template):
     size = uncompressed_size(trace)
-    reach_walls, py_walls, rss = [], [], 0
+    reach_walls, py_walls, reach_cpu, py_cpu, rss = [], [], [], [], 0
     reach_gpu = py_gpu = None
     for _ in range(REPEAT):
-        w, r, out = run(reader_cmd(template, trace))
+        w, r, c, out = run(reader_cmd(template, trace))
         reach_walls.append(w)
+        reach_cpu.append(c)
         rss = max(rss, r)
         reach_gpu = gpu_time(out)
-        w, _, out = run([sys.executable, os.path.join(HERE, "python_breakdown.py"), trace])
+        w, _, c, out = run([sys.executable, os.path.join(HERE, "python_breakdown.py"), trace])
         py_walls.append(w)
+        py_cpu.append(c)
         py_gpu = gpu_time(out)
     if abs(reach_gpu - py_gpu) > 1e-6 * max(1.0, py_gpu):
         sys.exit(f"compare.py: GPU time differs: reach {reach_gpu} python {py_gpu}")
@@ -88,6 +92,10 @@ def ratio(trace, template):
         "reach_wall_s": round(rw, 3),
         "python_wall_s": round(pw, 3),
         "speedup": round(pw / rw, 1),
+        # CPU seconds (both of Reach's threads) are less sensitive to a loaded machine.
+        "reach_cpu_s": round(statistics.median(reach_cpu), 3),
+        "python_cpu_s": round(statistics.median(py_cpu), 3),
+        "cpu_ratio": round(statistics.median(py_cpu) / max(statistics.median(reach_cpu), 1e-3), 1),
         "reach_peak_rss_mb": round(rss / 1e6, 1),
         "rss_over_uncompressed": round(rss / size, 3),
         "gpu_time_us": reach_gpu,
@@ -95,24 +103,28 @@ def ratio(trace, template):
     print(json.dumps(result))
     print(f"Reach vs Python json.load on {result['trace']} ({result['uncompressed_mb']} MB "
           f"uncompressed): {result['speedup']}x faster (median of {REPEAT}: {rw:.3f} s vs "
-          f"{pw:.3f} s; target >= 10x); Reach peak RSS {result['reach_peak_rss_mb']} MB = "
+          f"{pw:.3f} s; target >= 10x; CPU time ratio {result['cpu_ratio']}x); Reach peak RSS {result['reach_peak_rss_mb']} MB = "
           f"{result['rss_over_uncompressed']} x uncompressed (target <= 0.5)")
 
 
 def throughput(trace, template):
     size = uncompressed_size(trace)
-    walls, rss = [], 0
+    walls, cpus, rss = [], [], 0
     for _ in range(max(1, REPEAT // 2)):
-        w, r, out = run(reader_cmd(template, trace))
+        w, r, c, out = run(reader_cmd(template, trace))
         walls.append(w)
+        cpus.append(c)
         rss = max(rss, r)
     w = statistics.median(walls)
+    cpu = statistics.median(cpus)
     result = {"trace": os.path.basename(trace), "uncompressed_mb": round(size / 1e6, 1),
               "reach_wall_s": round(w, 3), "mb_per_s": round(size / 1e6 / w, 1),
+              "reach_cpu_s": round(cpu, 3), "mb_per_cpu_s": round(size / 1e6 / max(cpu, 1e-3), 1),
               "reach_peak_rss_mb": round(rss / 1e6, 1), "gpu_time_us": gpu_time(out)}
     print(json.dumps(result))
     print(f"Reach on {result['trace']} ({result['uncompressed_mb']} MB): {result['mb_per_s']} MB/s "
-          f"({w:.2f} s), peak RSS {result['reach_peak_rss_mb']} MB")
+          f"({w:.2f} s wall; {result['mb_per_cpu_s']} MB per CPU second), peak RSS "
+          f"{result['reach_peak_rss_mb']} MB")
 
 
 if __name__ == "__main__":
