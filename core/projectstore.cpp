@@ -244,6 +244,18 @@ int64_t ProjectStore::saveRuleSet(const std::string& name, const std::string& ha
     return id;
 }
 
+int64_t ProjectStore::saveRuleSet(const RuleSet& rules) {
+    return saveRuleSet(rules.name(), rules.hash(), rules.toJson());
+}
+
+std::optional<RuleSet> ProjectStore::loadRuleSet(const std::string& hash) const {
+    SqliteStatement st = m_db.prepare("SELECT json FROM rule_sets WHERE hash = ?1");
+    st.bind(1, hash);
+    if (!st.step())
+        return std::nullopt;
+    return RuleSet::fromJsonText(st.columnText(0), m_db.path() + " (rule set " + hash + ")");
+}
+
 std::vector<StoredRuleSet> ProjectStore::ruleSets() const {
     SqliteStatement st =
         m_db.prepare("SELECT id, name, hash, json, saved_at FROM rule_sets ORDER BY id");

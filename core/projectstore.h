@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "progress.h"
+#include "ruleset.h"
 #include "sqlitedb.h"
 #include "workload.h"
 
@@ -76,7 +77,10 @@ public:
 
     // Keeps a rule set (by content hash; saving the same hash again is a no-op). Returns its id.
     int64_t saveRuleSet(const std::string& name, const std::string& hash, const std::string& json);
+    int64_t saveRuleSet(const RuleSet& rules);
     std::vector<StoredRuleSet> ruleSets() const;
+    // The rule set saved with this content hash, parsed back; nullopt when the project has none.
+    std::optional<RuleSet> loadRuleSet(const std::string& hash) const;
 
 private:
     explicit ProjectStore(SqliteDb db) : m_db(std::move(db)) {}

@@ -44,7 +44,7 @@ RuleSet loadRules(const std::optional<std::string>& path) {
 
 void rememberRules(const std::string& projectPath, const RuleSet& rules) {
     ProjectStore store = ProjectStore::open(projectPath, ProjectStore::Mode::MustExist);
-    store.saveRuleSet(rules.name(), rules.hash(), rules.toJson());
+    store.saveRuleSet(rules);
 }
 
 }  // namespace reach::cli

@@ -233,3 +233,17 @@ TEST_F(StoreDir, RefusesAProjectFromANewerReach) {
         EXPECT_NE(std::string(e.what()).find("newer"), std::string::npos) << e.what();
     }
 }
+
+TEST_F(StoreDir, KeepsTheBuiltInRuleSetAndReadsItBack) {
+    const reach::RuleSet rules = reach::RuleSet::builtinDefault();
+    const std::string path = file("rules.reach");
+    ProjectStore::open(path).saveRuleSet(rules);
+    ProjectStore store = ProjectStore::open(path, ProjectStore::Mode::MustExist);
+    ASSERT_EQ(store.ruleSets().size(), 1u);
+    EXPECT_EQ(store.ruleSets()[0].name, rules.name());
+    const auto back = store.loadRuleSet(rules.hash());
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(back->hash(), rules.hash());
+    EXPECT_EQ(back->rules().size(), rules.rules().size());
+    EXPECT_FALSE(store.loadRuleSet("0000").has_value());
+}
