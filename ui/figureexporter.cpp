@@ -125,7 +125,7 @@ std::string FigureExporter::sha256File(const QString& path) {
 }
 
 std::string FigureExporter::plotDataCsv(QCustomPlot& plot) {
-    std::string out = "series,key,key_label,value,base,z\n";
+    std::string out = "series,key,label,value,base,z\n";
     auto row = [&out](const QString& series, double key, const QString& label, double value,
                       std::optional<double> base, std::optional<double> z) {
         out += csvField(series) + ',' + number(key) + ',' + csvField(label) + ',' + number(value) +
@@ -135,16 +135,27 @@ std::string FigureExporter::plotDataCsv(QCustomPlot& plot) {
         QCPAbstractPlottable* p = plot.plottable(i);
         if (!p->visible())
             continue;
-        const QString name = p->name();
+        // Plot builders may name a series more plainly than its legend entry does, and label
+        // each point with what it is (a record, a workload).
+        const QVariant series = p->property("reach_series");
+        const QString name = series.isValid() ? series.toString() : p->name();
+        const QStringList pointLabels = p->property("reach_point_labels").toStringList();
+        auto labelAt = [&](int index, QCPAxis* axis, double key) {
+            return index < pointLabels.size() ? pointLabels[index] : keyLabel(axis, key);
+        };
         if (auto* bars = qobject_cast<QCPBars*>(p)) {
-            for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) {
-                row(name, it->key, keyLabel(bars->keyAxis(), it->key), it->value,
+            int index = 0;
+            for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd();
+                 ++it, ++index) {
+                row(name, it->key, labelAt(index, bars->keyAxis(), it->key), it->value,
                     stackedBase(bars, it->key), std::nullopt);
             }
         } else if (auto* graph = qobject_cast<QCPGraph*>(p)) {
-            for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it) {
-                row(name, it->key, keyLabel(graph->keyAxis(), it->key), it->value, std::nullopt,
-                    std::nullopt);
+            int index = 0;
+            for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd();
+                 ++it, ++index) {
+                row(name, it->key, labelAt(index, graph->keyAxis(), it->key), it->value,
+                    std::nullopt, std::nullopt);
             }
         } else if (auto* curve = qobject_cast<QCPCurve*>(p)) {
             for (auto it = curve->data()->constBegin(); it != curve->data()->constEnd(); ++it) {

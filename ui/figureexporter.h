@@ -65,7 +65,8 @@ public:
                                 const FigureOptions& options, const FigureProvenance& provenance);
 
     // The plotted data as CSV text: one row per data point of every visible plottable, columns
-    // series,key,key_label,value,base,z (base: stacked bars' bottom; z: colour-map cells).
+    // series,key,label,value,base,z (label: the point or the key tick's text; base: stacked
+    // bars' bottom; z: colour-map cells).
     static std::string plotDataCsv(QCustomPlot& plot);
     // SHA-256 of a file's bytes, lower-case hex; throws InputError when it cannot be read.
     static std::string sha256File(const QString& path);

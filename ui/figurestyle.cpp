@@ -60,8 +60,11 @@ void FigureStyle::apply(QCustomPlot& plot) const {
         if (auto* legend = qobject_cast<QCPLegend*>(e)) {
             legend->setFont(small);
             legend->setTextColor(Qt::black);
-            legend->setBrush(QColor(255, 255, 255, 230));
-            legend->setBorderPen(thinPen(QColor(0x80, 0x80, 0x80), axisLineWidthPt * 0.6));
+            // Paper legends have no frame; one drawn over data keeps a white ground.
+            legend->setBrush(legend->layout() == plot.plotLayout()
+                                 ? QBrush(Qt::NoBrush)
+                                 : QBrush(QColor(255, 255, 255, 230)));
+            legend->setBorderPen(Qt::NoPen);
             for (int i = 0; i < legend->itemCount(); ++i) {
                 if (QCPAbstractLegendItem* item = legend->item(i)) {
                     item->setFont(small);

@@ -35,6 +35,43 @@ QCPItemStraightLine* verticalLine(QCustomPlot& plot, double x, const QPen& pen) 
     return line;
 }
 
+// Which record each plotted point is, for the CSV beside an exported figure.
+QStringList pointLabels(const RecordsModel& model, const std::vector<std::vector<RecordRef>>& pts) {
+    QStringList labels;
+    for (const auto& refs : pts) {
+        QStringList names;
+        for (RecordRef r : refs) {
+            const EvalRecord& rec = model.record(r);
+            names << QString::fromStdString(rec.problemName.empty() ? rec.problemId
+                                                                    : rec.problemName) +
+                         (rec.model.empty()
+                              ? QString()
+                              : QStringLiteral(" (%1)").arg(QString::fromStdString(rec.model)));
+        }
+        labels << names.join(QStringLiteral("; "));
+    }
+    return labels;
+}
+
+// The legend carries the statistics (long lines): above the axes it never hides a point.
+void placeLegendAbove(QCustomPlot& plot) {
+    QCPLegend* legend = plot.legend;
+    legend->setVisible(true);
+    if (legend->layout() != plot.plotLayout()) {
+        if (auto* inset = qobject_cast<QCPLayoutInset*>(legend->layout()))
+            inset->take(legend);
+        plot.plotLayout()->insertRow(0);
+        plot.plotLayout()->addElement(0, 0, legend);
+        plot.plotLayout()->setRowStretchFactor(0, 0.001);
+        plot.plotLayout()->setRowSpacing(0);
+    }
+    legend->setIconSize(14, 8);
+    legend->setRowSpacing(0);
+    legend->setMargins(QMargins(2, 2, 2, 2));
+    legend->setBorderPen(Qt::NoPen);
+    legend->setBrush(Qt::NoBrush);
+}
+
 }  // namespace
 
 QColor SpeedupPlot::setColor(int set) {
@@ -109,6 +146,7 @@ void SpeedupPlot::build(QCustomPlot& plot, const RecordsModel& model, Mode mode)
         const QColor color = setColor(s);
         auto* graph = new QCPGraph(plot.xAxis, plot.yAxis);
         graph->setName(legendText(model, s));
+        graph->setProperty("reach_series", model.sets()[size_t(s)].name);
         QPen pen(color, 1.2);
         graph->setPen(pen);
         QVector<double> keys, values;
@@ -151,6 +189,7 @@ void SpeedupPlot::build(QCustomPlot& plot, const RecordsModel& model, Mode mode)
                                                    mode == Mode::Strip ? 5 : 3));
         }
         graph->setData(keys, values, true);
+        graph->setProperty("reach_point_labels", pointLabels(model, behind));
         m_points.insert(graph, std::move(behind));
         m_setPlottables.insert(s, graph);
 
@@ -177,6 +216,8 @@ void SpeedupPlot::build(QCustomPlot& plot, const RecordsModel& model, Mode mode)
             behind.push_back({m.ref});
         }
         sus->setData(keys, values, true);
+        sus->setProperty("reach_series", QStringLiteral("suspicious"));
+        sus->setProperty("reach_point_labels", pointLabels(model, behind));
         m_points.insert(sus, std::move(behind));
         m_suspicious = sus;
     }
@@ -221,13 +262,12 @@ void SpeedupPlot::build(QCustomPlot& plot, const RecordsModel& model, Mode mode)
             y->setLabel(QObject::tr("correct candidates"));
             y->setRange(-0.4, yMax * 1.15 + 0.5);
         } else {
-            y->setLabel(QObject::tr("cumulative share of correct candidates"));
+            y->setLabel(QObject::tr("cumulative share"));
             y->setRange(0, 1.04);
         }
         y->grid()->setVisible(true);
     }
-    plot.legend->setVisible(true);
-    plot.axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    placeLegendAbove(plot);
     plot.replot(QCustomPlot::rpQueuedReplot);
 }
 
