@@ -27,6 +27,17 @@ const std::vector<CliCommand>& cliCommands() {
         { CliCommand verifyCommand(); list.push_back(verifyCommand()); }
         // -- verify-end
         // -- plots-begin
+#ifdef REACH_CLI_FIGURE
+        { extern CliCommand figureCommand(); list.push_back(figureCommand()); }
+#else
+        list.push_back({"figure", "export a figure (not in this build: it was built without Qt)",
+                        "figure ... (needs a build with REACH_BUILD_GUI=ON)",
+                        [](const std::vector<std::string>&, CliIo& io) {
+                            io.err << "reach-cli figure: this reach-cli was built without Qt "
+                                      "(REACH_BUILD_GUI=OFF); rebuild with the GUI to export figures\n";
+                            return kExitBadInput;
+                        }});
+#endif
         // -- plots-end
         // -- gui-begin
         // -- gui-end
