@@ -2,9 +2,18 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace reach::cli {
+
+namespace {
+std::string shortNumber(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+}  // namespace
 
 CliArgs::CliArgs(const std::vector<std::string>& args, const ArgSpec& spec) {
     bool optionsEnded = false;
@@ -63,8 +72,8 @@ std::optional<double> CliArgs::number(const std::string& name, double min, doubl
         throw UsageError(name + ": expected a number, got '" + *text + "'");
     }
     if (v < min || v > max) {
-        throw UsageError(name + ": " + *text + " is outside [" + std::to_string(min) + ", " +
-                         std::to_string(max) + "]");
+        throw UsageError(name + ": " + *text + " is outside [" + shortNumber(min) + ", " +
+                         shortNumber(max) + "]");
     }
     return v;
 }
