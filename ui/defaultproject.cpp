@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -11,6 +12,7 @@
 
 #include "core/inputerror.h"
 #include "core/publishedstudy.h"
+#include "core/recordimport.h"
 
 namespace reach {
 
@@ -76,7 +78,25 @@ DefaultProject loadDefaultProject(const QString& datasetsDir) {
         entry.publishedGain = w.projectedGain;
         project.published.push_back(std::move(entry));
     }
-    project.evaluations = publishedBenchmarks(table3);
+    // Measured records (datasets/evaluations/**.jsonl) come first: they are the default
+    // evaluation set once they exist; the study's summaries follow.
+    QDirIterator records(datasetsDir + "/evaluations", {"*.jsonl"}, QDir::Files,
+                         QDirIterator::Subdirectories);
+    QStringList recordFiles;
+    while (records.hasNext())
+        recordFiles << records.next();
+    recordFiles.sort();
+    for (const QString& file : recordFiles) {
+        try {
+            project.evaluations.push_back(EvaluationSummary::fromRecords(
+                QFileInfo(file).completeBaseName(), file, readReachJsonl(file.toStdString())));
+        } catch (const InputError& e) {
+            // A bad records file must not keep the sample from opening; say so and go on.
+            qWarning("reach: %s", e.what());
+        }
+    }
+    for (EvaluationSummary& set : publishedBenchmarks(table3))
+        project.evaluations.push_back(std::move(set));
     const QDir h200(datasetsDir + "/profiles/h200");
     // Small first, so the breakdown fills in within a second and the 75 MB trace comes last.
     const QFileInfoList files = h200.entryInfoList({"*.json.gz", "*.json", "*.sqlite"}, QDir::Files,

@@ -25,12 +25,16 @@
 
 #include "breakdownview.h"
 #include "core/inputerror.h"
+#include "core/projection.h"
 #include "core/recordimport.h"
+#include "figureexporter.h"
 #include "gpustate.h"
 #include "projectbrowser.h"
 #include "projectionview.h"
 #include "session.h"
+#include "speedupview.h"
 #include "theme.h"
+#include "verifyqueue.h"
 
 // Q_INIT_RESOURCE declares a function and must be used outside any namespace; the resources
 // live in the static reach_ui library, so nothing registers them unless asked.
@@ -69,8 +73,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_tabs->setDocumentMode(true);
     m_breakdown = new BreakdownView(m_session, this);
     m_projection = new ProjectionView(m_session, this);
+    m_speedups = new SpeedupView(this);
+    // One verifier queue for the whole window; it runs reach-verify next to this binary.
+    m_verifyQueue = new VerifyQueue(this);
+    m_verifyQueue->setProgram(QCoreApplication::applicationDirPath() +
+                              QStringLiteral("/reach-verify"));
+    m_speedups->setVerifyQueue(m_verifyQueue);
     addView(QStringLiteral("breakdown"), tr("Breakdown"), m_breakdown, m_breakdown->plot(),
             m_breakdown->model());
+    addView(QStringLiteral("speedups"), tr("Speedups"), m_speedups, m_speedups->plot(),
+            m_speedups->model());
     addView(QStringLiteral("projection"), tr("Projection"), m_projection, m_projection->barPlot(),
             m_projection->model());
 
@@ -88,6 +100,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         m_tabs->setCurrentWidget(m_projection);
         m_projection->setHeatRow(index);
     });
+    connect(m_session, &Session::evaluationsChanged, this, &MainWindow::updateRecordSets);
+    connect(m_speedups, &SpeedupView::statusMessage, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     connect(m_session, &Session::loadError, this,
             [this](const QString& message) { statusBar()->showMessage(message, 10000); });
 
@@ -160,6 +175,9 @@ void MainWindow::createStatusBar() {
     m_gpuLabel = new QLabel(this);
     const GpuState gpu = detectGpu();
     m_gpuText = gpu.text();
+    m_verifyQueue->setGpuAvailable(
+        !gpu.device.isEmpty() && gpu.verifierFound,
+        gpu.device.isEmpty() ? tr("no GPU") : tr("reach-verify not found"));
     m_gpuLabel->setText(m_gpuText);
     m_gpuLabel->setToolTip(gpu.verifierFound ? tr("reach-verify found: candidates can be verified")
                                              : tr("reach-verify not found next to reach"));
@@ -300,32 +318,46 @@ bool MainWindow::exportData(const QString& path, QString* error) const {
 
 bool MainWindow::exportFigure(const QString& path, QString* error) const {
     const int index = m_tabs->currentIndex();
-    QCustomPlot* plot = index >= 0 ? m_views[size_t(index)].figure : nullptr;
-    if (!plot) {
+    if (index < 0 || !m_views[size_t(index)].figure) {
         if (error)
             *error = tr("this view has no figure");
         return false;
     }
+    const View& view = m_views[size_t(index)];
     QSettings settings;
-    const double widthIn = settings.value(QStringLiteral("export/widthInches"), 7.0).toDouble();
-    const double heightIn = settings.value(QStringLiteral("export/heightInches"), 3.5).toDouble();
-    const int dpi = settings.value(QStringLiteral("export/dpi"), 300).toInt();
-    const int w = int(widthIn * 96), h = int(heightIn * 96);
-    bool ok = false;
-    if (path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
-        ok = plot->savePdf(path, w, h, QCP::epNoCosmetic, QStringLiteral("Reach"));
-    else if (path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive))
-        ok = plot->savePng(path, w, h, dpi / 96.0, -1, dpi);
-    if (!ok && error)
-        *error = tr("%1: cannot write (PDF or PNG)").arg(path);
-    return ok;
+    FigureOptions options;
+    options.widthIn = settings.value(QStringLiteral("export/widthInches"), 7.0).toDouble();
+    options.heightIn = settings.value(QStringLiteral("export/heightInches"), 0.0).toDouble();
+    options.dpi = settings.value(QStringLiteral("export/dpi"), 300).toInt();
+    options.style.fontFamily =
+        settings.value(QStringLiteral("export/fontFamily"), options.style.fontFamily).toString();
+    options.style.fontPt =
+        settings.value(QStringLiteral("export/fontPt"), options.style.fontPt).toDouble();
+    FigureProvenance provenance;
+    provenance.figure = view.key;
+    provenance.inputs = m_session->inputFiles();
+    provenance.rulesName = QString::fromStdString(m_session->rules().name());
+    provenance.rulesHash = QString::fromStdString(m_session->rules().hash());
+    if (view.widget == m_projection) {
+        provenance.sliders = {{QStringLiteral("win_rate"), m_projection->winRate()},
+                              {QStringLiteral("median_speedup"), m_projection->medianSpeedup()}};
+        provenance.extra["assumptions"] = projectionAssumptions();
+    }
+    try {
+        FigureExporter::exportFigure(*view.figure, path, options, provenance);
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    return true;
 }
 
 void MainWindow::onExportFigure() {
     QSettings settings;
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export figure"), settings.value(QStringLiteral("export/dir")).toString(),
-        tr("PDF (*.pdf);;PNG (*.png)"));
+        tr("PDF (*.pdf);;SVG (*.svg);;PNG (*.png)"));
     if (path.isEmpty())
         return;
     settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
@@ -345,6 +377,16 @@ void MainWindow::onExportData() {
     QString error;
     if (!exportData(path, &error))
         QMessageBox::warning(this, tr("Export data"), error);
+}
+
+void MainWindow::updateRecordSets() {
+    // The speedup view shows the sets that carry records; published summaries have none.
+    std::vector<RecordSet> sets;
+    for (const EvaluationSummary& e : m_session->evaluations()) {
+        if (!e.records.empty())
+            sets.push_back({e.name, e.records, std::nullopt});
+    }
+    m_speedups->model()->setSets(std::move(sets));
 }
 
 void MainWindow::rememberRecent(const QString& path) {
@@ -382,6 +424,7 @@ void MainWindow::setDark(bool dark) {
         Theme::apply(*app, dark ? Theme::Mode::Dark : Theme::Mode::Light);
     m_breakdown->refreshStyle();
     m_projection->refreshStyle();
+    m_speedups->update();
     QSettings().setValue(QStringLiteral("ui/dark"), dark);
 }
 

@@ -19,6 +19,8 @@ class BreakdownView;
 class ProjectBrowser;
 class ProjectionView;
 class Session;
+class SpeedupView;
+class VerifyQueue;
 
 // The workbench window: project browser on the left, the views in tabs, File menu (open,
 // import, recent files, export figure / CSV), status bar with the GPU state and background job
@@ -42,6 +44,7 @@ public:
     Session* session() const { return m_session; }
     BreakdownView* breakdownView() const { return m_breakdown; }
     ProjectionView* projectionView() const { return m_projection; }
+    SpeedupView* speedupView() const { return m_speedups; }
     ProjectBrowser* browser() const { return m_browser; }
     QTabWidget* tabs() const { return m_tabs; }
     const std::vector<View>& views() const { return m_views; }
@@ -74,6 +77,7 @@ private:
     void onImport();
     void onExportFigure();
     void onExportData();
+    void updateRecordSets();
 
     Session* m_session;
     ProjectBrowser* m_browser;
@@ -81,6 +85,8 @@ private:
     QSplitter* m_split;
     BreakdownView* m_breakdown;
     ProjectionView* m_projection;
+    SpeedupView* m_speedups;
+    VerifyQueue* m_verifyQueue;
     std::vector<View> m_views;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_gpuLabel = nullptr;
