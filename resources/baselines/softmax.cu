@@ -76,6 +76,54 @@ __global__ void __launch_bounds__(kThreads) streaming(const T* __restrict__ x, T
     }
 }
 
+// Long rows with few of them (KernelBench's 64 x 393216) would leave most SMs idle with one block
+// per row: split each row over G blocks. Pass 1: per-chunk online (max, sum); pass 2: each block
+// merges its row's G partials and writes its chunk. Two reads and one write of x.
+template <typename T>
+__global__ void __launch_bounds__(kThreads) splitStats(const T* __restrict__ x, float2* __restrict__ part, int64_t C, int G) {
+    __shared__ float sm[32], ss[32];
+    int64_t row = blockIdx.x / G, g = blockIdx.x % G;
+    int64_t chunk = (C + G - 1) / G, c0 = g * chunk, c1 = c0 + chunk < C ? c0 + chunk : C;
+    const T* xr = x + row * C;
+    float m = -FLT_MAX, s = 0;
+    for (int64_t c = c0 + threadIdx.x; c < c1; c += kThreads) {
+        float v = reach_to_float(xr[c]);
+        if (v > m) {
+            s = s * __expf(m - v) + 1.f;
+            m = v;
+        } else {
+            s += __expf(v - m);
+        }
+    }
+    float bm = reach_k::blockMax(m, sm);
+    float bs = reach_k::blockSum(m == -FLT_MAX ? 0.f : s * __expf(m - bm), ss);
+    if (threadIdx.x == 0) part[blockIdx.x] = make_float2(bm, bs);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) splitWrite(const T* __restrict__ x, const float2* __restrict__ part, T* __restrict__ y, int64_t C, int G) {
+    __shared__ float stat[2];
+    int64_t row = blockIdx.x / G, g = blockIdx.x % G;
+    if (threadIdx.x == 0) {
+        float m = -FLT_MAX, s = 0;
+        for (int k = 0; k < G; ++k) m = fmaxf(m, part[row * G + k].x);
+        for (int k = 0; k < G; ++k) s += part[row * G + k].y * __expf(part[row * G + k].x - m);
+        stat[0] = m;
+        stat[1] = 1.f / s;
+    }
+    __syncthreads();
+    float m = stat[0], inv = stat[1];
+    int64_t chunk = (C + G - 1) / G, c0 = g * chunk, c1 = c0 + chunk < C ? c0 + chunk : C;
+    const T* xr = x + row * C;
+    T* yr = y + row * C;
+    for (int64_t c = c0 + threadIdx.x; c < c1; c += kThreads)
+        yr[c] = reach_from_float<T>(__expf(reach_to_float(xr[c]) - m) * inv);
+}
+
+// Scratch for the split path's partials, grown once and kept (no allocation per call after).
+static float2* g_part = nullptr;
+static size_t g_partCount = 0;
+
 extern "C" int reach_run(const reach_tensor* in, int, reach_tensor* out, int, cudaStream_t s) {
     int64_t R = in[0].shape[0], C = in[0].shape[1];
     auto go = [&](auto t) {
@@ -91,7 +139,17 @@ extern "C" int reach_run(const reach_tensor* in, int, reach_tensor* out, int, cu
         else if (fits && vecs <= kThreads * 4) LAUNCH(4);
         else if (fits && vecs <= kThreads * 8) LAUNCH(8);
         else if (fits && vecs <= kThreads * 16) LAUNCH(16);
-        else streaming<T><<<unsigned(R), kThreads, 0, s>>>(x, y, C);
+        else if (R < 8 * 132 && C >= 65536) {
+            int G = int((8 * 132 + R - 1) / R);
+            size_t need = size_t(R) * G;
+            if (need > g_partCount) {
+                if (g_part) cudaFree(g_part);
+                if (cudaMalloc(&g_part, need * sizeof(float2)) != cudaSuccess) return 2;
+                g_partCount = need;
+            }
+            splitStats<T><<<unsigned(R * G), kThreads, 0, s>>>(x, g_part, C, G);
+            splitWrite<T><<<unsigned(R * G), kThreads, 0, s>>>(x, g_part, y, C, G);
+        } else streaming<T><<<unsigned(R), kThreads, 0, s>>>(x, y, C);
         return 0;
     };
     return REACH_DISPATCH_FLOAT(in[0].dtype, go);
