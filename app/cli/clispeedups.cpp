@@ -10,7 +10,10 @@
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "clitext.h"
+#include "core/breakdown.h"
+#include "core/projection.h"
 #include "core/projectstore.h"
+#include "core/recordprojection.h"
 #include "core/recordreader.h"
 #include "core/recordstats.h"
 #include "core/recordstore.h"
@@ -58,11 +61,12 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
     std::vector<std::string> remaining = argv;
     const auto maps = takeRepeated(remaining, "--map");
     const auto baselines = takeRepeated(remaining, "--baseline");
+    const auto profiles = takeRepeated(remaining, "--profile");
     const CliArgs args(
         remaining, {{"--json", "--verified-only"},
                     {"--group-by", "--denominator", "--level", "--model", "--backend", "--dtype",
                      "--categories", "--project", "--seed", "--resamples", "--threshold",
-                     "--degenerate", "--preset", "--save-preset"}});
+                     "--degenerate", "--preset", "--save-preset", "--rules"}});
     const auto project = args.value("--project");
     if (args.positionals().empty() && !project) {
         throw UsageError("no records: give one or more records files or --project P.reach");
@@ -139,8 +143,28 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
     }
 
     const std::vector<RecordStats> groups = computeGroupedStats(records, groupBy, options);
+    // Projection per profiled workload (only when asked: the plain JSON stays the contract).
+    std::vector<RecordProjection> projections;
+    if (!profiles.empty()) {
+        const RuleSet rules = loadRules(args.value("--rules"));
+        RecordProjectionOptions po;
+        po.basis =
+            args.flag("--verified-only") ? CorrectnessBasis::Verified : CorrectnessBasis::Harness;
+        po.denominator = options.denominator;
+        po.seed = options.seed;
+        po.resamples = options.resamples;
+        for (const Workload& w : readProfiles(profiles)) {
+            projections.push_back(projectFromRecords(computeBreakdown(w, rules), records, po));
+        }
+    }
     if (args.flag("--json")) {
-        io.out << recordStatsToJson(groups).dump(2) << "\n";
+        nlohmann::json doc = recordStatsToJson(groups);
+        if (!profiles.empty()) {
+            doc["projections"] = nlohmann::json::array();
+            for (const auto& p : projections)
+                doc["projections"].push_back(recordProjectionToJson(p));
+        }
+        io.out << doc.dump(2) << "\n";
         return kExitOk;
     }
 
@@ -188,6 +212,28 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
             io.out << " " << suspicionKey(kind) << " " << n;
         io.out << "\n";
     }
+    for (const RecordProjection& p : projections) {
+        io.out << "\nprojection for " << p.workload << " (addressable "
+               << percent(p.addressableShare) << ", records " << correctnessBasisLabel(p.basis)
+               << ")\n";
+        io.out << "  (a) summary A * w * (1 - 1/m): w = " << fixed(p.winRate, 3)
+               << ", m = " << speedupText(p.medianSpeedup) << " -> saved "
+               << percent(p.summarySaved, 2) << " [" << percent(p.summarySavedCi.lo, 2) << ", "
+               << percent(p.summarySavedCi.hi, 2) << "]\n";
+        io.out << "  (b) per family, exact Amdahl: saved " << percent(p.familySaved, 2) << " ["
+               << percent(p.familySavedCi.lo, 2) << ", " << percent(p.familySavedCi.hi, 2)
+               << "], end to end " << fixed(p.familyEndToEnd, 4) << "x; no records for "
+               << percent(p.unmatchedShare, 2) << " of GPU time\n";
+        TextTable ft({"family", "category", "share", "problems", "winners", "sigma", "saved"});
+        for (const auto& f : p.families) {
+            ft.addRow({f.family, f.category.empty() ? "-" : f.category, percent(f.share, 2),
+                       std::to_string(f.problems), std::to_string(f.winners),
+                       fixed(f.effectiveSpeedup, 3) + "x", percent(f.savedShare, 2)});
+        }
+        io.out << ft.render("    ");
+    }
+    if (!projections.empty())
+        io.out << "\nassumptions: " << projectionAssumptions() << "\n";
     if (store)
         io.out << "\nproject: " << *project << "\n";
     return kExitOk;
@@ -205,6 +251,7 @@ CliCommand speedupsCommand() {
         "         [--categories level1_categories.csv] [--project P.reach]\n"
         "         [--preset NAME] [--save-preset NAME] [--seed S] [--resamples R]\n"
         "         [--threshold X] [--degenerate kb_level1_h200_bf16.json]\n"
+        "         [--profile TRACE ... [--rules R.json]]\n"
         "  RECORDS        Reach JSONL (docs/records.md), KernelBench eval_results.json (with\n"
         "                 --baseline baseline_time_*.json, repeatable; the fastest is used),\n"
         "                 reach-verify output (a file or a folder of them), or a CSV/JSON list\n"
@@ -212,6 +259,9 @@ CliCommand speedupsCommand() {
         "                 baseline_time=, correct=, level=, category=, time_unit=ms, ...)\n"
         "  --denominator  win-rate denominator (e.g. 56); attempted problems by default\n"
         "  --verified-only  count as correct only what Reach's verifier passed\n"
+        "  --profile      also project each profiled workload: (a) the summary A*w*(1-1/m) and\n"
+        "                 (b) per family (its category's records, exact Amdahl), with intervals;\n"
+        "                 --json then adds \"projections\"\n"
         "  --project      store each file in the project (one transaction per file); without\n"
         "                 RECORDS, use every record set stored there\n"
         "  --json         "

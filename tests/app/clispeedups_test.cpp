@@ -131,3 +131,24 @@ TEST(CliSpeedups, BadInputExitsTwoWithOneLineNamingFileAndField) {
     EXPECT_EQ(runCli({"speedups", kSmall, "--map", "speed=x"}).status, 2);
     EXPECT_EQ(runCli({"speedups"}).status, 2);
 }
+
+TEST(CliSpeedups, ProjectsAProfiledWorkloadBothWays) {
+    const json doc =
+        parseOk(runCli({"speedups", kSmall, "--json", "--resamples", "1000", "--profile",
+                        dataset("profiles/h200/dlrm_inference.json.gz")}));
+    ASSERT_EQ(doc["projections"].size(), 1u);
+    const json& p = doc["projections"][0];
+    const double A = p["addressable_share"].get<double>();
+    EXPECT_GT(A, 0.0);
+    // (a) the study's formula with the records' w = 0.5 and m = 1.5.
+    EXPECT_NEAR(p["summary"]["saved_share"].get<double>(), A * 0.5 * (1 - 1 / 1.5), 1e-12);
+    EXPECT_LE(p["summary"]["ci95"][0].get<double>(), p["summary"]["saved_share"].get<double>());
+    EXPECT_GE(p["summary"]["ci95"][1].get<double>(), p["summary"]["saved_share"].get<double>());
+    // (b) per family: exact Amdahl over the families' rows.
+    double saved = 0;
+    for (const json& f : p["per_family"]["families"])
+        saved += f["saved_share"].get<double>();
+    EXPECT_NEAR(p["per_family"]["saved_share"].get<double>(), saved, 1e-12);
+    EXPECT_LE(p["per_family"]["saved_share"].get<double>(), A);
+    EXPECT_FALSE(p["assumptions"].get<std::string>().empty());
+}
