@@ -65,6 +65,12 @@ TEST_P(DefaultRulesOnProfile, ClassifiesAgreesAndMatchesGolden) {
         unclassified << "\n  " << k->stats.totalUs << " us  " << k->stats.name.substr(0, 160);
     }
     EXPECT_GE(b.classifiedShare, 0.995) << rel << unclassified.str();
+    if (rel.starts_with("profiles/h200/")) {
+        // The H200 traces link every kernel to its operator: the agreement check below is not
+        // vacuous there.
+        EXPECT_TRUE(b.hasOpSplit) << rel;
+        EXPECT_GE(b.opLinkedUs, 0.99 * b.gpuTimeUs) << rel;
+    }
     if (b.hasOpSplit && b.opLinkedUs > 0) {
         std::ostringstream dis;
         for (const OpDisagreement& d : b.disagreements()) {
