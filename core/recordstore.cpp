@@ -1,5 +1,6 @@
 #include "recordstore.h"
 
+#include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -29,7 +30,11 @@ std::optional<double> columnOptional(const SqliteStatement& st, int col) {
     return st.columnDouble(col);
 }
 
+// Empty for a folder or a missing file: only a single source file has bytes to identify.
 std::string fileHash(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        return {};
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return {};
