@@ -6,6 +6,7 @@
 
 #include "bytesource.h"
 #include "inputerror.h"
+#include "jsontext.h"
 
 namespace reach {
 
@@ -25,115 +26,6 @@ struct Tables {
     }
 };
 const Tables kT;
-
-int hexValue(char c) {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-// JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?  (from_chars is laxer:
-// it takes "1." and "01").
-constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-bool validJsonNumber(std::string_view t) {
-    size_t i = 0, n = t.size();
-    auto digits = [&] {
-        size_t s = i;
-        while (i < n && unsigned(t[i] - '0') < 10)
-            ++i;
-        return i - s;
-    };
-    if (i < n && t[i] == '-')
-        ++i;
-    if (i < n && t[i] == '0') {
-        ++i;
-    } else if (digits() == 0) {
-        return false;
-    }
-    if (i < n && t[i] == '.') {
-        ++i;
-        if (digits() == 0)
-            return false;
-    }
-    if (i < n && (t[i] == 'e' || t[i] == 'E')) {
-        ++i;
-        if (i < n && (t[i] == '+' || t[i] == '-'))
-            ++i;
-        if (digits() == 0)
-            return false;
-    }
-    return i == n;
-}
-
-// First '"' or '\\' in [p, end), looking at most ~64 bytes ahead eight at a time; returns the
-// position where it stopped (a hit, or the first byte it did not look at).
-inline const char* findQuoteOrEscape(const char* p, const char* end) {
-    constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
-    const char* limit = p + 64;
-    while (p + 8 <= end && p < limit) {
-        uint64_t w;
-        std::memcpy(&w, p, 8);
-        uint64_t q = w ^ (kOnes * '"');
-        uint64_t s = w ^ (kOnes * '\\');
-        uint64_t hit = ((q - kOnes) & ~q & kHigh) | ((s - kOnes) & ~s & kHigh);
-        if (hit)
-            return p + __builtin_ctzll(hit) / 8;
-        p += 8;
-    }
-    return p;
-}
-
-// Eight ASCII digits at once (the SWAR trick of fast_float / simdjson): timestamps have 16.
-inline bool eightDigits(const char* p, uint64_t& value) {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    if (((v + 0x4646464646464646ULL) | (v - 0x3030303030303030ULL)) & 0x8080808080808080ULL) {
-        return false;
-    }
-    v -= 0x3030303030303030ULL;
-    v = (v * 10) + (v >> 8);
-    value = (((v & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
-             (((v >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
-            32;
-    return true;
-}
-
-// Appends the digits at p to m (wrapping on overflow: callers bound the digit count).
-inline const char* readDigits(const char* p, const char* end, uint64_t& m) {
-    uint64_t eight;
-    while (p + 8 <= end && eightDigits(p, eight)) {
-        m = m * 100000000ULL + eight;
-        p += 8;
-    }
-    while (p < end && unsigned(*p - '0') < 10)
-        m = m * 10 + unsigned(*p++ - '0');
-    return p;
-}
-
-char* putUtf8(char* out, uint32_t cp) {
-    if (cp < 0x80) {
-        *out++ = char(cp);
-    } else if (cp < 0x800) {
-        *out++ = char(0xC0 | (cp >> 6));
-        *out++ = char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        *out++ = char(0xE0 | (cp >> 12));
-        *out++ = char(0x80 | ((cp >> 6) & 0x3F));
-        *out++ = char(0x80 | (cp & 0x3F));
-    } else {
-        *out++ = char(0xF0 | (cp >> 18));
-        *out++ = char(0x80 | ((cp >> 12) & 0x3F));
-        *out++ = char(0x80 | ((cp >> 6) & 0x3F));
-        *out++ = char(0x80 | (cp & 0x3F));
-    }
-    return out;
-}
 
 }  // namespace
 
@@ -265,7 +157,7 @@ bool JsonScanner::nextKey(std::string_view& key) {
         }
         if (ok && p < end && *p == '"') {
             const char* k = ++p;
-            p = findQuoteOrEscape(p, end);
+            p = jsontext::findQuoteOrEscape(p, end);
             if (p < end && *p == '"') {
                 const char* q = p + 1;
                 while (q < end && kT.ws[static_cast<unsigned char>(*q)])
@@ -320,12 +212,10 @@ bool JsonScanner::nextElement() {
     return true;
 }
 
-// Leaves m_keep at the index of the first character inside the quotes (the caller clears it)
-// and m_escaped telling whether the string holds a backslash.
+// Leaves m_keep at the index of the first character inside the quotes (the caller clears it).
 size_t JsonScanner::scanString() {
     ++m_pos;  // opening quote
     m_keep = m_pos;
-    m_escaped = false;
     // Fast path: most strings are short keys and values without escapes; look for '"' or '\\'
     // eight bytes at a time.
     {
@@ -356,10 +246,8 @@ size_t JsonScanner::scanString() {
             size_t slashes = 0;
             while (i - slashes > m_keep && b[i - slashes - 1] == '\\')
                 ++slashes;
-            if (slashes % 2 == 0) {
-                m_escaped = std::memchr(b + m_keep, '\\', i - m_keep) != nullptr;
+            if (slashes % 2 == 0)
                 return i;
-            }
             from = i + 1;
             continue;
         }
@@ -374,79 +262,10 @@ size_t JsonScanner::scanString() {
 
 std::string_view JsonScanner::decodeInPlace(size_t begin, size_t end) {
     char* b = m_buf.get();
-    const void* bs = std::memchr(b + begin, '\\', end - begin);
-    if (!bs)
-        return {b + begin, end - begin};
-    char* out = static_cast<char*>(const_cast<void*>(bs));
-    const char* in = out;
-    const char* stop = b + end;
-    while (in < stop) {
-        if (*in != '\\') {
-            *out++ = *in++;
-            continue;
-        }
-        char e = in + 1 < stop ? in[1] : 0;
-        in += 2;
-        switch (e) {
-            case '"':
-                *out++ = '"';
-                break;
-            case '\\':
-                *out++ = '\\';
-                break;
-            case '/':
-                *out++ = '/';
-                break;
-            case 'b':
-                *out++ = '\b';
-                break;
-            case 'f':
-                *out++ = '\f';
-                break;
-            case 'n':
-                *out++ = '\n';
-                break;
-            case 'r':
-                *out++ = '\r';
-                break;
-            case 't':
-                *out++ = '\t';
-                break;
-            case 'u': {
-                auto hex4 = [&](const char* p) -> int {
-                    if (stop - p < 4)
-                        return -1;
-                    int v = 0;
-                    for (int k = 0; k < 4; ++k) {
-                        int h = hexValue(p[k]);
-                        if (h < 0)
-                            return -1;
-                        v = v * 16 + h;
-                    }
-                    return v;
-                };
-                int cp = hex4(in);
-                if (cp < 0)
-                    failAt(m_base + (in - b), {}, "expected 4 hex digits after \\u");
-                in += 4;
-                uint32_t code = uint32_t(cp);
-                if (code >= 0xD800 && code < 0xDC00 && stop - in >= 6 && in[0] == '\\' &&
-                    in[1] == 'u') {
-                    int lo = hex4(in + 2);
-                    if (lo >= 0xDC00 && lo < 0xE000) {
-                        code = 0x10000 + ((code - 0xD800) << 10) + (uint32_t(lo) - 0xDC00);
-                        in += 6;
-                    }
-                }
-                if (code >= 0xD800 && code < 0xE000)
-                    code = 0xFFFD;  // lone surrogate
-                out = putUtf8(out, code);
-                break;
-            }
-            default:
-                failAt(m_base + (in - 2 - b), {}, "invalid escape in a string");
-        }
-    }
+    jsontext::EscapeError error;
+    char* out = jsontext::decodeEscapes(b + begin, b + end, error);
+    if (!out)
+        failAt(m_base + uint64_t(error.at - b), {}, error.what);
     return {b + begin, size_t(out - (b + begin))};
 }
 
@@ -459,7 +278,7 @@ std::string_view JsonScanner::string() {
             ++p;
         if (p < end && *p == '"') {
             const char* v = ++p;
-            p = findQuoteOrEscape(p, end);
+            p = jsontext::findQuoteOrEscape(p, end);
             if (p < end && *p == '"') {
                 m_pos = size_t(p + 1 - b);
                 return std::string_view(v, size_t(p - v));
@@ -501,39 +320,19 @@ double JsonScanner::number() {
     Kind k = peek();
     if (k != Kind::Number)
         fail(std::string("expected a number, found ") + kindName(k));
-    // Fused scan + convert for the common "123" / "-12.345" forms when the window surely holds
-    // the whole token (Clinger's fast path: a decimal integer up to 2^53 divided by an exact
-    // power of ten is correctly rounded); anything else takes the general path below.
+    // Fused scan + convert for the common forms when the window surely holds the whole token.
     if (m_end - m_pos > 40) {
-        const char* b = m_buf.get() + m_pos;
-        const char* e = m_buf.get() + m_end;
-        const char* p = b;
-        bool neg = *p == '-';
-        p += neg;
-        uint64_t m = 0;
-        const char* d0 = p;
-        p = readDigits(p, e, m);
-        int digits = int(p - d0);
-        int frac = 0;
-        bool leadingZero = digits > 1 && *d0 == '0';
-        if (p < e && *p == '.') {
-            const char* f0 = ++p;
-            p = readDigits(p, e, m);
-            frac = int(p - f0);
-            if (frac == 0)
-                digits = 0;  // "1." is malformed: the general path reports it
-        }
-        if (p < e && digits > 0 && !leadingZero && digits + frac <= 19 &&
-            m <= (uint64_t(1) << 53) && !kT.numberChar[static_cast<unsigned char>(*p)]) {
-            m_pos += size_t(p - b);
-            double v = double(m) / kPow10[frac];
-            return neg ? -v : v;
+        double v;
+        const char* b = m_buf.get();
+        if (const char* e = jsontext::parseSimpleNumber(b + m_pos, b + m_end, v)) {
+            m_pos = size_t(e - b);
+            return v;
         }
     }
     uint64_t at = offset();
     std::string_view t = scanNumber();
     double v = 0;
-    if (!validJsonNumber(t))
+    if (!jsontext::isValidNumber(t))
         failAt(at, {}, "malformed number '" + std::string(t.substr(0, 40)) + "'");
     auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
     if (ec == std::errc::result_out_of_range)

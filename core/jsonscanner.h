@@ -123,7 +123,6 @@ private:
     size_t m_pin = SIZE_MAX;
     size_t m_keep = SIZE_MAX;  // token start that refill must keep (set around a token scan)
     bool m_eof = false;
-    bool m_escaped = false;        // the last scanned string holds a backslash
     std::vector<uint8_t> m_first;  // per open container: no element read yet
 };
 
