@@ -11,7 +11,9 @@
 namespace reach {
 
 namespace {
-std::string tail(const std::string& s, size_t n = 8000) {
+std::string tail(std::string s, size_t n = 8000) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+        s.pop_back();
     return s.size() <= n ? s : "..." + s.substr(s.size() - n);
 }
 }  // namespace
