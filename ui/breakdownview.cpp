@@ -97,6 +97,7 @@ BreakdownView::BreakdownView(Session* session, QWidget* parent)
     m_highlight->setBrush(Qt::NoBrush);
     m_highlight->setVisible(false);
     m_highlight->setSelectable(false);
+    m_highlight->setProperty("reach_screen_only", true);  // hidden in exported figures
 
     m_drillTitle = new QLabel(tr("Click a segment to see its kernels."), this);
     m_drillTitle->setWordWrap(true);
