@@ -202,7 +202,7 @@ FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot, const QS
     QSize pixelSize;
     {
         PlotStyleGuard guard(plot);
-        options.style.apply(plot);
+        options.style.apply(plot, QSize(w, h));
         bool ok = false;
         if (format == FigureFormat::Pdf) {
             ok = plot.savePdf(path, w, h, QCP::epNoCosmetic, creator, title);

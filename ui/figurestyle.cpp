@@ -1,6 +1,7 @@
 #include "ui/figurestyle.h"
 
 #include <qcustomplot.h>
+#include <algorithm>
 
 namespace reach {
 
@@ -32,7 +33,7 @@ QFont FigureStyle::font(const QCustomPlot& plot, double scale) const {
     return f;
 }
 
-void FigureStyle::apply(QCustomPlot& plot) const {
+void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
     // Paper: nothing selected, white page, black ink.
     plot.deselectAll();
     plot.setBackground(Qt::white);
@@ -84,6 +85,48 @@ void FigureStyle::apply(QCustomPlot& plot) const {
             f.setBold(text->font().bold());
             text->setFont(f);
         }
+        if (plot.item(i)->property(kScreenOnlyProperty).toBool())
+            plot.item(i)->setVisible(false);
+    }
+    for (int i = 0; i < plot.plottableCount(); ++i) {
+        if (plot.plottable(i)->property(kScreenOnlyProperty).toBool()) {
+            plot.plottable(i)->setVisible(false);
+        }
+    }
+    if (figurePt.isEmpty())
+        return;
+    // A legend row wider than the page is wrapped into more lines.
+    const int available = figurePt.width() - 4;
+    for (QCPLayoutElement* e : allElements(plot)) {
+        auto* legend = qobject_cast<QCPLegend*>(e);
+        if (!legend || !legend->visible() || legend->layout() != plot.plotLayout() ||
+            legend->fillOrder() != QCPLayoutGrid::foColumnsFirst) {
+            continue;
+        }
+        legend->setIconSize(12, 7);
+        legend->setIconTextPadding(3);
+        int wrap = legend->wrap() > 0 ? legend->wrap() : legend->elementCount();
+        while (wrap > 1 && legend->minimumOuterSizeHint().width() > available) {
+            legend->setWrap(--wrap);
+            legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+        }
+    }
+    // Lay the plot out at the figure's size to know how long each axis is, then give numeric
+    // axes one tick per ~40 pt so tick labels never run into each other.
+    plot.plotLayout()->setOuterRect(QRect(QPoint(0, 0), figurePt));
+    plot.plotLayout()->update(QCPLayoutElement::upPreparation);
+    plot.plotLayout()->update(QCPLayoutElement::upMargins);
+    plot.plotLayout()->update(QCPLayoutElement::upLayout);
+    for (QCPAxisRect* rect : plot.axisRects()) {
+        for (QCPAxis* axis : rect->axes()) {
+            if (!axis->visible() || axis->ticker().dynamicCast<QCPAxisTickerText>())
+                continue;
+            const bool horizontal = axis->orientation() == Qt::Horizontal;
+            const int length = horizontal ? rect->width() : rect->height();
+            const int wanted = std::clamp(length / (horizontal ? 40 : 25), 2, 8);
+            if (axis->ticker()->tickCount() > wanted)
+                axis->ticker()->setTickCount(wanted);
+        }
     }
 }
 
@@ -110,6 +153,24 @@ PlotStyleGuard::PlotStyleGuard(QCustomPlot& plot) : m_plot(plot), m_background(p
         if (auto* text = qobject_cast<QCPItemText*>(plot.item(i))) {
             m_texts.push_back({text->font(), text->color()});
         }
+        if (plot.item(i)->visible() && plot.item(i)->property(kScreenOnlyProperty).toBool()) {
+            m_hidden.push_back(plot.item(i));
+        }
+    }
+    for (int i = 0; i < plot.plottableCount(); ++i) {
+        QCPAbstractPlottable* p = plot.plottable(i);
+        if (p->visible() && p->property(kScreenOnlyProperty).toBool())
+            m_hidden.push_back(p);
+    }
+    for (QCPLayoutElement* e : allElements(plot)) {
+        if (auto* legend = qobject_cast<QCPLegend*>(e)) {
+            m_legends.push_back(
+                {legend, legend->wrap(), legend->iconSize(), legend->iconTextPadding()});
+        }
+    }
+    for (QCPAxisRect* rect : plot.axisRects()) {
+        for (QCPAxis* a : rect->axes())
+            m_tickCounts.push_back({a, a->ticker()->tickCount()});
     }
 }
 
@@ -156,6 +217,18 @@ PlotStyleGuard::~PlotStyleGuard() {
             ++ti;
         }
     }
+    for (QCPLayerable* l : m_hidden)
+        l->setVisible(true);
+    for (const LegendState& l : m_legends) {
+        l.legend->setIconSize(l.iconSize);
+        l.legend->setIconTextPadding(l.iconTextPadding);
+        if (l.legend->wrap() != l.wrap) {
+            l.legend->setWrap(l.wrap);
+            l.legend->setFillOrder(l.legend->fillOrder(), true);
+        }
+    }
+    for (auto [axis, count] : m_tickCounts)
+        axis->ticker()->setTickCount(count);
     m_plot.replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -4,10 +4,14 @@
 #include <QColor>
 #include <QFont>
 #include <QPen>
+#include <QSize>
 #include <QString>
 #include <vector>
 
 class QCustomPlot;
+class QCPAxis;
+class QCPLayerable;
+class QCPLegend;
 
 namespace reach {
 
@@ -24,9 +28,15 @@ struct FigureStyle {
     // with the screen's logical dpi, so the nominal size is rescaled by 72 / dpi.
     QFont font(const QCustomPlot& plot, double scale = 1.0) const;
 
-    // Applies the style to every axis, legend, title and text item; deselects everything.
-    void apply(QCustomPlot& plot) const;
+    // Applies the style to every axis, legend, title and text item; deselects everything. With
+    // the figure's size (points), a legend row that would not fit is wrapped into more lines and
+    // numeric axes get as many ticks as their length holds without labels colliding.
+    void apply(QCustomPlot& plot, QSize figurePt = {}) const;
 };
+
+// A layerable (item, plottable) with this dynamic property set to true is drawn on screen only
+// (hover boxes, selection outlines) and hidden in exported figures.
+inline constexpr const char* kScreenOnlyProperty = "reach_screen_only";
 
 // Remembers what FigureStyle::apply changes on a live plot and puts it back when destroyed, so
 // exporting from the GUI does not leave the on-screen view in paper style.
@@ -55,6 +65,15 @@ private:
     QPen m_legendBorder;
     QBrush m_legendBrush;
     std::vector<TextState> m_texts;  // QCPTextElement in layout order, then QCPItemText
+    struct LegendState {
+        QCPLegend* legend;
+        int wrap;
+        QSize iconSize;
+        int iconTextPadding;
+    };
+    std::vector<LegendState> m_legends;
+    std::vector<std::pair<QCPAxis*, int>> m_tickCounts;
+    std::vector<QCPLayerable*> m_hidden;  // screen-only items hidden for the export
 };
 
 }  // namespace reach
