@@ -27,6 +27,7 @@
 #include "core/inputerror.h"
 #include "core/projection.h"
 #include "core/recordimport.h"
+#include "exportdialog.h"
 #include "figureexporter.h"
 #include "gpustate.h"
 #include "projectbrowser.h"
@@ -324,15 +325,8 @@ bool MainWindow::exportFigure(const QString& path, QString* error) const {
         return false;
     }
     const View& view = m_views[size_t(index)];
-    QSettings settings;
     FigureOptions options;
-    options.widthIn = settings.value(QStringLiteral("export/widthInches"), 7.0).toDouble();
-    options.heightIn = settings.value(QStringLiteral("export/heightInches"), 0.0).toDouble();
-    options.dpi = settings.value(QStringLiteral("export/dpi"), 300).toInt();
-    options.style.fontFamily =
-        settings.value(QStringLiteral("export/fontFamily"), options.style.fontFamily).toString();
-    options.style.fontPt =
-        settings.value(QStringLiteral("export/fontPt"), options.style.fontPt).toDouble();
+    ExportDialog::loadSettings(options);
     FigureProvenance provenance;
     provenance.figure = view.key;
     provenance.inputs = m_session->inputFiles();
@@ -354,6 +348,10 @@ bool MainWindow::exportFigure(const QString& path, QString* error) const {
 }
 
 void MainWindow::onExportFigure() {
+    ExportDialog dialog(this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    dialog.saveSettings();
     QSettings settings;
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export figure"), settings.value(QStringLiteral("export/dir")).toString(),

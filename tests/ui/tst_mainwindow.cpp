@@ -1,0 +1,153 @@
+// Main window: the bundled sample opens with every view, CSV export equals the model, figure
+// export writes PDF + CSV + provenance, records import becomes an evaluation set, and the
+// layout / recent files persist through QSettings.
+#include <qcustomplot.h>
+
+#include <QFile>
+#include <QSettings>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "ui/breakdownview.h"
+#include "ui/mainwindow.h"
+#include "ui/projectionview.h"
+#include "ui/session.h"
+#include "ui/speedupview.h"
+#include "uitestsupport.h"
+
+using namespace reach;
+
+namespace {
+
+// One CSV line into its fields ("..." quoting with "" escapes, as RFC 4180).
+QStringList splitCsv(const QString& line) {
+    QStringList fields;
+    QString field;
+    bool quoted = false;
+    for (int i = 0; i < line.size(); ++i) {
+        const QChar c = line[i];
+        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+            field += '"';
+            ++i;
+        } else if (c == '"') {
+            quoted = !quoted;
+        } else if (c == ',' && !quoted) {
+            fields << field;
+            field.clear();
+        } else {
+            field += c;
+        }
+    }
+    fields << field;
+    return fields;
+}
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        test::setUpDeterministicGui();
+        QSettings().clear();
+    }
+
+    void opensTheSampleWithEveryView() {
+        MainWindow window;
+        QVERIFY(window.openDefault());
+        // The published study is there at once: the plots are filled before any profile is read.
+        QCOMPARE(window.breakdownView()->model()->rowCount(), 7);
+        QCOMPARE(window.projectionView()->model()->rowCount(), 7);
+        QVERIFY(test::waitIdle(*window.session()));
+        QCOMPARE(window.breakdownView()->model()->rowCount(), 13);
+        QCOMPARE(window.tabs()->count(), 3);
+        QStringList keys;
+        for (const auto& v : window.views())
+            keys << v.key;
+        QCOMPARE(keys, (QStringList{"breakdown", "speedups", "projection"}));
+        QVERIFY(window.gpuText() == QLatin1String("no GPU") ||
+                window.gpuText().startsWith("GPU: "));
+        // The study's benchmark summaries are the evaluation sets until records exist.
+        bool dlrm = false;
+        for (const EvaluationSummary& e : window.session()->evaluations())
+            dlrm = dlrm || (e.winners == 5 && e.denominator == 12 && e.medianSpeedup == 1.552);
+        QVERIFY(dlrm);
+    }
+
+    void csvExportEqualsTheModel() {
+        MainWindow window;
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        window.tabs()->setCurrentWidget(window.breakdownView());
+        QTemporaryDir dir;
+        const QString path = dir.filePath("breakdown.csv");
+        QString error;
+        QVERIFY2(window.exportData(path, &error), qPrintable(error));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly | QIODevice::Text));
+        const QStringList lines = QString::fromUtf8(file.readAll()).trimmed().split('\n');
+        const BreakdownModel& model = *window.breakdownView()->model();
+        QCOMPARE(lines.size(), model.rowCount() + 1);
+        QVERIFY(lines[0].startsWith("Workload,Source,library-optimized,addressable"));
+        for (int r = 0; r < model.rowCount(); ++r) {
+            const QStringList cells = splitCsv(lines[r + 1]);
+            QCOMPARE(cells.size(), int(BreakdownModel::ColumnCount));
+            QCOMPARE(cells[1], model.workload(r).origin);
+            QCOMPARE(cells[0], model.workload(r).name);
+            QCOMPARE(cells[BreakdownModel::Addressable].toDouble(),
+                     QString::number(model.share(r, Category::Addressable), 'g', 10).toDouble());
+        }
+    }
+
+    void figureExportWritesPdfCsvAndProvenance() {
+        MainWindow window;
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        window.tabs()->setCurrentWidget(window.projectionView());
+        const QFont screenFont = window.projectionView()->barPlot()->xAxis->tickLabelFont();
+        QTemporaryDir dir;
+        const QString path = dir.filePath("projection.pdf");
+        QString error;
+        QVERIFY2(window.exportFigure(path, &error), qPrintable(error));
+        QFile pdf(path);
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QCOMPARE(pdf.read(4), QByteArray("%PDF"));
+        QFile json(dir.filePath("projection.json"));
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        const QByteArray provenance = json.readAll();
+        QVERIFY(provenance.contains("win_rate"));
+        QVERIFY(provenance.contains(QByteArray::fromStdString(window.session()->rules().hash())));
+        QVERIFY(QFile::exists(dir.filePath("projection.csv")));
+        // The on-screen plot keeps its own style after a paper-style export.
+        QCOMPARE(window.projectionView()->barPlot()->xAxis->tickLabelFont(), screenFont);
+    }
+
+    void recordsImportBecomesAnEvaluationSet() {
+        MainWindow window;
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        const size_t before = window.session()->evaluations().size();
+        window.importFiles({QStringLiteral(REACH_TEST_DATA "/records/small.jsonl")});
+        QCOMPARE(window.session()->evaluations().size(), before + 1);
+        const EvaluationSummary& set = window.session()->evaluations().back();
+        QVERIFY(!set.records.empty());
+        QCOMPARE(set.denominator, 6);  // six problems, two configurations each
+        // The speedup view now holds those records.
+        QCOMPARE(window.speedupView()->model()->rowCount(), int(set.records.size()));
+        QVERIFY(QSettings().value("project/recent").toStringList().front().endsWith("small.jsonl"));
+    }
+
+    void layoutPersists() {
+        {
+            MainWindow window;
+            window.tabs()->setCurrentIndex(2);
+            window.close();
+        }
+        MainWindow again;
+        QCOMPARE(again.tabs()->currentIndex(), 2);
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
