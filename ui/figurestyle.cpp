@@ -23,6 +23,14 @@ QList<QCPLayoutElement*> allElements(QCustomPlot& plot) {
     return out;
 }
 
+// QCustomPlot has a setter but no getter for its background brush; a member pointer taken in a
+// derived class reads it without touching the plot.
+struct BackgroundAccess : QCustomPlot {
+    static QBrush brush(const QCustomPlot& plot) {
+        return plot.*(&BackgroundAccess::mBackgroundBrush);
+    }
+};
+
 }  // namespace
 
 QFont FigureStyle::font(const QCustomPlot& plot, double scale) const {
@@ -130,7 +138,8 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
     }
 }
 
-PlotStyleGuard::PlotStyleGuard(QCustomPlot& plot) : m_plot(plot), m_background(plot.background()) {
+PlotStyleGuard::PlotStyleGuard(QCustomPlot& plot)
+    : m_plot(plot), m_background(BackgroundAccess::brush(plot)) {
     for (QCPAxisRect* rect : plot.axisRects()) {
         for (QCPAxis* a : rect->axes()) {
             m_axes.push_back({a->labelFont(), a->tickLabelFont(), a->labelColor(),

@@ -1,0 +1,381 @@
+// FigureExporter and `reach-cli figure` write files a paper can use: PNG of the requested pixel
+// size, PDF (%PDF, page size in points, axis labels as text at the requested font size), SVG that
+// parses as XML with the physical size, a CSV equal to the plotted values, and the provenance
+// JSON (input hashes, rules, sliders, version). Checked with poppler's pdfinfo/pdftotext.
+#include <qcustomplot.h>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+#include <QtTest>
+#include <fstream>
+#include <sstream>
+
+#include "core/inputerror.h"
+#include "core/sha256.h"
+#include "plotstestdata.h"
+#include "ui/figureexporter.h"
+#include "ui/speedupplot.h"
+
+using namespace reach;
+
+namespace {
+
+QString run(const QString& program, const QStringList& args, int* status = nullptr) {
+    QProcess p;
+    p.start(program, args);
+    if (!p.waitForFinished(120000))
+        return {};
+    if (status)
+        *status = p.exitCode();
+    return QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
+}
+
+QJsonObject readJson(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+QStringList csvFields(const QString& line) {
+    QStringList out;
+    QString cur;
+    bool quoted = false;
+    for (int i = 0; i < line.size(); ++i) {
+        const QChar c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                cur += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                cur += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            out << cur;
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    out << cur;
+    return out;
+}
+
+std::string fileSha256(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return Sha256::hex(ss.str());
+}
+
+// Height (points) of the first word `word` in pdftotext's bounding boxes.
+double wordHeight(const QString& pdf, const QString& word) {
+    const QString html = run("pdftotext", {"-bbox", pdf, "-"});
+    const QRegularExpression re(
+        QStringLiteral(
+            R"re(<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">%1</word>)re")
+            .arg(QRegularExpression::escape(word)));
+    const auto m = re.match(html);
+    return m.hasMatch() ? m.captured(4).toDouble() - m.captured(2).toDouble() : -1;
+}
+
+}  // namespace
+
+class FigureExporterTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void pngHasTheRequestedPixelSize();
+    void pdfIsVectorWithAxisLabelsAtTheFontSize();
+    void svgParsesAsXmlWithThePhysicalSize();
+    void csvRowsEqualThePlottedValues();
+    void provenanceNamesInputsRulesSlidersAndVersion();
+    void exportRestoresTheOnScreenStyle();
+    void badExtensionAndMissingInputAreInputErrors();
+    void cliFigureSpeedupsBreakdownProjection();
+    void cliFigureBadInputExitsTwo();
+
+private:
+    void buildSpeedups(QCustomPlot& plot, SpeedupPlot::Mode mode);
+    FigureProvenance provenance() const;
+    QTemporaryDir m_dir;
+    RecordsModel m_model;
+};
+
+void FigureExporterTest::initTestCase() {
+    QVERIFY(m_dir.isValid());
+    m_model.setSuspicionOptions(plotstest::suspicionOptions());
+    m_model.setSets(plotstest::loadSets());
+}
+
+void FigureExporterTest::buildSpeedups(QCustomPlot& plot, SpeedupPlot::Mode mode) {
+    SpeedupPlot builder;
+    builder.build(plot, m_model, mode);
+}
+
+FigureProvenance FigureExporterTest::provenance() const {
+    FigureProvenance p;
+    p.figure = QStringLiteral("speedups");
+    for (const std::string& f : plotstest::inputFiles())
+        p.inputs << QString::fromStdString(f);
+    p.rulesName = QStringLiteral("reach-default");
+    p.rulesHash = QStringLiteral("0123abcd");
+    p.sliders = {{QStringLiteral("win_rate"), 0.417}, {QStringLiteral("median_speedup"), 1.552}};
+    return p;
+}
+
+void FigureExporterTest::pngHasTheRequestedPixelSize() {
+    QCustomPlot plot;
+    buildSpeedups(plot, SpeedupPlot::Mode::Histogram);
+    FigureOptions o = FigureOptions::singleColumn();
+    const QString path = m_dir.filePath("single.png");
+    FigureExporter::exportFigure(plot, path, o, provenance());
+    QImage img(path);
+    QCOMPARE(img.size(), QSize(1050, qRound(3.5 * 0.68 * 300)));  // 3.5 in at 300 dpi
+    QCOMPARE(qRound(img.dotsPerMeterX() * 0.0254), 300);
+    QCOMPARE(img.pixelColor(2, 2), QColor(Qt::white));  // paper background
+    int ink = 0;
+    for (int y = 0; y < img.height(); y += 3) {
+        for (int x = 0; x < img.width(); x += 3)
+            ink += img.pixelColor(x, y) != QColor(Qt::white);
+    }
+    QVERIFY(ink > 500);  // something was drawn
+
+    // Custom size in millimetres at another resolution; double-column preset.
+    FigureOptions mm;
+    mm.widthIn = FigureOptions::mmToIn(89);
+    mm.heightIn = FigureOptions::mmToIn(60);
+    mm.dpi = 150;
+    FigureExporter::exportFigure(plot, m_dir.filePath("mm.png"), mm, provenance());
+    QCOMPARE(QImage(m_dir.filePath("mm.png")).size(), QSize(526, 354));
+    FigureOptions dbl = FigureOptions::doubleColumn();
+    dbl.dpi = 600;
+    FigureExporter::exportFigure(plot, m_dir.filePath("double.png"), dbl, provenance());
+    QCOMPARE(QImage(m_dir.filePath("double.png")).size(), QSize(4200, 1680));
+}
+
+void FigureExporterTest::pdfIsVectorWithAxisLabelsAtTheFontSize() {
+    QCustomPlot plot;
+    buildSpeedups(plot, SpeedupPlot::Mode::Histogram);
+    const QString path = m_dir.filePath("fig.pdf");
+    FigureOptions o;
+    o.style.fontPt = 8;
+    FigureExporter::exportFigure(plot, path, o, provenance());
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.read(4), QByteArray("%PDF"));
+    const QString info = run("pdfinfo", {path});
+    QVERIFY2(info.contains(QRegularExpression(R"(Page size:\s+252 x 171 pts)")), qPrintable(info));
+    const QString text = run("pdftotext", {path, "-"});
+    QVERIFY2(text.contains("speedup over baseline (log2 axis)"), qPrintable(text));
+    QVERIFY(text.contains("correct candidates"));
+    QVERIFY(text.contains(SpeedupPlot::legendText(m_model, 0)));
+    // Glyph boxes of an 8 pt font are about 8-10 pt tall; twice the size doubles them.
+    const double h8 = wordHeight(path, "speedup");
+    QVERIFY2(h8 > 6.5 && h8 < 11, qPrintable(QString::number(h8)));
+    o.style.fontPt = 16;
+    FigureExporter::exportFigure(plot, path, o, provenance());
+    const double h16 = wordHeight(path, "speedup");
+    QVERIFY2(std::abs(h16 / h8 - 2.0) < 0.15, qPrintable(QStringLiteral("%1 %2").arg(h8).arg(h16)));
+}
+
+void FigureExporterTest::svgParsesAsXmlWithThePhysicalSize() {
+    QCustomPlot plot;
+    buildSpeedups(plot, SpeedupPlot::Mode::Strip);
+    const QString path = m_dir.filePath("fig.svg");
+    FigureExporter::exportFigure(plot, path, FigureOptions::singleColumn(), provenance());
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&f);
+    bool sawRoot = false, sawLabel = false;
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (xml.isStartElement() && xml.name() == QLatin1String("svg") && !sawRoot) {
+            sawRoot = true;
+            QCOMPARE(xml.attributes().value("width").toString(), QStringLiteral("88.9mm"));
+            QCOMPARE(xml.attributes().value("viewBox").toString(), QStringLiteral("0 0 252 171"));
+        }
+        if (xml.isCharacters() && xml.text().contains(QLatin1String("speedup over baseline"))) {
+            sawLabel = true;
+        }
+    }
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    QVERIFY(sawRoot);
+    QVERIFY(sawLabel);
+}
+
+void FigureExporterTest::csvRowsEqualThePlottedValues() {
+    for (SpeedupPlot::Mode mode :
+         {SpeedupPlot::Mode::Histogram, SpeedupPlot::Mode::Strip, SpeedupPlot::Mode::Ecdf}) {
+        QCustomPlot plot;
+        buildSpeedups(plot, mode);
+        const QString path = m_dir.filePath("csv.pdf");
+        const auto written =
+            FigureExporter::exportFigure(plot, path, FigureOptions::singleColumn(), provenance());
+        QFile f(written.csv);
+        QVERIFY(f.open(QIODevice::ReadOnly | QIODevice::Text));
+        QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.takeFirst(), QStringLiteral("series,key,label,value,base,z"));
+        int row = 0;
+        for (int i = 0; i < plot.plottableCount(); ++i) {
+            auto* g = qobject_cast<QCPGraph*>(plot.plottable(i));
+            QVERIFY(g);
+            for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it, ++row) {
+                QVERIFY(row < lines.size());
+                const QStringList fields = csvFields(lines[row]);
+                QCOMPARE(fields.size(), 6);
+                QCOMPARE(fields[0], g->property("reach_series").toString());
+                QCOMPARE(fields[1].toDouble(), it->key);  // exact: shortest round-trip text
+                QCOMPARE(fields[3].toDouble(), it->value);
+            }
+        }
+        QCOMPARE(row, lines.size());
+        QVERIFY(row > 10);
+    }
+}
+
+void FigureExporterTest::provenanceNamesInputsRulesSlidersAndVersion() {
+    QCustomPlot plot;
+    buildSpeedups(plot, SpeedupPlot::Mode::Histogram);
+    FigureOptions o;
+    o.style.fontPt = 9;
+    const auto written =
+        FigureExporter::exportFigure(plot, m_dir.filePath("prov.png"), o, provenance());
+    QCOMPARE(written.json, m_dir.filePath("prov.json"));
+    const QJsonObject j = readJson(written.json);
+    QCOMPARE(j["figure"].toString(), QStringLiteral("speedups"));
+    QCOMPARE(j["format"].toString(), QStringLiteral("png"));
+    QCOMPARE(j["data_csv"].toString(), QStringLiteral("prov.csv"));
+    QCOMPARE(j["dpi"].toInt(), 300);
+    QCOMPARE(j["width_in"].toDouble(), 3.5);
+    QCOMPARE(j["font_pt"].toDouble(), 9.0);
+    QCOMPARE(j["font_family"].toString(), QStringLiteral("DejaVu Sans"));
+    QCOMPARE(j["reach_version"].toString(), FigureExporter::reachVersion());
+    QVERIFY(!j["reach_version"].toString().isEmpty());
+    QCOMPARE(j["rules"].toObject()["name"].toString(), QStringLiteral("reach-default"));
+    QCOMPARE(j["rules"].toObject()["hash"].toString(), QStringLiteral("0123abcd"));
+    QCOMPARE(j["sliders"].toObject()["win_rate"].toDouble(), 0.417);
+    QCOMPARE(j["sliders"].toObject()["median_speedup"].toDouble(), 1.552);
+    const QJsonArray inputs = j["inputs"].toArray();
+    const auto files = plotstest::inputFiles();
+    QCOMPARE(inputs.size(), qsizetype(files.size()));
+    for (qsizetype i = 0; i < inputs.size(); ++i) {
+        const QJsonObject in = inputs[i].toObject();
+        QCOMPARE(in["path"].toString().toStdString(), files[size_t(i)]);
+        QCOMPARE(in["sha256"].toString().toStdString(), fileSha256(files[size_t(i)]));
+        QCOMPARE(in["sha256"].toString().size(), 64);
+    }
+}
+
+void FigureExporterTest::exportRestoresTheOnScreenStyle() {
+    QCustomPlot plot;
+    buildSpeedups(plot, SpeedupPlot::Mode::Strip);
+    QFont screen("DejaVu Serif", 13);
+    plot.xAxis->setLabelFont(screen);
+    plot.setBackground(QColor(0x20, 0x20, 0x20));
+    plot.legend->setIconSize(30, 20);
+    FigureExporter::exportFigure(plot, m_dir.filePath("restore.png"), {}, provenance());
+    QCOMPARE(plot.xAxis->labelFont(), screen);
+    QCOMPARE(plot.toPixmap(80, 60).toImage().pixelColor(1, 1), QColor(0x20, 0x20, 0x20));
+    QCOMPARE(plot.legend->iconSize(), QSize(30, 20));
+    // ...but the exported page was white.
+    QCOMPARE(QImage(m_dir.filePath("restore.png")).pixelColor(1, 1), QColor(Qt::white));
+}
+
+void FigureExporterTest::badExtensionAndMissingInputAreInputErrors() {
+    QCustomPlot plot;
+    buildSpeedups(plot, SpeedupPlot::Mode::Strip);
+    QVERIFY_THROWS_EXCEPTION(
+        InputError, FigureExporter::exportFigure(plot, m_dir.filePath("f.jpg"), {}, provenance()));
+    FigureProvenance p = provenance();
+    p.inputs << m_dir.filePath("no-such-input.json");
+    const QString out = m_dir.filePath("missing.pdf");
+    try {
+        FigureExporter::exportFigure(plot, out, {}, p);
+        QFAIL("no error for a missing input");
+    } catch (const InputError& e) {
+        QVERIFY(QString::fromStdString(e.what()).contains("no-such-input.json"));
+    }
+    QVERIFY(!QFile::exists(out));  // nothing half-written
+}
+
+void FigureExporterTest::cliFigureSpeedupsBreakdownProjection() {
+    const QString cli = QStringLiteral(REACH_CLI_BINARY);
+    const QString ds = QStringLiteral(REACH_DATASETS);
+    int status = -1;
+    // speedups -> PNG at 200 dpi, 7 in wide.
+    const QString png = m_dir.filePath("cli_speedups.png");
+    QString out = run(
+        cli,
+        {"figure", "speedups", QString::fromStdString(plotstest::testData("records/small.jsonl")),
+         "--mode", "strip", "--width-in", "7", "--height-in", "2.5", "--dpi", "200", "--out", png},
+        &status);
+    QVERIFY2(status == 0, qPrintable(out));
+    QCOMPARE(QImage(png).size(), QSize(1400, 500));
+    QCOMPARE(readJson(m_dir.filePath("cli_speedups.json"))["mode"].toString(),
+             QStringLiteral("strip"));
+
+    // breakdown of two real profiles -> PDF whose text has the axis label and the workloads.
+    const QString pdf = m_dir.filePath("cli_breakdown.pdf");
+    out = run(cli,
+              {"figure", "breakdown", ds + "/profiles/public/hta_simple_add_a100.json.gz",
+               ds + "/profiles/h200/resnet50_inference.json.gz", "--out", pdf},
+              &status);
+    QVERIFY2(status == 0, qPrintable(out));
+    const QString text = run("pdftotext", {pdf, "-"});
+    QVERIFY2(text.contains("Share of GPU time"), qPrintable(text));
+    QVERIFY(text.contains("resnet50_inference"));
+    QVERIFY(text.contains("addressable"));
+    const QJsonObject bj = readJson(m_dir.filePath("cli_breakdown.json"));
+    QVERIFY(!bj["rules"].toObject()["hash"].toString().isEmpty());
+    QVERIFY(bj["inputs"].toArray().size() >= 2);
+
+    // projection -> SVG with the sliders in the provenance.
+    const QString svg = m_dir.filePath("cli_projection.svg");
+    out = run(cli,
+              {"figure", "projection", ds + "/profiles/h200/dlrm_inference.json.gz", "--win-rate",
+               "0.393", "--median", "1.235", "--out", svg},
+              &status);
+    QVERIFY2(status == 0, qPrintable(out));
+    QFile f(svg);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&f);
+    while (!xml.atEnd())
+        xml.readNext();
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    const QJsonObject pj = readJson(m_dir.filePath("cli_projection.json"));
+    QCOMPARE(pj["sliders"].toObject()["win_rate"].toDouble(), 0.393);
+    QCOMPARE(pj["sliders"].toObject()["median_speedup"].toDouble(), 1.235);
+    QVERIFY(pj["assumptions"].toString().size() > 20);
+}
+
+void FigureExporterTest::cliFigureBadInputExitsTwo() {
+    const QString cli = QStringLiteral(REACH_CLI_BINARY);
+    int status = -1;
+    QString out = run(
+        cli,
+        {"figure", "speedups", QString::fromStdString(plotstest::testData("records/small.jsonl")),
+         "--out", m_dir.filePath("x.gif")},
+        &status);
+    QCOMPARE(status, 2);
+    QVERIFY(out.contains("x.gif"));
+    out = run(
+        cli, {"figure", "speedups", m_dir.filePath("none.jsonl"), "--out", m_dir.filePath("x.pdf")},
+        &status);
+    QCOMPARE(status, 2);
+    QVERIFY(out.contains("none.jsonl"));
+    out = run(cli, {"figure", "pie", "--out", m_dir.filePath("x.pdf")}, &status);
+    QCOMPARE(status, 2);
+}
+
+QTEST_MAIN(FigureExporterTest)
+#include "figureexporter_test.moc"
