@@ -11,6 +11,7 @@
 #include "core/childprocess.h"
 #include "core/controlset.h"
 #include "core/inputerror.h"
+#include "core/resourcepaths.h"
 #include "core/verification.h"
 #include "core/verifyprocess.h"
 
@@ -147,4 +148,15 @@ TEST(VerifyControls, JudgeNeedsTheIntendedReason) {
     VerificationResult t;
     t.verdict = "timeout";
     EXPECT_TRUE(judgeControl(hang, t).asDesigned);
+}
+
+TEST(VerifyResources, EnvironmentVariableWinsAndMissingDirsAreSkipped) {
+    std::string res = std::string(REACH_SOURCE_DIR) + "/resources";
+    setenv("REACH_RESOURCES", "/nonexistent/reach", 1);
+    // A wrong $REACH_RESOURCES is skipped; the build/source tree fallbacks still find it.
+    EXPECT_EQ(findResourceDir(), std::filesystem::weakly_canonical(res).string());
+    setenv("REACH_RESOURCES", res.c_str(), 1);
+    EXPECT_EQ(resourceDirCandidates().front(), res);
+    EXPECT_EQ(findResourceDir(), std::filesystem::weakly_canonical(res).string());
+    unsetenv("REACH_RESOURCES");
 }
