@@ -15,7 +15,10 @@ using namespace reach;
 
 namespace {
 
-const std::string kResources = std::string(REACH_SOURCE_DIR) + "/resources";
+// $REACH_RESOURCES when the checkout sits elsewhere than where it was built (a GPU machine).
+const std::string kResources = std::getenv("REACH_RESOURCES")
+                                   ? std::string(std::getenv("REACH_RESOURCES"))
+                                   : std::string(REACH_SOURCE_DIR) + "/resources";
 
 std::vector<ControlSpec> controls() {
     return loadControls(kResources + "/controls/controls.json", kResources);
