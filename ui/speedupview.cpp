@@ -20,6 +20,7 @@
 
 #include "core/inputerror.h"
 #include "core/verification.h"
+#include "ui/verificationstore.h"
 
 namespace reach {
 
@@ -336,6 +337,14 @@ void SpeedupView::applyOutcome(const VerifyOutcome& outcome) {
         case S::BadOutput:
             emit statusMessage(tr("%1: %2").arg(problem, outcome.log.section('\n', -1)));
             return;
+    }
+    if (!m_projectPath.isEmpty()) {
+        try {
+            VerificationStore::store(m_projectPath, m_model->record(*ref), outcome);
+        } catch (const std::exception& e) {
+            emit statusMessage(tr("%1: verdict not stored in %2: %3")
+                                   .arg(problem, m_projectPath, QString::fromUtf8(e.what())));
+        }
     }
     emit verificationFinished(outcome, m_model->record(*ref));
     updateActions();

@@ -49,6 +49,10 @@ public:
     // The queue is shared with the rest of the GUI (the main window owns it).
     void setVerifyQueue(VerifyQueue* queue);
     void setJobResolver(JobResolver resolver) { m_resolver = std::move(resolver); }
+    // The open .reach project: every verdict is stored there (verifications table, the record's
+    // status). Empty: results stay in memory.
+    void setProjectPath(const QString& path) { m_projectPath = path; }
+    QString projectPath() const { return m_projectPath; }
     // Default resolver: candidate = the record's artifact path, problem = "<problem>.json" in a
     // "problems" folder beside the records file or beside the candidate.
     static std::optional<VerifyJob> defaultJob(const EvalRecord& record, QString* why);
@@ -89,6 +93,7 @@ private:
     SpeedupPlot::Mode m_mode = SpeedupPlot::Mode::Strip;
     VerifyQueue* m_queue = nullptr;
     JobResolver m_resolver = &SpeedupView::defaultJob;
+    QString m_projectPath;
 };
 
 }  // namespace reach

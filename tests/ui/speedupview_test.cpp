@@ -14,9 +14,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+#include "core/projectstore.h"
 #include "core/recordstats.h"
+#include "core/recordstore.h"
 #include "plotstestdata.h"
 #include "ui/speedupview.h"
+#include "ui/verificationstore.h"
 
 using namespace reach;
 
@@ -270,7 +274,15 @@ void SpeedupViewTest::reverifyStoresVerdictsFromTheVerifier() {
         QVERIFY(p.open(QIODevice::WriteOnly));
         p.write(R"({"id":"x","op":"softmax","dtype":"bf16","shapes":{"x":[4,8]},"seed":1})");
     }
+    // The records also live in a project, where the verdicts must land.
+    const QString projectPath = dir.filePath("study.reach");
+    int64_t setId = 0;
+    {
+        ProjectStore store = ProjectStore::open(projectPath.toStdString());
+        setId = importRecordSet(store, "model-a", "records.jsonl", "reach-jsonl", sets[0].records);
+    }
     m_view->model()->setSets(std::move(sets));
+    m_view->setProjectPath(projectPath);
 
     VerifyQueue queue;
     queue.setProgram(QStringLiteral(REACH_FAKE_VERIFIER));
@@ -290,6 +302,23 @@ void SpeedupViewTest::reverifyStoresVerdictsFromTheVerifier() {
     QCOMPARE(m.record({0, 2}).verificationReasons.at(0), std::string("fail"));
     QCOMPARE(m.record({0, 2}).verificationReasons.at(1),
              std::string("written_fraction 0.003 below 1.0"));
+    // Stored in the project: one row per run with the verifier's JSON, and the records' status.
+    const std::vector<StoredVerification> stored3 = VerificationStore::load(projectPath);
+    QCOMPARE(stored3.size(), size_t(3));
+    QCOMPARE(stored3[0].verdict, std::string("pass"));
+    QCOMPARE(stored3[1].verdict, std::string("crashed"));
+    QVERIFY(stored3[1].json.empty());
+    QCOMPARE(stored3[2].verdict, std::string("fail"));
+    QCOMPARE(nlohmann::json::parse(stored3[2].json)["verdict"], "fail");
+    QCOMPARE(stored3[2].problemId, m.record({0, 2}).problemId);
+    {
+        ProjectStore store = ProjectStore::open(projectPath.toStdString());
+        const std::vector<EvalRecord> saved = loadRecordSet(store, setId);
+        QCOMPARE(saved.at(0).verification, Verification::Passed);
+        QCOMPARE(saved.at(1).verification, Verification::Failed);
+        QCOMPARE(saved.at(2).verification, Verification::Failed);
+        QCOMPARE(saved.at(2).verificationReasons, m.record({0, 2}).verificationReasons);
+    }
     // A refuted, correct-and-timed record is now marked in the plot.
     const EvalRecord& refuted = m.record({0, 2});
     if (refuted.correct && refuted.speedup) {
