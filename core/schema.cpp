@@ -110,6 +110,30 @@ CREATE TABLE mapping_presets(
 )sql"},
         // -- records-end
         // -- verify-begin
+        // (written by "plots" for the GUI's VerifyQueue while the verifier's block was empty)
+        {3, "verifier runs: every reach-verify result with its full JSON", R"sql(
+CREATE TABLE verifications(
+    id INTEGER PRIMARY KEY,
+    record_id INTEGER REFERENCES eval_records(id) ON DELETE SET NULL,
+    suite TEXT NOT NULL,
+    problem_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    backend TEXT NOT NULL,
+    sample_id TEXT NOT NULL,
+    problem_file TEXT NOT NULL,
+    candidate_file TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    reasons TEXT NOT NULL,
+    median_us REAL,
+    speedup REAL,
+    device TEXT NOT NULL,
+    wall_ms REAL NOT NULL,
+    json TEXT NOT NULL,
+    log TEXT NOT NULL,
+    verified_at TEXT NOT NULL
+);
+CREATE INDEX verifications_problem ON verifications(suite, problem_id, model, backend, sample_id);
+)sql"},
         // -- verify-end
     };
     return kMigrations;
