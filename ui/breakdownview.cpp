@@ -121,6 +121,7 @@ BreakdownView::BreakdownView(Session* session, QWidget* parent)
     m_drillBars = makeBars(m_drillPlot, {}, Theme::categoryColor(Category::Addressable));
     m_drillBars->setWidth(0.7);
     m_drillPlot->xAxis->setLabel(tr("Time (ms)"));
+    m_drillPlot->xAxis->ticker()->setTickCount(4);  // the chart is narrow: few, readable ticks
     m_drillPlot->yAxis->setTickLength(0, 0);
     m_drillPlot->yAxis->setSubTicks(false);
     m_drillPlot->yAxis->grid()->setVisible(false);
