@@ -264,7 +264,10 @@ void BreakdownView::rebuildPlot() {
     for (int row = n - 1; row >= 0; --row) {
         const double key = keyOfRow(row);
         const ProjectWorkload& w = m_model->workload(row);
-        ticker->addTick(key, w.name + QStringLiteral(" [") + w.shortOrigin() + QLatin1Char(']'));
+        // One label per row, at the middle of its bar pair when the operator split is shown.
+        const bool pair = op && m_model->hasOperatorSplit(row);
+        ticker->addTick(pair ? key - kSplitOffset : key,
+                        w.name + QStringLiteral(" [") + w.shortOrigin() + QLatin1Char(']'));
         double total = 0;
         for (Category c : kCategories) {
             const double v = 100.0 * m_model->share(row, c);
@@ -278,7 +281,6 @@ void BreakdownView::rebuildPlot() {
         total += unsplit.back() + idle.back();
         if (op && m_model->hasOperatorSplit(row)) {
             const double okey = key - 2 * kSplitOffset;
-            ticker->addTick(okey, tr("by operator"));
             double linked = 0;
             for (Category c : kCategories) {
                 const double v = 100.0 * m_model->operatorShare(row, c);
@@ -307,6 +309,8 @@ void BreakdownView::rebuildPlot() {
             label->setColor(plainText);
             label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         }
+        // The thin bars of the operator split leave no room for text: hover tells the numbers.
+        label->setVisible(!op);
         m_labels.insert(m_labels.begin(), label);
     }
 
@@ -339,9 +343,13 @@ void BreakdownView::rebuildPlot() {
     m_plot->yAxis->setTicker(ticker);
     m_plot->yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
     const RuleSet& rules = m_session->rules();
-    m_footer->setText(tr("Rule set: %1 (%2)")
-                          .arg(QString::fromStdString(rules.name()),
-                               QString::fromStdString(rules.hash()).left(12)));
+    QString footer = tr("Rule set: %1 (%2)")
+                         .arg(QString::fromStdString(rules.name()),
+                              QString::fromStdString(rules.hash()).left(12));
+    if (op)
+        footer +=
+            tr(". Upper bar: kernel-name rules; lower, lighter bar: launching ATen operator.");
+    m_footer->setText(footer);
     m_highlight->setVisible(false);
     if (m_selectedRow >= 0 && m_selectedRow < n && m_model->workload(m_selectedRow).breakdown) {
         const double key = keyOfRow(m_selectedRow);

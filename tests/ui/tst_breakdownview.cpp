@@ -134,6 +134,11 @@ private slots:
             }
         }
         QVERIFY2(withOps > 0, "the H200 Kineto traces link kernels to ATen operators");
+        // For looking at the figure by hand: REACH_UI_DUMP=DIR saves this state as a PNG.
+        if (qEnvironmentVariableIsSet("REACH_UI_DUMP")) {
+            m_view->plot()->replot(QCustomPlot::rpImmediateRefresh);
+            m_view->grab().save(qEnvironmentVariable("REACH_UI_DUMP") + "/breakdown-opsplit.png");
+        }
         m_view->setOperatorSplit(false);
         QCOMPARE(m_view->operatorBars(Category::Addressable)->dataCount(), 0);
     }
