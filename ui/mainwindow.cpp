@@ -428,6 +428,8 @@ void MainWindow::setDark(bool dark) {
 
 void MainWindow::restoreSettings() {
     QSettings settings;
+    resize(1440, 900);  // first start; a saved geometry replaces it
+    m_split->setSizes({300, 1140});
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     m_split->restoreState(settings.value(QStringLiteral("window/split")).toByteArray());
