@@ -68,6 +68,12 @@ private slots:
         QCOMPARE(keys, (QStringList{"breakdown", "speedups", "projection"}));
         QVERIFY(window.gpuText() == QLatin1String("no GPU") ||
                 window.gpuText().startsWith("GPU: "));
+        // For looking at the whole window by hand: REACH_UI_DUMP=DIR saves it as a PNG.
+        if (qEnvironmentVariableIsSet("REACH_UI_DUMP")) {
+            window.show();
+            QTest::qWait(200);
+            window.grab().save(qEnvironmentVariable("REACH_UI_DUMP") + "/mainwindow.png");
+        }
         // The study's benchmark summaries are the evaluation sets until records exist.
         bool dlrm = false;
         for (const EvaluationSummary& e : window.session()->evaluations())
