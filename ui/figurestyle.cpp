@@ -1,6 +1,7 @@
 #include "ui/figurestyle.h"
 
 #include <qcustomplot.h>
+#include <QFontMetricsF>
 #include <algorithm>
 
 namespace reach {
@@ -125,6 +126,25 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
     plot.plotLayout()->update(QCPLayoutElement::upPreparation);
     plot.plotLayout()->update(QCPLayoutElement::upMargins);
     plot.plotLayout()->update(QCPLayoutElement::upLayout);
+    // An axis label longer than its axis is broken into two lines at the space nearest its middle.
+    const QFontMetricsF metrics(base);
+    for (QCPAxisRect* rect : plot.axisRects()) {
+        for (QCPAxis* axis : rect->axes()) {
+            const QString label = axis->label();
+            const int room = axis->orientation() == Qt::Horizontal ? rect->width() : rect->height();
+            if (label.contains('\n') || metrics.horizontalAdvance(label) <= room * 0.95)
+                continue;
+            int best = -1;
+            for (int i = 0; i < label.size(); ++i) {
+                if (label[i] == ' ' && (best < 0 || std::abs(i - label.size() / 2) <
+                                                        std::abs(best - label.size() / 2))) {
+                    best = i;
+                }
+            }
+            if (best > 0)
+                axis->setLabel(label.left(best) + '\n' + label.mid(best + 1));
+        }
+    }
     for (QCPAxisRect* rect : plot.axisRects()) {
         for (QCPAxis* axis : rect->axes()) {
             if (!axis->visible() || axis->ticker().dynamicCast<QCPAxisTickerText>())

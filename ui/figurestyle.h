@@ -73,6 +73,7 @@ private:
     };
     std::vector<LegendState> m_legends;
     std::vector<std::pair<QCPAxis*, int>> m_tickCounts;
+    std::vector<std::pair<QCPAxis*, QString>> m_labels;
     std::vector<QCPLayerable*> m_hidden;  // screen-only items hidden for the export
 };
 
