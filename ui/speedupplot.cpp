@@ -65,8 +65,9 @@ void placeLegendAbove(QCustomPlot& plot) {
         plot.plotLayout()->setRowStretchFactor(0, 0.001);
         plot.plotLayout()->setRowSpacing(0);
     }
-    legend->setIconSize(14, 8);
-    legend->setRowSpacing(0);
+    // Tall enough for the suspicious ring, spaced so descenders (the "_" of file names) show.
+    legend->setIconSize(14, 10);
+    legend->setRowSpacing(1);
     legend->setMargins(QMargins(2, 2, 2, 2));
     legend->setBorderPen(Qt::NoPen);
     legend->setBrush(Qt::NoBrush);
