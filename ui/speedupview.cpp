@@ -238,6 +238,11 @@ std::optional<VerifyJob> SpeedupView::defaultJob(const EvalRecord& r, QString* w
                 VerifyJob job;
                 job.problemPath = d.filePath(n);
                 job.candidatePath = candidate;
+                // The record's own baseline competes with Reach's (the faster one counts).
+                if (const auto base = r.effectiveBaselineUs()) {
+                    job.extraArguments << QStringLiteral("--baseline-us")
+                                       << QString::number(*base, 'g', 17);
+                }
                 return job;
             }
         }
