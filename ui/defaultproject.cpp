@@ -13,6 +13,7 @@
 #include "core/inputerror.h"
 #include "core/publishedstudy.h"
 #include "core/recordimport.h"
+#include "core/recordreader.h"
 
 namespace reach {
 
@@ -92,6 +93,19 @@ DefaultProject loadDefaultProject(const QString& datasetsDir) {
                 QFileInfo(file).completeBaseName(), file, readReachJsonl(file.toStdString())));
         } catch (const InputError& e) {
             // A bad records file must not keep the sample from opening; say so and go on.
+            qWarning("reach: %s", e.what());
+        }
+    }
+    // The set measured on the H200 with reach-verify (raw verifier outputs, one per candidate):
+    // read through the records importer, so it is the same data `reach-cli speedups` reports.
+    const QString measured = datasetsDir + "/evaluations/h200/raw";
+    if (QFileInfo(measured).isDir()) {
+        try {
+            project.evaluations.insert(
+                project.evaluations.begin(),
+                EvaluationSummary::fromRecords(QStringLiteral("H200 reach-verify (measured)"),
+                                               measured, readRecords(measured.toStdString(), {})));
+        } catch (const InputError& e) {
             qWarning("reach: %s", e.what());
         }
     }

@@ -215,6 +215,7 @@ bool MainWindow::openDefault() {
         return false;
     }
     setWindowTitle(tr("Reach - %1").arg(m_session->projectName()));
+    m_speedups->setProjectPath(QString());  // the bundled sample is read-only: nothing stored
     QSettings().setValue(QStringLiteral("project/last"), QString());
     return true;
 }
@@ -226,6 +227,9 @@ bool MainWindow::openPath(const QString& path) {
         return false;
     }
     setWindowTitle(tr("Reach - %1").arg(m_session->projectName()));
+    // Verifier verdicts are stored in the open project (verifications table) from now on.
+    const bool isProjectFile = QFileInfo(path).suffix() == QLatin1String("reach");
+    m_speedups->setProjectPath(isProjectFile ? QFileInfo(path).absoluteFilePath() : QString());
     rememberRecent(path);
     QSettings().setValue(QStringLiteral("project/last"), QFileInfo(path).absoluteFilePath());
     return true;

@@ -10,6 +10,7 @@
 #include "core/inputerror.h"
 #include "core/profilereader.h"
 #include "core/projectstore.h"
+#include "core/recordstore.h"
 #include "defaultproject.h"
 
 namespace reach {
@@ -86,7 +87,28 @@ bool Session::openProject(const QString& path, QString* error) {
             *error = tr("%1: no such file or directory").arg(path);
         return false;
     }
+    // A project's evaluation sets are small next to its profiles (thousands of rows at most), so
+    // they are read here, before anything of the open project is dropped: a project that cannot
+    // be read leaves the current one as it was. Workloads, which can be large, load in the
+    // background below.
+    std::vector<EvaluationSummary> storedSets;
+    if (info.isFile() && info.suffix() == QLatin1String("reach")) {
+        try {
+            const ProjectStore project = ProjectStore::open(info.absoluteFilePath().toStdString(),
+                                                            ProjectStore::Mode::MustExist);
+            for (const RecordSetEntry& set : recordSets(project)) {
+                storedSets.push_back(EvaluationSummary::fromRecords(
+                    QString::fromStdString(set.name), QString::fromStdString(set.source),
+                    loadRecordSet(project, set.id)));
+            }
+        } catch (const std::exception& e) {
+            if (error)
+                *error = QString::fromStdString(e.what());
+            return false;
+        }
+    }
     resetProject(info.fileName());
+    m_evaluations = std::move(storedSets);
     emit projectOpened();
     emit workloadsChanged();
     emit evaluationsChanged();

@@ -1,9 +1,14 @@
 // Session: background loads deliver real workloads, stale results of a project that was
 // replaced are dropped (by generation), cancelling stops the jobs and the session goes idle.
 #include <QDir>
+#include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
+#include "core/projectstore.h"
+#include "core/recordreader.h"
+#include "core/recordstore.h"
 #include "ui/session.h"
 #include "uitestsupport.h"
 
@@ -57,6 +62,54 @@ private slots:
         QVERIFY(!session.isBusy());
         // What arrived before the stop is kept, never more than the directory holds.
         QVERIFY(session.workloads().size() <= 6);
+    }
+
+    void defaultProjectOpensWithTheMeasuredH200Set() {
+        Session session;
+        QVERIFY(session.openDefault());
+        QVERIFY(!session.evaluations().empty());
+        const EvaluationSummary& first = session.evaluations().front();
+        QCOMPARE(first.name, QStringLiteral("H200 reach-verify (measured)"));
+        // The 40 raw reach-verify documents of datasets/evaluations/h200/raw, each saying it ran
+        // on the H200.
+        QCOMPARE(first.records.size(), size_t(40));
+        for (const EvalRecord& r : first.records)
+            QVERIFY2(QString::fromStdString(r.hardware).contains("H200"), r.hardware.c_str());
+        QVERIFY(test::waitIdle(session));
+    }
+
+    void openingAProjectRestoresItsEvaluationSets() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("p.reach").toStdString();
+        const auto records =
+            readRecords(REACH_SOURCE_DIR "/tests/data/records/small.jsonl", RecordReadOptions{});
+        {
+            ProjectStore store = ProjectStore::open(path);
+            importRecordSet(store, "small", "small.jsonl", "reach-jsonl", records);
+        }
+        Session session;
+        QVERIFY(session.openProject(QString::fromStdString(path)));
+        QCOMPARE(session.evaluations().size(), size_t(1));
+        QCOMPARE(session.evaluations().front().name, QStringLiteral("small"));
+        QCOMPARE(session.evaluations().front().records.size(), records.size());
+        QVERIFY(test::waitIdle(session));
+    }
+
+    void unreadableProjectLeavesTheOpenOneAsItWas() {
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("broken.reach");
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("this is not an SQLite database, it is text that only looks like a project");
+        f.close();
+        Session session;
+        QVERIFY(session.openDefault());
+        const size_t sets = session.evaluations().size();
+        QString error;
+        QVERIFY(!session.openProject(bad, &error));
+        QVERIFY2(error.contains("broken.reach"), qPrintable(error));
+        QCOMPARE(session.evaluations().size(), sets);
+        QVERIFY(test::waitIdle(session));
     }
 
     void badFileIsReportedNotFatal() {
