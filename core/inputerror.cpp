@@ -6,7 +6,8 @@ namespace {
 std::string oneLine(std::string s) {
     // A user-facing error must stay on one line even when it quotes input.
     for (char& c : s) {
-        if (c == '\n' || c == '\r') c = ' ';
+        if (c == '\n' || c == '\r')
+            c = ' ';
     }
     return s;
 }

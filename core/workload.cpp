@@ -4,7 +4,8 @@ namespace reach {
 
 double KernelStats::linkedUs() const {
     double t = 0;
-    for (const OperatorTime& o : operators) t += o.totalUs;
+    for (const OperatorTime& o : operators)
+        t += o.totalUs;
     return t;
 }
 
@@ -15,7 +16,8 @@ const std::string& KernelStats::dominantOperator() const {
 
 bool Workload::hasOperatorLinks() const {
     for (const KernelStats& k : kernels) {
-        if (!k.operators.empty()) return true;
+        if (!k.operators.empty())
+            return true;
     }
     return false;
 }
