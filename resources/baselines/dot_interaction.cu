@@ -1,7 +1,95 @@
-// Reach baseline: dot_interaction. Each block handles 4 batch rows, staged in shared memory as
-// float with a padded row stride (D + 1: conflict-free), one thread per (row, pair) with the
-// pair index decoded from a small table.
+// Reach baseline: dot_interaction. bf16 with F <= 32 and D a multiple of 16 (DLRM's 27 x 128):
+// one warp per sample stages x[b] in shared memory with 16-byte loads (rows padded to 32 with
+// zeros), forms the lower half of X X^T on the tensor cores (wmma bf16, f32 accumulation: 3 of
+// the 4 16x16 tiles), and writes the F(F-1)/2 dots in order. The CUDA-core kernel below it (4
+// samples per block, f32 staging) is the fallback for other shapes and f32.
+#include <mma.h>
 #include <reach/kernels.h>
+
+constexpr int kWarps = 8;
+constexpr int kGld = 36;  // f32 row stride of the 32 x 32 Gram tile (multiple of 4 for wmma)
+
+__device__ __forceinline__ void decodePair(int p, int& i, int& j) {
+    i = int((1.f + sqrtf(1.f + 8.f * p)) * 0.5f);
+    while (i * (i - 1) / 2 > p) --i;
+    while ((i + 1) * i / 2 <= p) ++i;
+    j = p - i * (i - 1) / 2;
+}
+
+// Bytes of shared memory one warp uses: the padded sample, later reused for the Gram tile.
+static inline size_t warpBytes(int D) {
+    size_t x = size_t(32) * (D + 8) * 2, g = size_t(32) * kGld * 4;
+    return x > g ? x : g;
+}
+
+// kD > 0: D known at compile time (shifts instead of divisions, constant strides for the
+// fragment loads); kD == 0: D from the argument. The block first builds a table of the pair
+// offsets into the Gram tile, so writing the outputs is a lookup, not a square root per pair.
+template <int kD>
+__global__ void __launch_bounds__(kWarps * 32) dotWmma(const __nv_bfloat16* __restrict__ x,
+                                                      __nv_bfloat16* __restrict__ y, int64_t B,
+                                                      int F, int Darg, int warpElems) {
+    using namespace nvcuda;
+    extern __shared__ __align__(128) unsigned char smraw[];
+    __shared__ short pairOff[32 * 31 / 2];
+    const int D = kD > 0 ? kD : Darg, ld = D + 8, rowVecs = D / 8;
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, NP = F * (F - 1) / 2;
+    for (int p = threadIdx.x; p < NP; p += blockDim.x) {
+        int i, j;
+        decodePair(p, i, j);
+        pairOff[p] = short(i * kGld + j);
+    }
+    __syncthreads();
+    __nv_bfloat16* xs = reinterpret_cast<__nv_bfloat16*>(smraw) + size_t(warp) * warpElems;
+    int64_t b = int64_t(blockIdx.x) * kWarps + warp;
+    if (b >= B) return;
+    const uint4* src = reinterpret_cast<const uint4*>(x + b * F * D);
+    int total = F * rowVecs;
+    for (int base = 0; base < total; base += 16 * 32) {
+        uint4 r[16];
+#pragma unroll
+        for (int u = 0; u < 16; ++u) {
+            int k = base + u * 32 + lane;
+            if (k < total) r[u] = __ldcs(src + k);
+        }
+#pragma unroll
+        for (int u = 0; u < 16; ++u) {
+            int k = base + u * 32 + lane;
+            if (k < total) *reinterpret_cast<uint4*>(xs + (k / rowVecs) * ld + (k % rowVecs) * 8) = r[u];
+        }
+    }
+    for (int k = lane; k < (32 - F) * rowVecs; k += 32)
+        *reinterpret_cast<uint4*>(xs + (F + k / rowVecs) * ld + (k % rowVecs) * 8) = make_uint4(0, 0, 0, 0);
+    __syncwarp();
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[3];
+#pragma unroll
+    for (int t = 0; t < 3; ++t) wmma::fill_fragment(acc[t], 0.f);
+    bool two = F > 16;
+#pragma unroll
+    for (int k = 0; k < D; k += 16) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> a0, a1;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> b0, b1;
+        wmma::load_matrix_sync(a0, xs + k, ld);
+        wmma::load_matrix_sync(b0, xs + k, ld);
+        wmma::mma_sync(acc[0], a0, b0, acc[0]);
+        if (two) {
+            wmma::load_matrix_sync(a1, xs + 16 * ld + k, ld);
+            wmma::load_matrix_sync(b1, xs + 16 * ld + k, ld);
+            wmma::mma_sync(acc[1], a1, b0, acc[1]);
+            wmma::mma_sync(acc[2], a1, b1, acc[2]);
+        }
+    }
+    __syncwarp();  // every lane is done reading the sample: reuse its space for the Gram tile
+    float* gs = reinterpret_cast<float*>(xs);
+    wmma::store_matrix_sync(gs, acc[0], kGld, wmma::mem_row_major);
+    if (two) {
+        wmma::store_matrix_sync(gs + 16 * kGld, acc[1], kGld, wmma::mem_row_major);
+        wmma::store_matrix_sync(gs + 16 * kGld + 16, acc[2], kGld, wmma::mem_row_major);
+    }
+    __syncwarp();
+    __nv_bfloat16* yb = y + b * NP;
+    for (int p = lane; p < NP; p += 32) yb[p] = __float2bfloat16(gs[pairOff[p]]);
+}
 
 constexpr int kRows = 4;
 
@@ -18,10 +106,8 @@ __global__ void dotPairs(const T* __restrict__ x, T* __restrict__ y, int64_t B, 
     __syncthreads();
     for (int job = threadIdx.x; job < rows * NP; job += blockDim.x) {
         int r = job / NP, p = job % NP;
-        int i = int((1.f + sqrtf(1.f + 8.f * p)) * 0.5f);
-        while (i * (i - 1) / 2 > p) --i;
-        while ((i + 1) * i / 2 <= p) ++i;
-        int j = p - i * (i - 1) / 2;
+        int i, j;
+        decodePair(p, i, j);
         const float* xi = xs + (r * F + i) * stride;
         const float* xj = xs + (r * F + j) * stride;
         float acc = 0;
@@ -34,6 +120,18 @@ __global__ void dotPairs(const T* __restrict__ x, T* __restrict__ y, int64_t B, 
 extern "C" int reach_run(const reach_tensor* in, int, reach_tensor* out, int, cudaStream_t s) {
     int64_t B = in[0].shape[0];
     int F = int(in[0].shape[1]), D = int(in[0].shape[2]);
+    if (in[0].dtype == REACH_BF16 && F >= 2 && F <= 32 && D % 16 == 0 && kWarps * warpBytes(D) <= 200 * 1024) {
+        size_t wb = warpBytes(D), smem = kWarps * wb;
+        auto kern = D == 128 ? dotWmma<128> : dotWmma<0>;
+        static size_t s_smemSet[2] = {0, 0};  // set the attribute once, not inside every timed call
+        if (smem > s_smemSet[D == 128]) {
+            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+            s_smemSet[D == 128] = smem;
+        }
+        kern<<<unsigned((B + kWarps - 1) / kWarps), kWarps * 32, smem, s>>>(
+            (const __nv_bfloat16*)in[0].data, (__nv_bfloat16*)out[0].data, B, F, D, int(wb / 2));
+        return 0;
+    }
     size_t smem = size_t(kRows) * F * (D + 1) * sizeof(float);
     auto go = [&](auto t) {
         using T = decltype(t);

@@ -6,11 +6,14 @@
 // fallback re-reads the row (it stays in L2 for moderate C).
 constexpr int kThreads = 256;
 
+// The cached row is kept as raw 16-byte vectors (bf16 stays packed: half the registers of f32
+// copies, so more blocks fit per SM and more loads are in flight) and widened on use.
 #define FOR_REG(stmt)                                                      \
     _Pragma("unroll") for (int k = 0; k < K; ++k) {                         \
         if ((k * kThreads + int(threadIdx.x)) * N < C) {                    \
+            const T* el = reinterpret_cast<const T*>(&buf[k]);              \
             _Pragma("unroll") for (int e = 0; e < N; ++e) {                 \
-                float v = buf[k][e];                                        \
+                float v = reach_to_float(el[e]);                            \
                 stmt;                                                       \
             }                                                               \
         }                                                                   \
@@ -27,11 +30,12 @@ __global__ void __launch_bounds__(kThreads) cached(const T* __restrict__ x, T* _
     __shared__ float scratch[32];
     const T* xr = x + blockIdx.x * C;
     T* yr = y + blockIdx.x * C;
-    float buf[K][N];
+    using Raw = typename reach_k::Vec<T>::Raw;
+    Raw buf[K];
 #pragma unroll
     for (int k = 0; k < K; ++k) {
         int64_t c = int64_t(k * kThreads + threadIdx.x) * N;
-        if (c < C) reach_k::loadVec(xr + c, buf[k]);
+        if (c < C) buf[k] = __ldcs(reinterpret_cast<const Raw*>(xr + c));
     }
 
     float m = -FLT_MAX;
@@ -46,13 +50,9 @@ __global__ void __launch_bounds__(kThreads) cached(const T* __restrict__ x, T* _
         int64_t c0 = int64_t(k * kThreads + threadIdx.x) * N;
         if (c0 >= C) continue;
         float o[N];
+        const T* el = reinterpret_cast<const T*>(&buf[k]);
 #pragma unroll
-        for (int e = 0; e < N; ++e) {
-            float v = buf[k][e];
-            int64_t c = c0 + e;
-            (void)c;
-            o[e] = __expf(v - m) * inv;
-        }
+        for (int e = 0; e < N; ++e) o[e] = __expf(reach_to_float(el[e]) - m) * inv;
         reach_k::storeVec(yr + c0, o);
     }
 }
@@ -77,23 +77,43 @@ __global__ void __launch_bounds__(kThreads) streaming(const T* __restrict__ x, T
 }
 
 // Long rows with few of them (KernelBench's 64 x 393216) would leave most SMs idle with one block
-// per row: split each row over G blocks. Pass 1: per-chunk online (max, sum); pass 2: each block
-// merges its row's G partials and writes its chunk. Two reads and one write of x.
+// per row: split each row over G blocks (at most 8 per SM in all: one wave). Pass 1: per-chunk
+// online (max, sum) over 16-byte vectors, kSplitU of them in flight per thread; pass 2: each
+// block merges its row's G partials and writes its chunk. Pass 2 walks the chunks in reverse
+// order, so it starts on the ones pass 1 read last, which are still in L2. C must be a multiple
+// of the vector width.
+constexpr int kSplitU = 4;
+
 template <typename T>
 __global__ void __launch_bounds__(kThreads) splitStats(const T* __restrict__ x, float2* __restrict__ part, int64_t C, int G) {
+    constexpr int N = reach_k::Vec<T>::N;
     __shared__ float sm[32], ss[32];
     int64_t row = blockIdx.x / G, g = blockIdx.x % G;
-    int64_t chunk = (C + G - 1) / G, c0 = g * chunk, c1 = c0 + chunk < C ? c0 + chunk : C;
+    int64_t nv = C / N, chunk = (nv + G - 1) / G, v0 = g * chunk, v1 = v0 + chunk < nv ? v0 + chunk : nv;
     const T* xr = x + row * C;
     float m = -FLT_MAX, s = 0;
-    for (int64_t c = c0 + threadIdx.x; c < c1; c += kThreads) {
-        float v = reach_to_float(xr[c]);
-        if (v > m) {
-            s = s * __expf(m - v) + 1.f;
-            m = v;
-        } else {
-            s += __expf(v - m);
+    for (int64_t v = v0 + threadIdx.x; v < v1; v += kSplitU * kThreads) {
+        float t[kSplitU][N];
+#pragma unroll
+        for (int u = 0; u < kSplitU; ++u) {
+            int64_t vv = v + u * kThreads;
+            if (vv < v1)
+                reach_k::loadVec(xr + vv * N, t[u]);
+            else
+#pragma unroll
+                for (int e = 0; e < N; ++e) t[u][e] = -FLT_MAX;
         }
+        float lm = m;
+#pragma unroll
+        for (int u = 0; u < kSplitU; ++u)
+#pragma unroll
+            for (int e = 0; e < N; ++e) lm = fmaxf(lm, t[u][e]);
+        s *= __expf(m - lm);
+#pragma unroll
+        for (int u = 0; u < kSplitU; ++u)
+#pragma unroll
+            for (int e = 0; e < N; ++e) s += __expf(t[u][e] - lm);
+        m = lm;
     }
     float bm = reach_k::blockMax(m, sm);
     float bs = reach_k::blockSum(m == -FLT_MAX ? 0.f : s * __expf(m - bm), ss);
@@ -102,8 +122,10 @@ __global__ void __launch_bounds__(kThreads) splitStats(const T* __restrict__ x, 
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads) splitWrite(const T* __restrict__ x, const float2* __restrict__ part, T* __restrict__ y, int64_t C, int G) {
+    constexpr int N = reach_k::Vec<T>::N;
     __shared__ float stat[2];
-    int64_t row = blockIdx.x / G, g = blockIdx.x % G;
+    int64_t bid = gridDim.x - 1 - blockIdx.x;
+    int64_t row = bid / G, g = bid % G;
     if (threadIdx.x == 0) {
         float m = -FLT_MAX, s = 0;
         for (int k = 0; k < G; ++k) m = fmaxf(m, part[row * G + k].x);
@@ -113,11 +135,22 @@ __global__ void __launch_bounds__(kThreads) splitWrite(const T* __restrict__ x, 
     }
     __syncthreads();
     float m = stat[0], inv = stat[1];
-    int64_t chunk = (C + G - 1) / G, c0 = g * chunk, c1 = c0 + chunk < C ? c0 + chunk : C;
+    int64_t nv = C / N, chunk = (nv + G - 1) / G, v0 = g * chunk, v1 = v0 + chunk < nv ? v0 + chunk : nv;
     const T* xr = x + row * C;
     T* yr = y + row * C;
-    for (int64_t c = c0 + threadIdx.x; c < c1; c += kThreads)
-        yr[c] = reach_from_float<T>(__expf(reach_to_float(xr[c]) - m) * inv);
+    for (int64_t v = v0 + threadIdx.x; v < v1; v += kSplitU * kThreads) {
+        float t[kSplitU][N];
+#pragma unroll
+        for (int u = 0; u < kSplitU; ++u)
+            if (v + u * kThreads < v1) reach_k::loadVec(xr + (v + u * kThreads) * N, t[u]);
+#pragma unroll
+        for (int u = 0; u < kSplitU; ++u) {
+            if (v + u * kThreads >= v1) continue;
+#pragma unroll
+            for (int e = 0; e < N; ++e) t[u][e] = __expf(t[u][e] - m) * inv;
+            reach_k::storeVec(yr + (v + u * kThreads) * N, t[u]);
+        }
+    }
 }
 
 // Scratch for the split path's partials, grown once and kept (no allocation per call after).
@@ -139,8 +172,10 @@ extern "C" int reach_run(const reach_tensor* in, int, reach_tensor* out, int, cu
         else if (fits && vecs <= kThreads * 4) LAUNCH(4);
         else if (fits && vecs <= kThreads * 8) LAUNCH(8);
         else if (fits && vecs <= kThreads * 16) LAUNCH(16);
-        else if (R < 8 * 132 && C >= 65536) {
-            int G = int((8 * 132 + R - 1) / R);
+        else if (fits && R < 8 * 132 && C >= 65536) {
+            // One wave (8 blocks of 256 on each of 132 SMs). Rounding G up (17 for 64 rows) left a
+            // second, nearly empty wave that cost as much as the first: 56.6 -> 53.0 us.
+            int G = int(8 * 132 / R);
             size_t need = size_t(R) * G;
             if (need > g_partCount) {
                 if (g_part) cudaFree(g_part);
