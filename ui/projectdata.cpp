@@ -29,10 +29,17 @@ EvaluationSummary EvaluationSummary::fromRecords(QString name, QString origin,
     set.origin = std::move(origin);
     // The study counts problems, not samples: a problem is won when any of its candidates is a
     // verified winner, and the winner's speedup is the best one found for it.
+    // When Reach's verifier has judged any record of the set, only candidates it passed count:
+    // a harness's "correct" is what the study found fooled by zeros and half-written outputs.
+    const bool verified = std::any_of(records.begin(), records.end(), [](const EvalRecord& r) {
+        return r.verification != Verification::Unverified;
+    });
+    set.basis = verified ? QStringLiteral("verified winners (passed Reach's verifier)")
+                         : QStringLiteral("harness-correct winners (not verified by Reach)");
     std::map<std::string, double> best;  // problem -> best winning speedup (0: no win)
     for (const EvalRecord& r : records) {
         double& b = best[r.suite + "/" + r.problemId];
-        if (r.isWinner())
+        if (r.isWinner() && (!verified || r.verification == Verification::Passed))
             b = std::max(b, *r.speedup);
     }
     std::vector<double> winners;

@@ -51,6 +51,9 @@ struct EvaluationSummary {
     std::optional<double> medianSpeedup;  // of the winners
     std::optional<double> maxSpeedup;
     std::vector<EvalRecord> records;
+    // Which winners the numbers count, said next to every projection made from them:
+    // "verified winners" once Reach's verifier has judged the set, else the harness's word.
+    QString basis = QStringLiteral("published summary");
 
     double winRate() const { return denominator > 0 ? double(winners) / denominator : 0.0; }
     bool projectable() const { return denominator > 0 && medianSpeedup.has_value(); }

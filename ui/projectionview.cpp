@@ -199,13 +199,13 @@ ProjectionView::ProjectionView(Session* session, QWidget* parent)
     layout->addWidget(m_assumptions);
 
     connect(m_winSlider, &QSlider::valueChanged, this,
-            [this](int v) { setParameters(v / 1000.0, m_model->medianSpeedup()); });
+            [this](int v) { setByHand(v / 1000.0, m_model->medianSpeedup()); });
     connect(m_winSpin, &QDoubleSpinBox::valueChanged, this,
-            [this](double v) { setParameters(v / 100.0, m_model->medianSpeedup()); });
+            [this](double v) { setByHand(v / 100.0, m_model->medianSpeedup()); });
     connect(m_medianSlider, &QSlider::valueChanged, this,
-            [this](int v) { setParameters(m_model->winRate(), medianFromSlider(v)); });
+            [this](int v) { setByHand(m_model->winRate(), medianFromSlider(v)); });
     connect(m_medianSpin, &QDoubleSpinBox::valueChanged, this,
-            [this](double v) { setParameters(m_model->winRate(), v); });
+            [this](double v) { setByHand(m_model->winRate(), v); });
     connect(m_presets, &QComboBox::activated, this, [this](int i) {
         if (i > 0)
             applyPreset(i - 1);
@@ -247,10 +247,16 @@ void ProjectionView::syncControls() {
     m_winSpin->setValue(100.0 * m_model->winRate());
     m_medianSlider->setValue(sliderFromMedian(m_model->medianSpeedup()));
     m_medianSpin->setValue(m_model->medianSpeedup());
-    m_assumptions->setText(tr("Current point: w = %1%, m = %2. ")
+    m_assumptions->setText(tr("Current point: w = %1%, m = %2, from %3. ")
                                .arg(100.0 * m_model->winRate(), 0, 'f', 1)
-                               .arg(formatSpeedup(m_model->medianSpeedup())) +
+                               .arg(formatSpeedup(m_model->medianSpeedup()))
+                               .arg(m_source) +
                            QString::fromStdString(projectionAssumptions()));
+}
+
+void ProjectionView::setByHand(double winRate, double medianSpeedup) {
+    m_source = tr("values set by hand");
+    setParameters(winRate, medianSpeedup);
 }
 
 void ProjectionView::setParameters(double winRate, double medianSpeedup) {
@@ -268,7 +274,9 @@ void ProjectionView::setParameters(double winRate, double medianSpeedup) {
 bool ProjectionView::applyPreset(int preset) {
     if (preset >= 0 && preset < int(std::size(kPresets))) {
         const Preset& p = kPresets[preset];
+        m_source = tr("preset %1 (published summary)").arg(QString::fromUtf8(p.label));
         setParameters(double(p.winners) / p.denominator, p.median);
+        syncControls();
         return true;
     }
     const auto& sets = m_session->evaluations();
@@ -283,7 +291,13 @@ bool ProjectionView::applyPreset(int preset) {
     if (index < 0)
         return false;
     const EvaluationSummary& set = sets[size_t(index)];
+    m_source = tr("evaluation set \"%1\": %2 of %3, %4")
+                   .arg(set.name)
+                   .arg(set.winners)
+                   .arg(set.denominator)
+                   .arg(set.basis);
     setParameters(set.winRate(), *set.medianSpeedup);
+    syncControls();
     return true;
 }
 

@@ -62,6 +62,7 @@ signals:
     void parametersChanged(double winRate, double medianSpeedup);
 
 private:
+    void setByHand(double winRate, double medianSpeedup);
     void onWorkloadsChanged();
     void updateBars();
     void updateMarker();
@@ -77,6 +78,8 @@ private:
     QComboBox* m_presets;
     QComboBox* m_heatWorkload;
     QLabel* m_assumptions;
+    // Where the current (w, m) came from, printed with the assumptions under the plot.
+    QString m_source = QStringLiteral("the DLRM-Bench summary, 5/12, 1.552x (published)");
     QCustomPlot* m_bars;
     QCustomPlot* m_heat;
     QCPBars* m_gainBars = nullptr;

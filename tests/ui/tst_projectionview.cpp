@@ -7,6 +7,7 @@
 #include <QSlider>
 #include <QTest>
 #include <cmath>
+#include <set>
 
 #include "core/projection.h"
 #include "ui/projectionview.h"
@@ -157,6 +158,58 @@ private slots:
         QVERIFY(m_view->applyPreset(2));
         QCOMPARE(m_view->winRate(), 22.0 / 56.0);
         QCOMPARE(m_view->medianSpeedup(), 1.235);
+    }
+
+    void measuredSetPresetCountsVerifiedWinnersAndSaysSo() {
+        // The bundled H200 set was judged by reach-verify: only candidates it passed count, and
+        // the text under the plot says which winners the projection uses.
+        const auto& sets = m_session->evaluations();
+        int measured = -1;
+        for (size_t i = 0; i < sets.size(); ++i) {
+            if (sets[i].name.contains(QStringLiteral("measured")))
+                measured = int(i);
+        }
+        QVERIFY(measured >= 0);
+        const EvaluationSummary& set = sets[size_t(measured)];
+        QVERIFY(set.basis.startsWith(QStringLiteral("verified winners")));
+        int verifiedWinningProblems = 0;
+        std::set<std::string> problems, won;
+        for (const EvalRecord& r : set.records) {
+            problems.insert(r.problemId);
+            if (r.isWinner() && r.verification == Verification::Passed)
+                won.insert(r.problemId);
+        }
+        verifiedWinningProblems = int(won.size());
+        QCOMPARE(set.winners, verifiedWinningProblems);
+        QCOMPARE(set.denominator, int(problems.size()));
+        m_view->setSelectedEvaluation(measured);
+        QVERIFY(m_view->applyPreset(2));
+        auto* label = m_view->findChild<QLabel*>(QStringLiteral("assumptions"));
+        QVERIFY2(label->text().contains(QStringLiteral("verified winners")),
+                 qPrintable(label->text()));
+        m_view->findChild<QSlider*>()->setValue(500);  // a hand-moved slider says so too
+        QVERIFY2(label->text().contains(QStringLiteral("by hand")), qPrintable(label->text()));
+    }
+
+    void harnessCorrectButVerifierFailedIsNoWinner() {
+        EvalRecord pass, refuted;
+        pass.problemId = "a";
+        pass.correct = true;
+        pass.speedup = 2.0;
+        pass.verification = Verification::Passed;
+        refuted.problemId = "b";
+        refuted.correct = true;
+        refuted.speedup = 283.0;  // the study's 0.3%-written kernel
+        refuted.verification = Verification::Failed;
+        const auto set = EvaluationSummary::fromRecords("s", "t", {pass, refuted});
+        QCOMPARE(set.winners, 1);
+        QCOMPARE(set.denominator, 2);
+        QCOMPARE(*set.medianSpeedup, 2.0);
+        refuted.verification = Verification::Unverified;
+        pass.verification = Verification::Unverified;
+        const auto unverified = EvaluationSummary::fromRecords("s", "t", {pass, refuted});
+        QCOMPARE(unverified.winners, 2);
+        QVERIFY(unverified.basis.startsWith(QStringLiteral("harness-correct")));
     }
 
     void modelPassesTester() {
