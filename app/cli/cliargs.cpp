@@ -94,4 +94,26 @@ std::optional<long> CliArgs::integer(const std::string& name, long min, long max
     return v;
 }
 
+std::vector<std::string> takeRepeated(std::vector<std::string>& args, const std::string& name) {
+    std::vector<std::string> values;
+    std::vector<std::string> rest;
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--") {
+            rest.insert(rest.end(), args.begin() + static_cast<long>(i), args.end());
+            break;
+        }
+        if (args[i] == name) {
+            if (i + 1 >= args.size())
+                throw UsageError(name + " needs a value");
+            values.push_back(args[++i]);
+        } else if (args[i].rfind(name + "=", 0) == 0) {
+            values.push_back(args[i].substr(name.size() + 1));
+        } else {
+            rest.push_back(args[i]);
+        }
+    }
+    args = std::move(rest);
+    return values;
+}
+
 }  // namespace reach::cli

@@ -45,4 +45,8 @@ private:
     std::vector<std::string> m_positionals;
 };
 
+// CliArgs keeps the last value of an option; options that repeat (--map, --baseline, ...) are
+// taken out of args first, in order: "--map a=b" and "--map=a=b". "--" ends the options.
+std::vector<std::string> takeRepeated(std::vector<std::string>& args, const std::string& name);
+
 }  // namespace reach::cli

@@ -51,23 +51,6 @@ void ensureApplication() {
     (void)app;
 }
 
-std::vector<std::string> takeRepeated(std::vector<std::string>& args, const std::string& name) {
-    std::vector<std::string> values, rest;
-    for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == name) {
-            if (i + 1 >= args.size())
-                throw UsageError(name + " needs a value");
-            values.push_back(args[++i]);
-        } else if (args[i].rfind(name + "=", 0) == 0) {
-            values.push_back(args[i].substr(name.size() + 1));
-        } else {
-            rest.push_back(args[i]);
-        }
-    }
-    args = std::move(rest);
-    return values;
-}
-
 // Loads profiles (or a .reach project, or a folder of profiles) into a GUI session and waits for
 // the background readers; the bundled sample when no input is given.
 void loadSession(Session& session, const std::vector<std::string>& inputs,

@@ -33,30 +33,6 @@ std::string speedupText(const std::optional<double>& v) {
     return v ? fixed(*v, 3) + "x" : "-";
 }
 
-// CliArgs keeps the last value of an option; --map and --baseline repeat, so they are taken out
-// first ("--map a=b" and "--map=a=b").
-std::vector<std::string> takeRepeated(std::vector<std::string>& args, const std::string& name) {
-    std::vector<std::string> values;
-    std::vector<std::string> rest;
-    for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--") {
-            rest.insert(rest.end(), args.begin() + static_cast<long>(i), args.end());
-            break;
-        }
-        if (args[i] == name) {
-            if (i + 1 >= args.size())
-                throw UsageError(name + " needs a value");
-            values.push_back(args[++i]);
-        } else if (args[i].rfind(name + "=", 0) == 0) {
-            values.push_back(args[i].substr(name.size() + 1));
-        } else {
-            rest.push_back(args[i]);
-        }
-    }
-    args = std::move(rest);
-    return values;
-}
-
 int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
     std::vector<std::string> remaining = argv;
     const auto maps = takeRepeated(remaining, "--map");
