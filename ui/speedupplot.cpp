@@ -280,4 +280,13 @@ std::vector<RecordRef> SpeedupPlot::recordsAt(const QCPAbstractPlottable* plotta
     return (*it)[size_t(dataIndex)];
 }
 
+FigureExporter::Written SpeedupPlot::exportFigure(const RecordsModel& model, Mode mode,
+                                                  const QString& path, const FigureOptions& options,
+                                                  const FigureProvenance& provenance) {
+    QCustomPlot plot;
+    SpeedupPlot builder;
+    builder.build(plot, model, mode);
+    return FigureExporter::exportFigure(plot, path, options, provenance);
+}
+
 }  // namespace reach

@@ -7,6 +7,8 @@
 
 #include "ui/recordsmodel.h"
 
+#include "ui/figureexporter.h"
+
 class QCustomPlot;
 class QCPAbstractPlottable;
 
@@ -31,6 +33,11 @@ public:
     static constexpr double kBinOctaves = 0.25;
 
     void build(QCustomPlot& plot, const RecordsModel& model, Mode mode);
+    // Builds the figure off screen and writes it with FigureExporter (headless export for
+    // `reach-cli figure speedups`, which must not touch QCustomPlot itself: only ui/ does).
+    static FigureExporter::Written exportFigure(const RecordsModel& model, Mode mode,
+                                                const QString& path, const FigureOptions& options,
+                                                const FigureProvenance& provenance);
 
     // The records behind a clicked data point (one for strip/ECDF points and marks, all of the
     // bin's for a histogram step); empty for anything else.

@@ -10,7 +10,6 @@
 #include <QTimer>
 #include <nlohmann/json.hpp>
 
-#include <qcustomplot.h>
 #include <cstdlib>
 #include <ostream>
 
@@ -185,10 +184,7 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
             throw UsageError("--mode: expected histogram, strip or ecdf");
         }
         prov.extra["mode"] = m;
-        QCustomPlot plot;
-        SpeedupPlot builder;
-        builder.build(plot, model, mode);
-        written = FigureExporter::exportFigure(plot, fa.out, o, prov);
+        written = SpeedupPlot::exportFigure(model, mode, fa.out, o, prov);
     } else {
         Session session;
         loadSession(session, fa.inputs, args.value("--rules"));
