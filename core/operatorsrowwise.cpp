@@ -308,7 +308,7 @@ public:
             y[0] = s;
         });
     }
-    std::vector<InvariantValue> invariants(const Problem& p, const std::vector<HostTensor>& in,
+    std::vector<InvariantValue> invariants(const Problem& /*p*/, const std::vector<HostTensor>& in,
                                            const std::vector<std::vector<double>>& out,
                                            const Thresholds& t) const override {
         double sx = 0, sabs = 0, sy = 0;

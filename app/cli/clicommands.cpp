@@ -21,10 +21,10 @@ const std::vector<CliCommand>& cliCommands() {
         { extern CliCommand importCommand(); list.push_back(importCommand()); }
         // -- cli-end
         // -- records-begin
-        { CliCommand speedupsCommand(); list.push_back(speedupsCommand()); }
+        { extern CliCommand speedupsCommand(); list.push_back(speedupsCommand()); }
         // -- records-end
         // -- verify-begin
-        { CliCommand verifyCommand(); list.push_back(verifyCommand()); }
+        { extern CliCommand verifyCommand(); list.push_back(verifyCommand()); }
         // -- verify-end
         // -- plots-begin
 #ifdef REACH_CLI_FIGURE

@@ -100,8 +100,9 @@ TEST(KinetoReader, EveryDatasetTraceMatchesTheIndependentReference) {
             sum += k.totalUs;
             EXPECT_LE(k.minUs, k.maxUs);
             EXPECT_NEAR(k.linkedUs(), std::min(k.linkedUs(), k.totalUs), 1e-6);
-            if (i > 0)
+            if (i > 0) {
                 EXPECT_GE(w.kernels[i - 1].totalUs, k.totalUs);  // largest first
+            }
         }
         EXPECT_EQ(calls, w.eventCount);
         EXPECT_NEAR(sum, w.gpuTimeUs, 1e-6 * sum);

@@ -29,10 +29,12 @@ void checkSaxpy(const Workload& w) {
         if (k.kind == ActivityKind::Memcpy)
             memcpyCalls += k.calls;
         // copyKind 1 (10 rows) and 2 (5 rows): CUpti_ActivityMemcpyKind HtoD and DtoH.
-        if (k.name == "Memcpy HtoD")
+        if (k.name == "Memcpy HtoD") {
             EXPECT_EQ(k.calls, 10);
-        if (k.name == "Memcpy DtoH")
+        }
+        if (k.name == "Memcpy DtoH") {
             EXPECT_EQ(k.calls, 5);
+        }
     }
     ASSERT_NE(saxpy, nullptr);
     EXPECT_EQ(saxpy->name, "saxpy(double *, double *, double *, double, int)");

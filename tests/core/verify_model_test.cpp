@@ -124,8 +124,9 @@ TEST(VerifyControls, ShippedManifestIsComplete) {
         kinds.insert(c.kind);
         if (c.kind == "positive")
             positiveOps.insert(c.name);
-        if (c.kind == "negative")
+        if (c.kind == "negative") {
             EXPECT_FALSE(c.expectChecks.empty()) << c.name;
+        }
     }
     EXPECT_GE(positiveOps.size(), 14u);
     EXPECT_EQ(kinds, (std::set<std::string>{"baseline", "fault", "negative", "positive"}));
