@@ -1,9 +1,13 @@
-// Reach baseline: softmax, row cached in registers, 16-byte vector access.
+// Reach baseline: softmax, 16-byte vector access; rows cached in registers, longer rows held in a
+// thread-block cluster's shared memory (sm_90), a two-pass split or a streaming fallback.
+#include <cooperative_groups.h>
+#include <cuda_fp16.h>
 #include <reach/kernels.h>
 
-// One block of 256 threads per row. When the row fits in registers (C a multiple of the vector
-// width and at most 256 * 16 vectors) it is read once and written once; otherwise a streaming
-// fallback re-reads the row (it stays in L2 for moderate C).
+// One block of 256 threads per row when the row fits in registers (C a multiple of the vector
+// width and at most 256 * 16 vectors): read once and written once. Longer rows: see clusterRows,
+// then splitStats / splitWrite; the streaming kernel re-reads the row (it stays in L2 for
+// moderate C) when nothing else applies.
 constexpr int kThreads = 256;
 
 // The cached row is kept as raw 16-byte vectors (bf16 stays packed: half the registers of f32
@@ -153,6 +157,235 @@ __global__ void __launch_bounds__(kThreads) splitWrite(const T* __restrict__ x, 
     }
 }
 
+// Long rows on sm_90: a thread-block cluster of K blocks holds one row on chip (each block a
+// 1/K chunk in shared memory), so x is read from DRAM exactly once and y written once, the
+// minimum traffic. The chunk is loaded with cp.async in kStages commit groups; as each group
+// lands, every thread takes the max m_g of its own vectors in it and overwrites them in place
+// with e = exp(x - m_g) (f16 for bf16 input, same 2 bytes; f32 for f32), keeping (m_g, sum e):
+// one exp per element. The cluster's blocks merge their (max, sum) through distributed shared
+// memory; the write pass is y = e * exp(m_g - M) / S, and the cluster moves on to row +
+// gridClusters (persistent).
+// Measured on the H200 (docs/verifier-measurements.md), 64 x 393216 bf16 / 512 x 393216 bf16:
+// this version 46.9 / 280 us (floor 24.3 / 194; a same-bytes copy 28.4 / 192); the two-pass
+// split path below 53 / 340. Variants that did no better: one block of 1024 per SM (56 us),
+// double-buffered rows (58 / 338), clusters of 16 with 4 blocks per SM (44 / 294), the row
+// slice in registers with one cluster per row (53 / 301), an atomic-ticket single kernel
+// (76 / 538). The gap to the copy is not understood yet.
+// Largest chunk one block holds: with 100 KB two blocks of 512 threads fit per SM.
+constexpr int64_t kMaxChunkBytes = 100 * 1024;
+constexpr int kClusterThreads = 512;  // two blocks per SM: at most 64 registers each
+
+__device__ __forceinline__ void cpAsync16(void* smem, const void* gmem) {
+    unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cpCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int n>
+__device__ __forceinline__ void cpWait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(n) : "memory"); }
+
+// Merge two (max, sum-of-exp) pairs; -FLT_MAX with sum 0 is the empty pair.
+__device__ __forceinline__ float2 mergeStat(float2 a, float2 b) {
+    float m = fmaxf(a.x, b.x);
+    return make_float2(m, a.y * __expf(a.x - m) + b.y * __expf(b.x - m));
+}
+__device__ __forceinline__ float2 warpMerge(float2 v) {
+    for (int o = 16; o > 0; o >>= 1) {
+        float2 w = make_float2(__shfl_xor_sync(0xffffffffu, v.x, o), __shfl_xor_sync(0xffffffffu, v.y, o));
+        v = mergeStat(v, w);
+    }
+    return v;
+}
+
+// The in-place exp values: same width as T, so the chunk is overwritten element by element.
+template <typename T>
+struct ExpStore;
+template <>
+struct ExpStore<__nv_bfloat16> {
+    using E = __half;
+    static __device__ __forceinline__ E to(float v) { return __float2half_rn(v); }
+    static __device__ __forceinline__ float from(E v) { return __half2float(v); }
+};
+template <>
+struct ExpStore<float> {
+    using E = float;
+    static __device__ __forceinline__ E to(float v) { return v; }
+    static __device__ __forceinline__ float from(E v) { return v; }
+};
+
+template <typename T>
+__global__ void __launch_bounds__(kClusterThreads, 2) clusterRows(const T* __restrict__ x, T* __restrict__ y, int64_t R, int64_t C, int64_t rowStep) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    namespace cg = cooperative_groups;
+    constexpr int kStages = 4;
+    constexpr int N = reach_k::Vec<T>::N;
+    using Raw = typename reach_k::Vec<T>::Raw;
+    using X = ExpStore<T>;
+    using E = typename X::E;
+    extern __shared__ __align__(16) unsigned char smraw[];
+    Raw* chunk = reinterpret_cast<Raw*>(smraw);
+    __shared__ float2 partial[2];  // this block's (max, sum), by row parity: read by the cluster
+    __shared__ float2 warpPart[32];
+    __shared__ float2 rowStat;
+    cg::cluster_group cluster = cg::this_cluster();
+    const int K = int(cluster.num_blocks()), rank = int(cluster.block_rank());
+    const int tid = threadIdx.x, nt = blockDim.x, lane = tid & 31, warp = tid >> 5;
+    const int64_t nv = C / N / K;
+    const int nPer = int((nv + nt - 1) / nt);
+    int parity = 0;
+    for (int64_t row = blockIdx.x / K; row < R; row += rowStep, parity ^= 1) {
+        const Raw* src = reinterpret_cast<const Raw*>(x + row * C) + rank * nv;
+        Raw* dst = reinterpret_cast<Raw*>(y + row * C) + rank * nv;
+#pragma unroll
+        for (int st = 0; st < kStages; ++st) {
+            for (int k = st * nPer / kStages; k < (st + 1) * nPer / kStages; ++k) {
+                int64_t v = tid + int64_t(k) * nt;
+                if (v < nv) cpAsync16(chunk + v, src + v);
+            }
+            cpCommit();
+        }
+        // Each thread reads back and rewrites only the vectors it loaded itself: no barrier.
+        float gm[kStages];
+        float2 mine = make_float2(-FLT_MAX, 0.f);
+#pragma unroll
+        for (int st = 0; st < kStages; ++st) {
+            if (st == 0) cpWait<kStages - 1>();
+            else if (st == 1) cpWait<kStages - 2>();
+            else if (st == 2) cpWait<kStages - 3>();
+            else cpWait<0>();
+            const int k0 = st * nPer / kStages, k1 = (st + 1) * nPer / kStages;
+            float m = -FLT_MAX;
+            for (int k = k0; k < k1; ++k) {
+                int64_t v = tid + int64_t(k) * nt;
+                if (v >= nv) continue;
+                Raw r = chunk[v];
+                const T* el = reinterpret_cast<const T*>(&r);
+#pragma unroll
+                for (int e = 0; e < N; ++e) m = fmaxf(m, reach_to_float(el[e]));
+            }
+            float s = 0.f;
+            for (int k = k0; k < k1; ++k) {
+                int64_t v = tid + int64_t(k) * nt;
+                if (v >= nv) continue;
+                Raw r = chunk[v], o;
+                const T* el = reinterpret_cast<const T*>(&r);
+                E* eo = reinterpret_cast<E*>(&o);
+#pragma unroll
+                for (int e = 0; e < N; ++e) {
+                    float ex = __expf(reach_to_float(el[e]) - m);
+                    s += ex;
+                    eo[e] = X::to(ex);
+                }
+                chunk[v] = o;
+            }
+            gm[st] = m;
+            if (m > -FLT_MAX) mine = mergeStat(mine, make_float2(m, s));
+        }
+        float2 red = warpMerge(mine);
+        if (lane == 0) warpPart[warp] = red;
+        __syncthreads();
+        if (warp == 0) {
+            float2 v = lane < nt / 32 ? warpPart[lane] : make_float2(-FLT_MAX, 0.f);
+            v = warpMerge(v);
+            if (lane == 0) partial[parity] = v;
+        }
+        cluster.sync();  // every block's partial for this row is visible cluster-wide
+        if (warp == 0) {
+            float2 v = make_float2(-FLT_MAX, 0.f);
+            if (lane < K) v = *cluster.map_shared_rank(&partial[parity], lane);
+            v = warpMerge(v);
+            if (lane == 0) rowStat = make_float2(v.x, 1.f / v.y);
+        }
+        __syncthreads();
+        const float M = rowStat.x, inv = rowStat.y;
+#pragma unroll
+        for (int st = 0; st < kStages; ++st) {
+            const float scale = __expf(gm[st] - M) * inv;
+            for (int k = st * nPer / kStages; k < (st + 1) * nPer / kStages; ++k) {
+                int64_t v = tid + int64_t(k) * nt;
+                if (v >= nv) continue;
+                Raw r = chunk[v], o;
+                const E* el = reinterpret_cast<const E*>(&r);
+                T* eo = reinterpret_cast<T*>(&o);
+#pragma unroll
+                for (int e = 0; e < N; ++e) eo[e] = reach_from_float<T>(X::from(el[e]) * scale);
+                __stcs(dst + v, o);
+            }
+        }
+        __syncthreads();  // the chunk is reloaded for the next row
+    }
+    cluster.sync();  // no block may exit while another can still read its `partial`
+#endif
+}
+
+// Cluster size and resident clusters for this row length, or K = 0 when the path does not apply
+// (pre-sm_90 device, chunks not vector-aligned or too large for K <= 8). Cached: reach_run is
+// called in the timed loop and must not query the device each time.
+struct ClusterPlan {
+    int K = 0, clusters = 0, threads = 0;
+    size_t smem = 0;
+};
+template <typename T>
+static ClusterPlan clusterPlan(int64_t C) {
+    static int64_t s_C = -1;
+    static ClusterPlan s_plan;
+    if (s_C == C) return s_plan;
+    s_C = C;
+    s_plan = ClusterPlan{};
+    int dev = 0, major = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    constexpr int N = reach_k::Vec<T>::N;
+    if (major < 9 || C % N != 0) return s_plan;
+    for (int K = 1; K <= 8; K *= 2) {
+        if (C % (int64_t(K) * N) != 0) break;
+        size_t bytes = size_t(C) * sizeof(T) / K;
+        if (int64_t(bytes) > kMaxChunkBytes) continue;
+        if (cudaFuncSetAttribute(clusterRows<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)) != cudaSuccess) return s_plan;
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = unsigned(K);
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        cfg.gridDim = dim3(unsigned(K));
+        cfg.blockDim = dim3(kClusterThreads);
+        cfg.dynamicSmemBytes = bytes;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        int n = 0;
+        if (cudaOccupancyMaxActiveClusters(&n, clusterRows<T>, &cfg) != cudaSuccess || n < 1) {
+            cudaGetLastError();
+            return s_plan;
+        }
+        s_plan.K = K;
+        s_plan.clusters = n;
+        s_plan.threads = kClusterThreads;
+        s_plan.smem = bytes;
+        return s_plan;
+    }
+    return s_plan;
+}
+
+template <typename T>
+static bool launchCluster(const T* x, T* y, int64_t R, int64_t C, cudaStream_t s) {
+    ClusterPlan p = clusterPlan<T>(C);
+    if (p.K == 0) return false;
+    int64_t clusters = R < p.clusters ? R : p.clusters;
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = unsigned(p.K);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3(unsigned(clusters * p.K));
+    cfg.blockDim = dim3(unsigned(p.threads));
+    cfg.dynamicSmemBytes = p.smem;
+    cfg.stream = s;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, clusterRows<T>, x, y, R, C, clusters) == cudaSuccess;
+}
+
 // Scratch for the split path's partials, grown once and kept (no allocation per call after).
 static float2* g_part = nullptr;
 static size_t g_partCount = 0;
@@ -172,7 +405,8 @@ extern "C" int reach_run(const reach_tensor* in, int, reach_tensor* out, int, cu
         else if (fits && vecs <= kThreads * 4) LAUNCH(4);
         else if (fits && vecs <= kThreads * 8) LAUNCH(8);
         else if (fits && vecs <= kThreads * 16) LAUNCH(16);
-        else if (fits && R < 8 * 132 && C >= 65536) {
+        else if (fits && launchCluster<T>(x, y, R, C, s)) {
+        } else if (fits && R < 8 * 132 && C >= 65536) {
             // One wave (8 blocks of 256 on each of 132 SMs). Rounding G up (17 for 64 rows) left a
             // second, nearly empty wave that cost as much as the first: 56.6 -> 53.0 us.
             int G = int(8 * 132 / R);

@@ -49,3 +49,30 @@ TEST(CandidateCompiler, CompilesThenHitsTheCacheAndReportsErrors) {
     EXPECT_EQ(cc.compile("/nonexistent/candidate.cu").status, "error");
     std::filesystem::remove_all(cache);
 }
+
+// Every shipped baseline compiles for Hopper without a warning (nvcc's log is empty of
+// "warning"), so a verification on the GPU machine never starts by failing to build its
+// baseline. softmax.cu, whose cluster path is guarded by __CUDA_ARCH__ >= 900, also for Ampere.
+TEST(CandidateCompiler, EveryBaselineCompilesCleanly) {
+    if (CandidateCompiler::findNvcc().empty())
+        GTEST_SKIP() << "no nvcc on this machine";
+    std::string cache = ::testing::TempDir() + "/reach-cc-baselines-" + std::to_string(getpid());
+    std::filesystem::remove_all(cache);
+    CandidateCompiler hopper(options(cache));
+    int n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(kResources + "/baselines")) {
+        if (e.path().extension() != ".cu")
+            continue;
+        CompileInfo ci = hopper.compile(e.path().string());
+        EXPECT_EQ(ci.status, "ok") << e.path() << "\n" << ci.log;
+        EXPECT_EQ(ci.log.find("warning"), std::string::npos) << e.path() << "\n" << ci.log;
+        ++n;
+    }
+    EXPECT_GE(n, 13);
+    auto o = options(cache);
+    o.arch = "sm_80";
+    CompileInfo ampere = CandidateCompiler(o).compile(kResources + "/baselines/softmax.cu");
+    EXPECT_EQ(ampere.status, "ok") << ampere.log;
+    EXPECT_EQ(ampere.log.find("warning"), std::string::npos) << ampere.log;
+    std::filesystem::remove_all(cache);
+}
