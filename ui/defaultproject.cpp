@@ -63,12 +63,10 @@ std::vector<EvaluationSummary> publishedBenchmarks(const QString& table3Path) {
     return sets;
 }
 
-DefaultProject loadDefaultProject(const QString& datasetsDir) {
-    DefaultProject project;
-    project.datasetsDir = datasetsDir;
-    const QString table3 = datasetsDir + "/paper/table3.json";
-    const PublishedStudy study = readPublishedStudy(table3.toStdString());
-    project.studySource = QString::fromStdString(study.source);
+PublishedProject loadPublishedStudy(const QString& table3Path) {
+    PublishedProject out;
+    const PublishedStudy study = readPublishedStudy(table3Path.toStdString());
+    out.source = QString::fromStdString(study.source);
     for (const PublishedWorkload& w : study.workloads) {
         ProjectWorkload entry;
         entry.name = QString::fromStdString(w.name);
@@ -77,8 +75,29 @@ DefaultProject loadDefaultProject(const QString& datasetsDir) {
         entry.publishedLibraryOptimized = w.libraryOptimized;
         entry.publishedAddressable = w.addressable;
         entry.publishedGain = w.projectedGain;
-        project.published.push_back(std::move(entry));
+        out.workloads.push_back(std::move(entry));
     }
+    out.benchmarks = publishedBenchmarks(table3Path);
+    return out;
+}
+
+bool isPublishedStudyFile(const QString& path) {
+    if (!path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive))
+        return false;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray head = file.read(64 * 1024);
+    return head.contains("\"workloads\"") && !head.contains("\"traceEvents\"");
+}
+
+DefaultProject loadDefaultProject(const QString& datasetsDir) {
+    DefaultProject project;
+    project.datasetsDir = datasetsDir;
+    const QString table3 = datasetsDir + "/paper/table3.json";
+    PublishedProject study = loadPublishedStudy(table3);
+    project.studySource = study.source;
+    project.published = std::move(study.workloads);
     // Measured records (datasets/evaluations/**.jsonl) come first: they are the default
     // evaluation set once they exist; the study's summaries follow.
     QDirIterator records(datasetsDir + "/evaluations", {"*.jsonl"}, QDir::Files,
@@ -109,7 +128,7 @@ DefaultProject loadDefaultProject(const QString& datasetsDir) {
             qWarning("reach: %s", e.what());
         }
     }
-    for (EvaluationSummary& set : publishedBenchmarks(table3))
+    for (EvaluationSummary& set : study.benchmarks)
         project.evaluations.push_back(std::move(set));
     const QDir h200(datasetsDir + "/profiles/h200");
     // Small first, so the breakdown fills in within a second and the 75 MB trace comes last.

@@ -30,4 +30,18 @@ DefaultProject loadDefaultProject(const QString& datasetsDir);
 // The study's benchmark summaries from table3.json's "benchmarks" list.
 std::vector<EvaluationSummary> publishedBenchmarks(const QString& table3Path);
 
+// A published study file (datasets/paper/table3.json's format) read as the project sees it:
+// its workloads as published and its benchmark summaries as evaluation sets. Throws InputError
+// naming the file and the key.
+struct PublishedProject {
+    QString source;
+    std::vector<ProjectWorkload> workloads;
+    std::vector<EvaluationSummary> benchmarks;
+};
+PublishedProject loadPublishedStudy(const QString& table3Path);
+
+// Whether a file given to import is a published study rather than a profile: a .json whose
+// first 64 KiB name "workloads" and not "traceEvents" (a Kineto trace). Cheap: it never parses.
+bool isPublishedStudyFile(const QString& path);
+
 }  // namespace reach

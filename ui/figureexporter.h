@@ -20,7 +20,8 @@ enum class FigureFormat { Pdf, Svg, Png };
 // the usual two-column paper widths.
 struct FigureOptions {
     double widthIn = 3.5;
-    double heightIn = 0;  // 0: chosen from the width (see effectiveHeightIn)
+    double heightIn = 0;  // 0: chosen from the width (see effectiveHeightIn), taller for a bar
+                          // chart with many categories (FigureExporter::exportFigure)
     int dpi = 300;        // PNG only; PDF and SVG are vector
     FigureStyle style;
 

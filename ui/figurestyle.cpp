@@ -120,6 +120,58 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
             legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
         }
     }
+    // Category labels (text tickers) on a vertical axis may take at most 40 % of the figure's
+    // width and, each, its share of three quarters of the height. When a label's lines do not
+    // fit its share, every label keeps only its first line (the name, not the origin line); a line too
+    // wide is wrapped at spaces while lines are left, else elided in the middle. Long workload
+    // names otherwise squeezed a 3.5 in figure's bars to a sliver and pushed the value labels
+    // and the axis title off the page. The CSV beside the figure keeps the full labels
+    // (PlotStyleGuard puts them back before it is written).
+    const double labelRoom = figurePt.width() * 0.4;
+    for (QCPAxisRect* rect : plot.axisRects()) {
+        for (QCPAxis* axis : rect->axes()) {
+            auto text = axis->ticker().dynamicCast<QCPAxisTickerText>();
+            if (!text || !axis->visible() || axis->orientation() != Qt::Vertical)
+                continue;
+            const QFontMetricsF tm(axis->tickLabelFont());
+            // Lines one label may have without running into its neighbours.
+            const qsizetype n = std::max<qsizetype>(1, text->ticks().size());
+            const qsizetype capacity = std::max<qsizetype>(
+                1, qsizetype(figurePt.height() * 0.75 / double(n) / tm.lineSpacing()));
+            bool firstLineOnly = false;
+            for (const QString& label : text->ticks())
+                firstLineOnly = firstLineOnly || label.count(QLatin1Char('\n')) + 1 > capacity;
+            for (auto it = text->ticks().begin(); it != text->ticks().end(); ++it) {
+                qsizetype lines = firstLineOnly ? 1 : it.value().count(QLatin1Char('\n')) + 1;
+                QStringList parts = it.value().split(QLatin1Char('\n'));
+                if (firstLineOnly)
+                    parts = parts.mid(0, 1);
+                QStringList out;
+                for (const QString& part : parts) {
+                    if (tm.horizontalAdvance(part) <= labelRoom) {
+                        out << part;
+                        continue;
+                    }
+                    QStringList wrapped{QString()};
+                    for (const QString& word : part.split(QLatin1Char(' '))) {
+                        const QString joined = wrapped.back().isEmpty() ? word : wrapped.back() + ' ' + word;
+                        if (wrapped.back().isEmpty() || tm.horizontalAdvance(joined) <= labelRoom)
+                            wrapped.back() = joined;
+                        else
+                            wrapped << word;
+                    }
+                    if (wrapped.size() > 1 && lines + wrapped.size() - 1 <= capacity) {
+                        lines += wrapped.size() - 1;
+                        for (const QString& w : wrapped)
+                            out << tm.elidedText(w, Qt::ElideMiddle, labelRoom);
+                    } else {
+                        out << tm.elidedText(part, Qt::ElideMiddle, labelRoom);
+                    }
+                }
+                it.value() = out.join(QLatin1Char('\n'));
+            }
+        }
+    }
     // Lay the plot out at the figure's size to know how long each axis is, then give numeric
     // axes one tick per ~40 pt so tick labels never run into each other.
     plot.plotLayout()->setOuterRect(QRect(QPoint(0, 0), figurePt));
@@ -198,8 +250,11 @@ PlotStyleGuard::PlotStyleGuard(QCustomPlot& plot)
         }
     }
     for (QCPAxisRect* rect : plot.axisRects()) {
-        for (QCPAxis* a : rect->axes())
+        for (QCPAxis* a : rect->axes()) {
             m_tickCounts.push_back({a, a->ticker()->tickCount()});
+            if (auto text = a->ticker().dynamicCast<QCPAxisTickerText>())
+                m_tickTexts.push_back({text, text->ticks()});
+        }
     }
 }
 
@@ -258,6 +313,8 @@ PlotStyleGuard::~PlotStyleGuard() {
     }
     for (auto [axis, count] : m_tickCounts)
         axis->ticker()->setTickCount(count);
+    for (auto& [ticker, ticks] : m_tickTexts)
+        ticker->ticks() = ticks;
     m_plot.replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -3,6 +3,8 @@
 #include <QBrush>
 #include <QColor>
 #include <QFont>
+#include <QMap>
+#include <QSharedPointer>
 #include <QPen>
 #include <QSize>
 #include <QString>
@@ -10,6 +12,7 @@
 
 class QCustomPlot;
 class QCPAxis;
+class QCPAxisTickerText;
 class QCPLayerable;
 class QCPLegend;
 
@@ -73,6 +76,8 @@ private:
     };
     std::vector<LegendState> m_legends;
     std::vector<std::pair<QCPAxis*, int>> m_tickCounts;
+    // Category labels, which apply() may elide or cut to their first line.
+    std::vector<std::pair<QSharedPointer<QCPAxisTickerText>, QMap<double, QString>>> m_tickTexts;
     std::vector<std::pair<QCPAxis*, QString>> m_labels;
     std::vector<QCPLayerable*> m_hidden;  // screen-only items hidden for the export
 };

@@ -129,8 +129,27 @@ bool Session::openProject(const QString& path, QString* error) {
 }
 
 void Session::importProfiles(const QStringList& paths) {
-    if (!paths.isEmpty())
-        startLoad(tr("Importing %n profile(s)", nullptr, int(paths.size())), paths, {});
+    QStringList profiles;
+    for (const QString& path : paths) {
+        if (!isPublishedStudyFile(path)) {
+            profiles << path;
+            continue;
+        }
+        try {
+            PublishedProject study = loadPublishedStudy(path);
+            for (ProjectWorkload& w : study.workloads)
+                m_workloads.push_back(std::move(w));
+            for (EvaluationSummary& set : study.benchmarks)
+                m_evaluations.push_back(std::move(set));
+            m_sources << path;
+            emit workloadsChanged();
+            emit evaluationsChanged();
+        } catch (const InputError& e) {
+            emit loadError(QString::fromUtf8(e.what()));
+        }
+    }
+    if (!profiles.isEmpty())
+        startLoad(tr("Importing %n profile(s)", nullptr, int(profiles.size())), profiles, {});
 }
 
 void Session::addEvaluationSet(EvaluationSummary set) {

@@ -34,6 +34,9 @@ public:
     // A directory of profiles, a `.reach` project, or one profile file.
     bool openProject(const QString& path, QString* error = nullptr);
     // Adds profiles (read in the background) to the open project.
+    // Profiles load in the background; a published study file (table3.json's format) is read
+    // at once and adds its workloads and benchmark summaries, or emits loadError and adds
+    // nothing.
     void importProfiles(const QStringList& paths);
     void addEvaluationSet(EvaluationSummary set);
 

@@ -102,6 +102,7 @@ private slots:
     void exportRestoresTheOnScreenStyle();
     void badExtensionAndMissingInputAreInputErrors();
     void cliFigureSpeedupsBreakdownProjection();
+    void cliFigureOfThePublishedStudy();
     void cliFigureBadInputExitsTwo();
 
 private:
@@ -358,6 +359,68 @@ void FigureExporterTest::cliFigureSpeedupsBreakdownProjection() {
     QCOMPARE(pj["sliders"].toObject()["win_rate"].toDouble(), 0.393);
     QCOMPARE(pj["sliders"].toObject()["median_speedup"].toDouble(), 1.235);
     QVERIFY(pj["assumptions"].toString().size() > 20);
+}
+
+void FigureExporterTest::cliFigureOfThePublishedStudy() {
+    // The study's table as an input, like a profile: its seven workloads as published.
+    const QString cli = QStringLiteral(REACH_CLI_BINARY);
+    const QString table3 = QStringLiteral(REACH_DATASETS "/paper/table3.json");
+    int status = -1;
+    const QString pdf = m_dir.filePath("cli_published.pdf");
+    QString out = run(cli, {"figure", "projection", table3, "--out", pdf}, &status);
+    QVERIFY2(status == 0, qPrintable(out));
+    const QJsonObject pj = readJson(m_dir.filePath("cli_published.json"));
+    bool listed = false;
+    for (const QJsonValue& v : pj["inputs"].toArray())
+        listed = listed || v.toObject()["path"].toString() == table3;
+    QVERIFY(listed);
+    QFile csv(m_dir.filePath("cli_published.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QString data = QString::fromUtf8(csv.readAll());
+    // The CSV has the full labels...
+    QVERIFY2(data.contains("DeepSeek-R1-Distill-Llama-70B inference\npublished, A100"),
+             qPrintable(data));
+    // ... while the single-column (3.5 in) figure elides the longest name in the middle and
+    // still shows every value and the whole axis title.
+    QString text = run("pdftotext", {pdf, "-"}).simplified();
+    QVERIFY2(!text.contains("DeepSeek-R1-Distill-Llama-70B") && text.contains("DeepSeek-R") &&
+                 text.contains("DLRM inference") && text.contains("8.63%") &&
+                 text.contains("(% of GPU time saved)"),
+             qPrintable(text));
+    // At 7 in the labels fit whole.
+    const QString wide = m_dir.filePath("cli_published_7in.pdf");
+    out = run(cli, {"figure", "projection", table3, "--width-in", "7", "--out", wide}, &status);
+    QVERIFY2(status == 0, qPrintable(out));
+    text = run("pdftotext", {wide, "-"}).simplified();
+    QVERIFY2(text.contains("DeepSeek-R1-Distill-Llama-70B inference") &&
+                 text.contains("published, A100"),
+             qPrintable(text));
+
+    // With no height asked for, a bar chart gets about a line per category: the sample
+    // project's 13 workloads make the single-column breakdown taller than 0.68 x its width.
+    const QString tall = m_dir.filePath("cli_sample_breakdown.png");
+    out = run(cli, {"figure", "breakdown", "--out", tall}, &status);
+    QVERIFY2(status == 0, qPrintable(out));
+    QVERIFY(QImage(tall).height() > qRound(3.5 * 0.68 * 300));
+
+    // A broken published table is a one-line error naming the file and the key, exit 2, and
+    // no figure.
+    QFile real(table3);
+    QVERIFY(real.open(QIODevice::ReadOnly));
+    QByteArray broken = real.readAll();
+    const qsizetype at = broken.indexOf("\"addressable\"");
+    QVERIFY(at > 0);
+    broken.insert(broken.indexOf(':', at) + 1, " \"lots\", \"was\":");
+    QFile bad(m_dir.filePath("table3_bad.json"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write(broken);
+    bad.close();
+    const QString badOut = m_dir.filePath("bad_published.png");
+    out = run(cli, {"figure", "projection", bad.fileName(), "--out", badOut}, &status);
+    QCOMPARE(status, 2);
+    QVERIFY2(out.contains("table3_bad.json") && out.contains("workloads[0].addressable"),
+             qPrintable(out));
+    QVERIFY(!QFile::exists(badOut));
 }
 
 void FigureExporterTest::cliFigureBadInputExitsTwo() {

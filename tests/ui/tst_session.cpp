@@ -121,6 +121,45 @@ private slots:
         // One line naming the file.
         QVERIFY(errors.front().front().toString().contains(REACH_SOURCE_DIR "/tests/data/bad/"));
     }
+
+    void publishedStudyImportsBesideProfiles() {
+        // table3.json given to import, as the GUI's File > Import and `reach-cli figure` do:
+        // the seven workloads as published and the study's benchmark summaries, at once.
+        Session session;
+        QSignalSpy errors(&session, &Session::loadError);
+        session.importProfiles({QStringLiteral(REACH_DATASETS "/paper/table3.json"),
+                                QStringLiteral(REACH_DATASETS "/profiles/h200/resnet50_inference.json.gz")});
+        QVERIFY(test::waitIdle(session));
+        QCOMPARE(errors.count(), 0);
+        int published = 0, measured = 0;
+        for (const auto& w : session.workloads())
+            (w.published ? published : measured) += 1;
+        QCOMPARE(published, 7);
+        QCOMPARE(measured, 1);
+        QVERIFY(!session.evaluations().empty());
+        QVERIFY(session.inputFiles().contains(QStringLiteral(REACH_DATASETS "/paper/table3.json")));
+
+        // A broken table: one error naming the file and the key, nothing added.
+        QTemporaryDir dir;
+        QFile real(QStringLiteral(REACH_DATASETS "/paper/table3.json"));
+        QVERIFY(real.open(QIODevice::ReadOnly));
+        QByteArray broken = real.readAll();
+        const qsizetype at = broken.indexOf("\"addressable\"");
+        QVERIFY(at > 0);
+        broken.insert(broken.indexOf(':', at) + 1, " \"lots\", \"was\":");
+        QFile bad(dir.filePath("table3_bad.json"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write(broken);
+        bad.close();
+        const size_t before = session.workloads().size(), sets = session.evaluations().size();
+        session.importProfiles({bad.fileName()});
+        QCOMPARE(errors.count(), 1);
+        const QString message = errors.front().front().toString();
+        QVERIFY2(message.contains("table3_bad.json") && message.contains("workloads[0].addressable"),
+                 qPrintable(message));
+        QCOMPARE(session.workloads().size(), before);
+        QCOMPARE(session.evaluations().size(), sets);
+    }
 };
 
 QTEST_MAIN(TestSession)
