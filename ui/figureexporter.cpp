@@ -192,7 +192,8 @@ FigureOptions withRoomForCategories(const QCustomPlot& plot, FigureOptions o) {
         }
     }
     if (n > 0)
-        o.heightIn = std::max(o.effectiveHeightIn(), std::min(12.0, (double(n) * 14.0 + 110.0) / 72.0));
+        o.heightIn =
+            std::max(o.effectiveHeightIn(), std::min(12.0, (double(n) * 14.0 + 110.0) / 72.0));
     return o;
 }
 

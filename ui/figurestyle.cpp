@@ -122,8 +122,8 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
     }
     // Category labels (text tickers) on a vertical axis may take at most 40 % of the figure's
     // width and, each, its share of three quarters of the height. When a label's lines do not
-    // fit its share, every label keeps only its first line (the name, not the origin line); a line too
-    // wide is wrapped at spaces while lines are left, else elided in the middle. Long workload
+    // fit its share, every label keeps only its first line (the name, not the origin line); a line
+    // too wide is wrapped at spaces while lines are left, else elided in the middle. Long workload
     // names otherwise squeezed a 3.5 in figure's bars to a sliver and pushed the value labels
     // and the axis title off the page. The CSV beside the figure keeps the full labels
     // (PlotStyleGuard puts them back before it is written).
@@ -154,7 +154,8 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
                     }
                     QStringList wrapped{QString()};
                     for (const QString& word : part.split(QLatin1Char(' '))) {
-                        const QString joined = wrapped.back().isEmpty() ? word : wrapped.back() + ' ' + word;
+                        const QString joined =
+                            wrapped.back().isEmpty() ? word : wrapped.back() + ' ' + word;
                         if (wrapped.back().isEmpty() || tm.horizontalAdvance(joined) <= labelRoom)
                             wrapped.back() = joined;
                         else

@@ -4,8 +4,8 @@
 #include <QColor>
 #include <QFont>
 #include <QMap>
-#include <QSharedPointer>
 #include <QPen>
+#include <QSharedPointer>
 #include <QSize>
 #include <QString>
 #include <vector>

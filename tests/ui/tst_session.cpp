@@ -127,8 +127,9 @@ private slots:
         // the seven workloads as published and the study's benchmark summaries, at once.
         Session session;
         QSignalSpy errors(&session, &Session::loadError);
-        session.importProfiles({QStringLiteral(REACH_DATASETS "/paper/table3.json"),
-                                QStringLiteral(REACH_DATASETS "/profiles/h200/resnet50_inference.json.gz")});
+        session.importProfiles(
+            {QStringLiteral(REACH_DATASETS "/paper/table3.json"),
+             QStringLiteral(REACH_DATASETS "/profiles/h200/resnet50_inference.json.gz")});
         QVERIFY(test::waitIdle(session));
         QCOMPARE(errors.count(), 0);
         int published = 0, measured = 0;
@@ -155,8 +156,9 @@ private slots:
         session.importProfiles({bad.fileName()});
         QCOMPARE(errors.count(), 1);
         const QString message = errors.front().front().toString();
-        QVERIFY2(message.contains("table3_bad.json") && message.contains("workloads[0].addressable"),
-                 qPrintable(message));
+        QVERIFY2(
+            message.contains("table3_bad.json") && message.contains("workloads[0].addressable"),
+            qPrintable(message));
         QCOMPARE(session.workloads().size(), before);
         QCOMPARE(session.evaluations().size(), sets);
     }
