@@ -228,20 +228,36 @@ int64_t ProjectStore::saveRuleSet(const std::string& name, const std::string& ha
                                   const std::string& json) {
     int64_t id = 0;
     m_db.transaction([&] {
+        // last_used counts up across the project, so the set saved (or saved again) last is
+        // the one latestRuleSet() returns, whatever the clock's resolution.
         SqliteStatement find = m_db.prepare("SELECT id FROM rule_sets WHERE hash = ?1");
         find.bind(1, hash);
         if (find.step()) {
             id = find.columnInt(0);
-            return;
+        } else {
+            SqliteStatement ins = m_db.prepare(
+                std::string(
+                    "INSERT INTO rule_sets(name, hash, json, saved_at) VALUES(?1, ?2, ?3, ") +
+                kNow + ")");
+            ins.bind(1, name).bind(2, hash).bind(3, json);
+            ins.run();
+            id = m_db.lastInsertId();
         }
-        SqliteStatement ins = m_db.prepare(
-            std::string("INSERT INTO rule_sets(name, hash, json, saved_at) VALUES(?1, ?2, ?3, ") +
-            kNow + ")");
-        ins.bind(1, name).bind(2, hash).bind(3, json);
-        ins.run();
-        id = m_db.lastInsertId();
+        SqliteStatement use = m_db.prepare(
+            "UPDATE rule_sets SET last_used = (SELECT coalesce(max(last_used), 0) + 1 FROM "
+            "rule_sets) WHERE id = ?1");
+        use.bind(1, id);
+        use.run();
     });
     return id;
+}
+
+std::optional<RuleSet> ProjectStore::latestRuleSet() const {
+    SqliteStatement st =
+        m_db.prepare("SELECT hash FROM rule_sets ORDER BY last_used DESC, id DESC LIMIT 1");
+    if (!st.step())
+        return std::nullopt;
+    return loadRuleSet(st.columnText(0));
 }
 
 int64_t ProjectStore::saveRuleSet(const RuleSet& rules) {

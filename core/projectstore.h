@@ -75,12 +75,15 @@ public:
     std::vector<Workload> workloads() const;             // in import order, with kernels
     bool removeWorkload(int64_t id);
 
-    // Keeps a rule set (by content hash; saving the same hash again is a no-op). Returns its id.
+    // Keeps a rule set (by content hash; saving the same hash again stores nothing new but
+    // marks it as the one last used). Returns its id.
     int64_t saveRuleSet(const std::string& name, const std::string& hash, const std::string& json);
     int64_t saveRuleSet(const RuleSet& rules);
     std::vector<StoredRuleSet> ruleSets() const;
     // The rule set saved with this content hash, parsed back; nullopt when the project has none.
     std::optional<RuleSet> loadRuleSet(const std::string& hash) const;
+    // The rule set saved last (the project's current rules); nullopt when it has none.
+    std::optional<RuleSet> latestRuleSet() const;
 
 private:
     explicit ProjectStore(SqliteDb db) : m_db(std::move(db)) {}

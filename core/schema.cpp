@@ -135,6 +135,12 @@ CREATE TABLE verifications(
 CREATE INDEX verifications_problem ON verifications(suite, problem_id, model, backend, sample_id);
 )sql"},
         // -- verify-end
+        // -- rules-begin
+        {4, "rule sets: which one the project was last used with", R"sql(
+ALTER TABLE rule_sets ADD COLUMN last_used INTEGER NOT NULL DEFAULT 0;
+UPDATE rule_sets SET last_used = id;
+)sql"},
+        // -- rules-end
     };
     return kMigrations;
 }

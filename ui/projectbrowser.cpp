@@ -85,7 +85,8 @@ ProjectBrowser::ProjectBrowser(Session* session, QWidget* parent)
             [this] { m_rules->removeRuleAt(m_rulesView->currentIndex().row()); });
     connect(load, &QToolButton::clicked, this, &ProjectBrowser::loadRules);
     connect(save, &QToolButton::clicked, this, &ProjectBrowser::saveRules);
-    connect(m_rules, &RuleSetModel::rulesEdited, m_session, &Session::setRules);
+    connect(m_rules, &RuleSetModel::rulesEdited, m_session,
+            [this](const RuleSet& rules) { m_session->setRules(rules); });
     connect(m_session, &Session::rulesChanged, this, [this] {
         if (m_rules->rules().hash() != m_session->rules().hash() ||
             m_rules->rules().name() != m_session->rules().name())

@@ -52,6 +52,7 @@ void Session::resetProject(const QString& name) {
     m_evaluations.clear();
     m_sources.clear();
     m_projectName = name;
+    m_storePath.clear();
 }
 
 bool Session::openDefault(QString* error) {
@@ -92,7 +93,9 @@ bool Session::openProject(const QString& path, QString* error) {
     // be read leaves the current one as it was. Workloads, which can be large, load in the
     // background below.
     std::vector<EvaluationSummary> storedSets;
-    if (info.isFile() && info.suffix() == QLatin1String("reach")) {
+    std::optional<RuleSet> storedRules;
+    const bool isStore = info.isFile() && info.suffix() == QLatin1String("reach");
+    if (isStore) {
         try {
             const ProjectStore project = ProjectStore::open(info.absoluteFilePath().toStdString(),
                                                             ProjectStore::Mode::MustExist);
@@ -101,6 +104,9 @@ bool Session::openProject(const QString& path, QString* error) {
                     QString::fromStdString(set.name), QString::fromStdString(set.source),
                     loadRecordSet(project, set.id)));
             }
+            // The rules the project was last used with (imported with, or last edited in the
+            // GUI): its numbers are shown as they were left.
+            storedRules = project.latestRuleSet();
         } catch (const std::exception& e) {
             if (error)
                 *error = QString::fromStdString(e.what());
@@ -109,6 +115,12 @@ bool Session::openProject(const QString& path, QString* error) {
     }
     resetProject(info.fileName());
     m_evaluations = std::move(storedSets);
+    if (isStore)
+        m_storePath = info.absoluteFilePath();
+    if (storedRules) {
+        m_rules = std::move(*storedRules);
+        emit rulesChanged();
+    }
     emit projectOpened();
     emit workloadsChanged();
     emit evaluationsChanged();
@@ -157,8 +169,19 @@ void Session::addEvaluationSet(EvaluationSummary set) {
     emit evaluationsChanged();
 }
 
-void Session::setRules(RuleSet rules) {
+void Session::setRules(RuleSet rules, bool keepInProject) {
     m_rules = std::move(rules);
+    // An open project file keeps the edited rules, so reopening it shows the same numbers. A
+    // failed save is reported; the edit itself stays in effect.
+    if (keepInProject && !m_storePath.isEmpty()) {
+        try {
+            ProjectStore project =
+                ProjectStore::open(m_storePath.toStdString(), ProjectStore::Mode::MustExist);
+            project.saveRuleSet(m_rules);
+        } catch (const std::exception& e) {
+            emit loadError(QString::fromStdString(e.what()));
+        }
+    }
     emit rulesChanged();
     startReclassify();
 }

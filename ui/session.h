@@ -41,7 +41,9 @@ public:
     void addEvaluationSet(EvaluationSummary set);
 
     // Replaces the rule set and re-classifies every measured workload in the background.
-    void setRules(RuleSet rules);
+    // With keepInProject, an open .reach project file also stores the rules (reopening it
+    // restores them); `reach-cli figure --rules` passes false: a figure must not edit a project.
+    void setRules(RuleSet rules, bool keepInProject = true);
 
     bool isBusy() const { return m_activeJobs > 0; }
 
@@ -71,6 +73,7 @@ private:
     std::vector<EvaluationSummary> m_evaluations;
     RuleSet m_rules;
     QString m_projectName;
+    QString m_storePath;  // the open .reach file, where edited rules are kept; empty otherwise
     QStringList m_sources;
 
     // Every open/import belongs to a generation; opening a new project starts a new one and

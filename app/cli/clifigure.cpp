@@ -57,8 +57,11 @@ void loadSession(Session& session, const std::vector<std::string>& inputs,
     QStringList errors;
     QObject::connect(&session, &Session::loadError,
                      [&errors](const QString& message) { errors << message; });
-    if (rulesPath)
-        session.setRules(loadRules(rulesPath));
+    std::optional<RuleSet> rules;
+    if (rulesPath) {
+        rules = loadRules(rulesPath);
+        session.setRules(*rules, false);  // before anything loads: every profile classified once
+    }
     if (inputs.empty()) {
         QString error;
         if (!session.openDefault(&error))
@@ -83,6 +86,9 @@ void loadSession(Session& session, const std::vector<std::string>& inputs,
         }
         session.importProfiles(profiles);
     }
+    // Opening a .reach project restores the rules it was last used with; --rules still wins.
+    if (rules && session.rules().hash() != rules->hash())
+        session.setRules(*rules, false);
     if (session.isBusy()) {
         QEventLoop loop;
         QObject::connect(&session, &Session::idle, &loop, &QEventLoop::quit);

@@ -17,6 +17,9 @@
 namespace fs = std::filesystem;
 using reach::InputError;
 using reach::ProjectStore;
+using reach::Category;
+using reach::Rule;
+using reach::RuleSet;
 
 namespace {
 
@@ -117,6 +120,31 @@ TEST_F(StoreDir, SavingTheSameRuleSetTwiceKeepsOne) {
     EXPECT_EQ(a, b);
     EXPECT_NE(a, c);
     EXPECT_EQ(store.ruleSets().size(), 2u);
+}
+
+TEST_F(StoreDir, LatestRuleSetIsTheOneSavedLast) {
+    ProjectStore store = ProjectStore::open(file("latest.reach"));
+    EXPECT_FALSE(store.latestRuleSet().has_value());
+    RuleSet a = RuleSet::builtinDefault();
+    RuleSet b = a;
+    Rule extra;
+    extra.pattern = "my_fused_kernel";
+    extra.category = Category::Addressable;
+    extra.family = "fused";
+    b.insertRule(0, extra);
+    ASSERT_NE(a.hash(), b.hash());
+    // A, then B, then A again within the same second: A is current again.
+    store.saveRuleSet(a);
+    store.saveRuleSet(b);
+    ASSERT_TRUE(store.latestRuleSet().has_value());
+    EXPECT_EQ(store.latestRuleSet()->hash(), b.hash());
+    store.saveRuleSet(a);
+    EXPECT_EQ(store.latestRuleSet()->hash(), a.hash());
+    EXPECT_EQ(store.ruleSets().size(), 2u);
+    // ... and still after reopening.
+    ProjectStore again = ProjectStore::open(file("latest.reach"), ProjectStore::Mode::MustExist);
+    EXPECT_EQ(again.latestRuleSet()->hash(), a.hash());
+    EXPECT_EQ(again.latestRuleSet()->size(), a.size());
 }
 
 TEST_F(StoreDir, FailedTransactionLeavesNothingBehind) {

@@ -122,6 +122,38 @@ private slots:
         QVERIFY(errors.front().front().toString().contains(REACH_SOURCE_DIR "/tests/data/bad/"));
     }
 
+    void aProjectKeepsTheRulesItWasLastUsedWith() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("rules.reach");
+        RuleSet custom = RuleSet::builtinDefault();
+        custom.setName("custom");
+        custom.insertRule(0, Rule{"my_fused_kernel", Category::Addressable, "fused", {}});
+        ProjectStore::open(path.toStdString()).saveRuleSet(custom);
+
+        Session session;  // starts with the built-in default rules
+        QVERIFY(session.rules().hash() != custom.hash());
+        QVERIFY(session.openProject(path));
+        QCOMPARE(session.rules().hash(), custom.hash());
+        QVERIFY(test::waitIdle(session));
+
+        // An edit made while the project is open is kept in it...
+        RuleSet edited = custom;
+        edited.removeRule(0);
+        session.setRules(edited);
+        QVERIFY(test::waitIdle(session));
+        Session reopened;
+        QVERIFY(reopened.openProject(path));
+        QCOMPARE(reopened.rules().hash(), edited.hash());
+        QVERIFY(test::waitIdle(reopened));
+        // ... unless the caller says not to (reach-cli figure --rules).
+        reopened.setRules(custom, false);
+        QVERIFY(test::waitIdle(reopened));
+        Session third;
+        QVERIFY(third.openProject(path));
+        QCOMPARE(third.rules().hash(), edited.hash());
+        QVERIFY(test::waitIdle(third));
+    }
+
     void publishedStudyImportsBesideProfiles() {
         // table3.json given to import, as the GUI's File > Import and `reach-cli figure` do:
         // the seven workloads as published and the study's benchmark summaries, at once.
