@@ -94,6 +94,7 @@ bool Session::openProject(const QString& path, QString* error) {
     // background below.
     std::vector<EvaluationSummary> storedSets;
     std::optional<RuleSet> storedRules;
+    QString rulesError;
     const bool isStore = info.isFile() && info.suffix() == QLatin1String("reach");
     if (isStore) {
         try {
@@ -105,8 +106,13 @@ bool Session::openProject(const QString& path, QString* error) {
                     loadRecordSet(project, set.id)));
             }
             // The rules the project was last used with (imported with, or last edited in the
-            // GUI): its numbers are shown as they were left.
-            storedRules = project.latestRuleSet();
+            // GUI): its numbers are shown as they were left. A stored set that no longer parses
+            // is reported and the current rules stay; the project still opens.
+            try {
+                storedRules = project.latestRuleSet();
+            } catch (const InputError& e) {
+                rulesError = QString::fromUtf8(e.what());
+            }
         } catch (const std::exception& e) {
             if (error)
                 *error = QString::fromStdString(e.what());
@@ -121,6 +127,8 @@ bool Session::openProject(const QString& path, QString* error) {
         m_rules = std::move(*storedRules);
         emit rulesChanged();
     }
+    if (!rulesError.isEmpty())
+        emit loadError(rulesError);
     emit projectOpened();
     emit workloadsChanged();
     emit evaluationsChanged();
