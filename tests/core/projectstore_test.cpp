@@ -15,9 +15,9 @@
 #include "core/schema.h"
 
 namespace fs = std::filesystem;
+using reach::Category;
 using reach::InputError;
 using reach::ProjectStore;
-using reach::Category;
 using reach::Rule;
 using reach::RuleSet;
 
