@@ -1,58 +1,28 @@
-// Reach baseline: multi_embedding_concat fused in one kernel (all tables, lookups and the
-// concatenation). When D is a multiple of the vector width: a group of g lanes (g = D's 16-byte
-// vectors rounded up to a power of two, at most 32) per (batch row, table) job, 32 / g jobs per
-// warp; the group loads the job's P indices at once, broadcasts them by shuffle and gathers up to
-// kUnroll rows at once, so a job costs about one index and one row latency instead of P of each
-// (DLRM-like rows of 64 bf16 are 8 vectors: the one-job-per-warp version left 24 lanes idle and
-// was latency-bound at 23.5 us for a 5 us floor). The per-warp kernel below is the fallback.
-#include <reach/kernels.h>
+// Reach baseline: multi_embedding_concat. When a row is 4, 8, 16 or 32 16-byte vectors and the
+// pooling divides a slot: reach/gather.h's pooledPipe (tables streamed one after another by every
+// warp). Otherwise one warp per (batch row, table) job.
+// Measured on the H200 (docs/verifier-measurements.md), 8 tables of 1M x 64 bf16, 262144 lookups
+// each, pooling 4: 101.3 us (floor 78.3; 1.29x). The previous kernel (8 lanes per job, all of a
+// job's rows in flight in registers, jobs in batch-row order) ran 125 us, 122 us with the jobs in
+// table order; the gather pipeline with all tables at once and a shuffle reduction per bag, 135.5.
+#include <reach/gather.h>
 
-struct Tables {
-    const void* w[64];
-};
 
-constexpr int kUnroll = 8;
-
-template <typename T>
-__global__ void __launch_bounds__(256) concatGroups(Tables tabs, const int64_t* __restrict__ idx, T* __restrict__ y,
-                                                    int64_t NT, int64_t B, int64_t P, int64_t D, int g) {
-    constexpr int N = reach_k::Vec<T>::N;
-    const int lane = threadIdx.x & 31, sub = lane & (g - 1);
-    const int64_t job = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) / g;
-    const bool live = job < B * NT;
-    const int64_t b = live ? job / NT : 0, t = live ? job % NT : 0, nv = D / N;
-    const T* w = (const T*)tabs.w[t];
-    const int64_t* ix = idx + t * B * P + b * P;
-    for (int64_t v0 = 0; v0 < nv; v0 += g) {
-        const int64_t v = v0 + sub;
-        const bool active = live && v < nv;
-        float acc[N] = {};
-        for (int64_t j0 = 0; j0 < P; j0 += g) {
-            const int n = int(P - j0 < g ? P - j0 : g);
-            long long mine = live && sub < n ? ix[j0 + sub] : 0;
-            for (int j = 0; j < n; j += kUnroll) {
-                float tv[kUnroll][N];
-#pragma unroll
-                for (int u = 0; u < kUnroll; ++u) {
-                    long long r = __shfl_sync(0xffffffffu, mine, (j + u) & (g - 1), g);
-                    if (j + u < n && active)
-                        reach_k::loadVec(w + r * D + v * N, tv[u]);
-                    else
-#pragma unroll
-                        for (int k = 0; k < N; ++k) tv[u][k] = 0.f;
-                }
-#pragma unroll
-                for (int u = 0; u < kUnroll; ++u)
-#pragma unroll
-                    for (int k = 0; k < N; ++k) acc[k] += tv[u][k];
-            }
-        }
-        if (active) reach_k::storeVec(y + b * NT * D + t * D + v * N, acc);
-    }
+template <typename T, int G>
+static int launchPooled(const reach_k::GatherTables& tabs, const int64_t* idx, T* y, int NT, int64_t B, int P, int64_t D, cudaStream_t s) {
+    auto kernel = reach_k::pooledPipe<T, G>;
+    const int smem = reach_k::kGatherSmemBytes;
+    static bool attr = false;
+    if (!attr && cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess) return 2;
+    attr = true;
+    const int64_t per = (B + reach_k::gatherResidentWarps() - 1) / reach_k::gatherResidentWarps();
+    const int64_t warps = (B + per - 1) / per, wpb = reach_k::kGatherThreads / 32;
+    kernel<<<unsigned((warps + wpb - 1) / wpb), reach_k::kGatherThreads, smem, s>>>(tabs, idx, y, NT, B, P, D, per);
+    return 0;
 }
 
 template <typename T>
-__global__ void concatWarp(Tables tabs, const int64_t* __restrict__ idx, T* __restrict__ y,
+__global__ void concatWarp(reach_k::GatherTables tabs, const int64_t* __restrict__ idx, T* __restrict__ y,
                            int64_t NT, int64_t B, int64_t P, int64_t D) {
     constexpr int N = reach_k::Vec<T>::N;
     int64_t job = blockIdx.x * int64_t(blockDim.x / 32) + (threadIdx.x >> 5);
@@ -88,23 +58,27 @@ extern "C" int reach_run(const reach_tensor* in, int n_in, reach_tensor* out, in
     int64_t NT = n_in - 1;
     if (NT > 64) return 1;
     const reach_tensor& ix = in[n_in - 1];
-    int64_t D = in[0].shape[1], B = out[0].shape[0], P = ix.shape[1] / B;
-    Tables tabs{};
+    int64_t D = in[0].shape[1], B = out[0].shape[0];
+    if (B == 0 || D == 0 || NT == 0) return 0;
+    int64_t P = ix.shape[1] / B;
+    reach_k::GatherTables tabs{};
     for (int t = 0; t < NT; ++t) tabs.w[t] = in[t].data;
     auto go = [&](auto tt) {
         using T = decltype(tt);
         constexpr int N = reach_k::Vec<T>::N;
-        int64_t jobs = B * NT;
-        if (D % N == 0) {
-            int g = 1;
-            while (g < 32 && g < D / N) g *= 2;
-            int64_t threads = jobs * g;
-            concatGroups<T><<<unsigned((threads + 255) / 256), 256, 0, s>>>(tabs, (const int64_t*)ix.data,
-                                                                         (T*)out[0].data, NT, B, P, D, g);
-            return 0;
+        const int64_t nv = D % N == 0 ? D / N : 0;
+        const int G = nv == 4 ? 4 : nv == 8 ? 8 : nv == 16 ? 16 : nv == 32 ? 32 : 0;
+        const int64_t slotRows = G ? 32 / G * reach_k::kGatherRI : 0;
+        const int64_t* idx = (const int64_t*)ix.data;
+        T* y = (T*)out[0].data;
+        if (G && B > 0 && P >= 1 && P <= slotRows && slotRows % P == 0) {
+            if (G == 4) return launchPooled<T, 4>(tabs, idx, y, int(NT), B, int(P), D, s);
+            if (G == 8) return launchPooled<T, 8>(tabs, idx, y, int(NT), B, int(P), D, s);
+            if (G == 16) return launchPooled<T, 16>(tabs, idx, y, int(NT), B, int(P), D, s);
+            return launchPooled<T, 32>(tabs, idx, y, int(NT), B, int(P), D, s);
         }
-        concatWarp<T><<<unsigned((jobs + 7) / 8), 256, 0, s>>>(tabs, (const int64_t*)ix.data,
-                                                               (T*)out[0].data, NT, B, P, D);
+        int64_t jobs = B * NT;
+        concatWarp<T><<<unsigned((jobs + 7) / 8), 256, 0, s>>>(tabs, idx, y, NT, B, P, D);
         return 0;
     };
     return REACH_DISPATCH_FLOAT(in[0].dtype, go);

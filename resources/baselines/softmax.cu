@@ -159,21 +159,26 @@ __global__ void __launch_bounds__(kThreads) splitWrite(const T* __restrict__ x, 
 
 // Long rows on sm_90: a thread-block cluster of K blocks holds one row on chip (each block a
 // 1/K chunk in shared memory), so x is read from DRAM exactly once and y written once, the
-// minimum traffic. The chunk is loaded with cp.async in kStages commit groups; as each group
-// lands, every thread takes the max m_g of its own vectors in it and overwrites them in place
-// with e = exp(x - m_g) (f16 for bf16 input, same 2 bytes; f32 for f32), keeping (m_g, sum e):
-// one exp per element. The cluster's blocks merge their (max, sum) through distributed shared
-// memory; the write pass is y = e * exp(m_g - M) / S, and the cluster moves on to row +
-// gridClusters (persistent).
+// minimum traffic. The chunk is loaded with cp.async in commit groups (stages) of KS vectors per
+// thread; as each stage lands, every thread takes the max m_g of its own vectors in it (held in
+// registers) and overwrites them in place with e = exp(x - m_g) (f16 for bf16 input, same 2
+// bytes; f32 for f32), keeping (m_g, sum e): one exp per element. The cluster's blocks merge
+// their (max, sum) through distributed shared memory; the write pass is y = e * exp(m_g - M) / S,
+// and each slot, as soon as its y is stored, is refilled by the same thread with the next row's
+// vector (persistent clusters, row += gridClusters), so the next row's reads overlap this row's
+// writes and DRAM never waits for a whole cluster to finish a row.
 // Measured on the H200 (docs/verifier-measurements.md), 64 x 393216 bf16 / 512 x 393216 bf16:
-// this version 46.9 / 280 us (floor 24.3 / 194; a same-bytes copy 28.4 / 192); the two-pass
-// split path below 53 / 340. Variants that did no better: one block of 1024 per SM (56 us),
-// double-buffered rows (58 / 338), clusters of 16 with 4 blocks per SM (44 / 294), the row
-// slice in registers with one cluster per row (53 / 301), an atomic-ticket single kernel
-// (76 / 538). The gap to the copy is not understood yet.
-// Largest chunk one block holds: with 100 KB two blocks of 512 threads fit per SM.
-constexpr int64_t kMaxChunkBytes = 100 * 1024;
+// this version 37.9 / 229.4 us (floor 24.3 / 194; a same-bytes copy 29.1 / 193.7). Before the
+// refill overlap and the stage-wise registers: 46.9 / 280 us, of which 48 us at 512 rows was
+// the per-element instruction count (29 instructions per element; a version with the exp left
+// out ran 231 us) and the rest the row-by-row lock step. Did no better: one block of 1024 per SM
+// (56 us), double-buffered rows (58 / 338), clusters of 16 with 4 blocks per SM (44 / 294), the
+// row slice in registers with one cluster per row (53 / 301), an atomic-ticket single kernel
+// (76 / 538), odd clusters started late (274 us at 512 rows), exp in packed f16 (234 us).
+// Largest chunk one block holds: two blocks of 512 threads per SM, 6 stages of 2 vectors each.
+constexpr int64_t kMaxChunkBytes = 96 * 1024;
 constexpr int kClusterThreads = 512;  // two blocks per SM: at most 64 registers each
+constexpr int KS = 2;  // vectors per thread per stage (more spilled at 64 registers)
 
 __device__ __forceinline__ void cpAsync16(void* smem, const void* gmem) {
     unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -212,66 +217,86 @@ struct ExpStore<float> {
     static __device__ __forceinline__ float from(E v) { return v; }
 };
 
-template <typename T>
+__device__ __forceinline__ float ex2ftz(float v) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+    return r;
+}
+// Wait until at most `pending` commit groups are still in flight (an immediate in PTX).
+__device__ __forceinline__ void cpWaitPending(int pending) {
+    switch (pending) {
+    case 0: cpWait<0>(); break;
+    case 1: cpWait<1>(); break;
+    case 2: cpWait<2>(); break;
+    case 3: cpWait<3>(); break;
+    case 4: cpWait<4>(); break;
+    case 5: cpWait<5>(); break;
+    default: cpWait<6>(); break;
+    }
+}
+
+// kStages commit groups of KS vectors per thread (compile time, so the loops unroll and a stage's
+// vectors sit in registers between the max and the exp).
+template <typename T, int kStages>
 __global__ void __launch_bounds__(kClusterThreads, 2) clusterRows(const T* __restrict__ x, T* __restrict__ y, int64_t R, int64_t C, int64_t rowStep) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     namespace cg = cooperative_groups;
-    constexpr int kStages = 4;
     constexpr int N = reach_k::Vec<T>::N;
+    constexpr float kLog2e = 1.4426950408889634f;
     using Raw = typename reach_k::Vec<T>::Raw;
     using X = ExpStore<T>;
     using E = typename X::E;
     extern __shared__ __align__(16) unsigned char smraw[];
     Raw* chunk = reinterpret_cast<Raw*>(smraw);
     __shared__ float2 partial[2];  // this block's (max, sum), by row parity: read by the cluster
-    __shared__ float2 warpPart[32];
+    __shared__ float2 warpPart[kClusterThreads / 32];
     __shared__ float2 rowStat;
     cg::cluster_group cluster = cg::this_cluster();
     const int K = int(cluster.num_blocks()), rank = int(cluster.block_rank());
-    const int tid = threadIdx.x, nt = blockDim.x, lane = tid & 31, warp = tid >> 5;
-    const int64_t nv = C / N / K;
-    const int nPer = int((nv + nt - 1) / nt);
-    int parity = 0;
-    for (int64_t row = blockIdx.x / K; row < R; row += rowStep, parity ^= 1) {
-        const Raw* src = reinterpret_cast<const Raw*>(x + row * C) + rank * nv;
-        Raw* dst = reinterpret_cast<Raw*>(y + row * C) + rank * nv;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int nv = int(C / N / K);
+    int64_t row = blockIdx.x / K;
+    if (row < R) {
+        const Raw* src = reinterpret_cast<const Raw*>(x + row * C) + int64_t(rank) * nv;
 #pragma unroll
         for (int st = 0; st < kStages; ++st) {
-            for (int k = st * nPer / kStages; k < (st + 1) * nPer / kStages; ++k) {
-                int64_t v = tid + int64_t(k) * nt;
+#pragma unroll
+            for (int j = 0; j < KS; ++j) {
+                const int v = tid + (st * KS + j) * kClusterThreads;
                 if (v < nv) cpAsync16(chunk + v, src + v);
             }
             cpCommit();
         }
-        // Each thread reads back and rewrites only the vectors it loaded itself: no barrier.
+    }
+    int parity = 0;
+    for (; row < R; row += rowStep, parity ^= 1) {
         float gm[kStages];
         float2 mine = make_float2(-FLT_MAX, 0.f);
 #pragma unroll
         for (int st = 0; st < kStages; ++st) {
-            if (st == 0) cpWait<kStages - 1>();
-            else if (st == 1) cpWait<kStages - 2>();
-            else if (st == 2) cpWait<kStages - 3>();
-            else cpWait<0>();
-            const int k0 = st * nPer / kStages, k1 = (st + 1) * nPer / kStages;
+            cpWaitPending(kStages - 1 - st);
+            Raw r[KS];
             float m = -FLT_MAX;
-            for (int k = k0; k < k1; ++k) {
-                int64_t v = tid + int64_t(k) * nt;
+#pragma unroll
+            for (int j = 0; j < KS; ++j) {
+                const int v = tid + (st * KS + j) * kClusterThreads;
                 if (v >= nv) continue;
-                Raw r = chunk[v];
-                const T* el = reinterpret_cast<const T*>(&r);
+                r[j] = chunk[v];
+                const T* el = reinterpret_cast<const T*>(&r[j]);
 #pragma unroll
                 for (int e = 0; e < N; ++e) m = fmaxf(m, reach_to_float(el[e]));
             }
             float s = 0.f;
-            for (int k = k0; k < k1; ++k) {
-                int64_t v = tid + int64_t(k) * nt;
+#pragma unroll
+            for (int j = 0; j < KS; ++j) {
+                const int v = tid + (st * KS + j) * kClusterThreads;
                 if (v >= nv) continue;
-                Raw r = chunk[v], o;
-                const T* el = reinterpret_cast<const T*>(&r);
+                Raw o;
+                const T* el = reinterpret_cast<const T*>(&r[j]);
                 E* eo = reinterpret_cast<E*>(&o);
 #pragma unroll
                 for (int e = 0; e < N; ++e) {
-                    float ex = __expf(reach_to_float(el[e]) - m);
+                    float ex = ex2ftz((reach_to_float(el[e]) - m) * kLog2e);
                     s += ex;
                     eo[e] = X::to(ex);
                 }
@@ -284,7 +309,7 @@ __global__ void __launch_bounds__(kClusterThreads, 2) clusterRows(const T* __res
         if (lane == 0) warpPart[warp] = red;
         __syncthreads();
         if (warp == 0) {
-            float2 v = lane < nt / 32 ? warpPart[lane] : make_float2(-FLT_MAX, 0.f);
+            float2 v = lane < kClusterThreads / 32 ? warpPart[lane] : make_float2(-FLT_MAX, 0.f);
             v = warpMerge(v);
             if (lane == 0) partial[parity] = v;
         }
@@ -296,41 +321,66 @@ __global__ void __launch_bounds__(kClusterThreads, 2) clusterRows(const T* __res
             if (lane == 0) rowStat = make_float2(v.x, 1.f / v.y);
         }
         __syncthreads();
-        const float M = rowStat.x, inv = rowStat.y;
+        float scale[kStages];
+#pragma unroll
+        for (int st = 0; st < kStages; ++st) scale[st] = __expf(gm[st] - rowStat.x) * rowStat.y;
+        const int64_t next = row + rowStep;
+        Raw* dst = reinterpret_cast<Raw*>(y + row * C) + int64_t(rank) * nv;
+        const Raw* nsrc = reinterpret_cast<const Raw*>(x + (next < R ? next : row) * C) + int64_t(rank) * nv;
+        // Write this row stage by stage; each slot, once its value is stored, is refilled at once
+        // with the next row's vector (same thread, same slot: no barrier), so the next row's reads
+        // overlap this row's writes.
 #pragma unroll
         for (int st = 0; st < kStages; ++st) {
-            const float scale = __expf(gm[st] - M) * inv;
-            for (int k = st * nPer / kStages; k < (st + 1) * nPer / kStages; ++k) {
-                int64_t v = tid + int64_t(k) * nt;
+#pragma unroll
+            for (int j = 0; j < KS; ++j) {
+                const int v = tid + (st * KS + j) * kClusterThreads;
                 if (v >= nv) continue;
                 Raw r = chunk[v], o;
                 const E* el = reinterpret_cast<const E*>(&r);
                 T* eo = reinterpret_cast<T*>(&o);
 #pragma unroll
-                for (int e = 0; e < N; ++e) eo[e] = reach_from_float<T>(X::from(el[e]) * scale);
+                for (int e = 0; e < N; ++e) eo[e] = reach_from_float<T>(X::from(el[e]) * scale[st]);
                 __stcs(dst + v, o);
+                if (next < R) cpAsync16(chunk + v, nsrc + v);
             }
+            cpCommit();
         }
-        __syncthreads();  // the chunk is reloaded for the next row
     }
     cluster.sync();  // no block may exit while another can still read its `partial`
 #endif
 }
 
-// Cluster size and resident clusters for this row length, or K = 0 when the path does not apply
-// (pre-sm_90 device, chunks not vector-aligned or too large for K <= 8). Cached: reach_run is
-// called in the timed loop and must not query the device each time.
+// Cluster size, kernel and resident clusters for this row length, or K = 0 when the path does not
+// apply (pre-sm_90 device, chunks not vector-aligned or too large for K <= 8). Cached: reach_run
+// is called in the timed loop and must not query the device each time.
+template <typename T>
+using RowKernel = void (*)(const T*, T*, int64_t, int64_t, int64_t);
+template <typename T>
 struct ClusterPlan {
-    int K = 0, clusters = 0, threads = 0;
+    int K = 0, clusters = 0;
     size_t smem = 0;
+    RowKernel<T> fn = nullptr;
 };
 template <typename T>
-static ClusterPlan clusterPlan(int64_t C) {
+static RowKernel<T> clusterKernel(int stages) {
+    switch (stages) {
+    case 1: return clusterRows<T, 1>;
+    case 2: return clusterRows<T, 2>;
+    case 3: return clusterRows<T, 3>;
+    case 4: return clusterRows<T, 4>;
+    case 5:  // 5 stages spill at 64 registers; 6 with the last one predicated off do not
+    case 6: return clusterRows<T, 6>;
+    default: return nullptr;
+    }
+}
+template <typename T>
+static ClusterPlan<T> clusterPlan(int64_t C) {
     static int64_t s_C = -1;
-    static ClusterPlan s_plan;
+    static ClusterPlan<T> s_plan;
     if (s_C == C) return s_plan;
     s_C = C;
-    s_plan = ClusterPlan{};
+    s_plan = ClusterPlan<T>{};
     int dev = 0, major = 0;
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
@@ -340,7 +390,10 @@ static ClusterPlan clusterPlan(int64_t C) {
         if (C % (int64_t(K) * N) != 0) break;
         size_t bytes = size_t(C) * sizeof(T) / K;
         if (int64_t(bytes) > kMaxChunkBytes) continue;
-        if (cudaFuncSetAttribute(clusterRows<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)) != cudaSuccess) return s_plan;
+        const int64_t nv = C / N / K, perThread = (nv + kClusterThreads - 1) / kClusterThreads;
+        RowKernel<T> fn = clusterKernel<T>(int((perThread + KS - 1) / KS));
+        if (!fn) return s_plan;
+        if (cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)) != cudaSuccess) return s_plan;
         cudaLaunchConfig_t cfg = {};
         cudaLaunchAttribute attr[1];
         attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -353,14 +406,14 @@ static ClusterPlan clusterPlan(int64_t C) {
         cfg.attrs = attr;
         cfg.numAttrs = 1;
         int n = 0;
-        if (cudaOccupancyMaxActiveClusters(&n, clusterRows<T>, &cfg) != cudaSuccess || n < 1) {
+        if (cudaOccupancyMaxActiveClusters(&n, fn, &cfg) != cudaSuccess || n < 1) {
             cudaGetLastError();
             return s_plan;
         }
         s_plan.K = K;
         s_plan.clusters = n;
-        s_plan.threads = kClusterThreads;
         s_plan.smem = bytes;
+        s_plan.fn = fn;
         return s_plan;
     }
     return s_plan;
@@ -368,7 +421,7 @@ static ClusterPlan clusterPlan(int64_t C) {
 
 template <typename T>
 static bool launchCluster(const T* x, T* y, int64_t R, int64_t C, cudaStream_t s) {
-    ClusterPlan p = clusterPlan<T>(C);
+    ClusterPlan<T> p = clusterPlan<T>(C);
     if (p.K == 0) return false;
     int64_t clusters = R < p.clusters ? R : p.clusters;
     cudaLaunchConfig_t cfg = {};
@@ -378,12 +431,12 @@ static bool launchCluster(const T* x, T* y, int64_t R, int64_t C, cudaStream_t s
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
     cfg.gridDim = dim3(unsigned(clusters * p.K));
-    cfg.blockDim = dim3(unsigned(p.threads));
+    cfg.blockDim = dim3(unsigned(kClusterThreads));
     cfg.dynamicSmemBytes = p.smem;
     cfg.stream = s;
     cfg.attrs = attr;
     cfg.numAttrs = 1;
-    return cudaLaunchKernelEx(&cfg, clusterRows<T>, x, y, R, C, clusters) == cudaSuccess;
+    return cudaLaunchKernelEx(&cfg, p.fn, x, y, R, C, clusters) == cudaSuccess;
 }
 
 // Scratch for the split path's partials, grown once and kept (no allocation per call after).
