@@ -2,10 +2,10 @@
 // pipeline of reach/gather.h, one warp per contiguous range of bags holding an equal share of the
 // lookups. Otherwise one warp per bag.
 // Measured on the H200 (docs/verifier-measurements.md), 8M x 128 f32 table, 1M lookups: 152.1 to
-// 153.2 us (floor 128; 1.19x). The previous kernel (a warp per bag, 8 rows gathered at once in
-// registers) ran 158.6 us; with units of equal bag counts instead of equal lookups, 153.7 to
-// 155.9 us. Random 512-byte rows are not slower than sequential ones here: a bench of the same
-// pipeline on a 4 GB table moved 3.7 TB/s either way, also with the bulk-copy engine.
+// 155.8 us over six runs (floor 128; 1.18-1.22x). The previous kernel (a warp per bag, 8 rows
+// gathered at once in registers) ran 158.7 us; with units of equal bag counts instead of equal
+// lookups, 153.7 to 155.9 us. Random 512-byte rows are not slower than sequential ones here
+// (reach/gather.h); the gather as such is 1.10x a copy of the same bytes.
 #include <reach/gather.h>
 
 // Unit u of nUnits: the bags that start in lookups [u * L / nUnits, (u + 1) * L / nUnits), so

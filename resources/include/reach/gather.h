@@ -4,10 +4,11 @@
 // range of lookups through a ring of kGatherSlots shared-memory slots filled with cp.async (no
 // registers held per row in flight), with the indices loaded 32 lookups ahead, so about
 // 5 slots x 2 KB per warp and 160 KB per SM are always on their way.
-// Measured on the H200 with a bench of these kernels on a 4 GB table (docs/verifier-measurements.md):
-// 512-byte rows move 3.7 TB/s whether the rows are random or sequential, 128-byte rows 3.5 TB/s
-// random and 3.6 sequential; the bulk-copy engine (cp.async.bulk, one instruction per row) did
-// the same for 512-byte rows and worse for 128-byte ones (2.6 TB/s).
+// Measured on the H200 (tests/bench/gather_ceiling.cu, docs/verifier-measurements.md): with
+// this ring, random rows cost no more than sequential ones (512-byte rows 3.75 TB/s either way,
+// 128-byte rows 3.63 random and 3.72 sequential), 10-14 % below a copy of the same bytes; the
+// bulk-copy engine (cp.async.bulk, one instruction per row) did the same for 512-byte rows and
+// worse for 128-byte ones (2.6 TB/s).
 #pragma once
 
 #include <reach/kernels.h>
