@@ -1,31 +1,18 @@
-// Reach baseline: gelu with 16-byte vector loads and stores, grid-stride, scalar tail.
+// Reach baseline: gelu (tanh approximation) with 16-byte vector loads and stores: each of 128
+// threads loads 4 vectors before computing any, one tile per block, scalar tail
+// (reach_k::mapTiles). On the H200: 264.5 us for 32768 x 8192 bf16 (floor 258.6) and 39.1 us for
+// 8192 x 4096 bf16, against 281.7 / 40.5 for the earlier grid-stride loop capped at 132 x 16
+// blocks and 299.9 / 42.9 for one vector per thread.
 #include <reach/kernels.h>
 
-__device__ __forceinline__ float f(float v) { float u = 0.7978845608f * (v + 0.044715f * v * v * v); return 0.5f * v * (1.f + tanhf(u)); }
-
-template <typename T>
-__global__ void unaryVec(const T* x, T* y, int64_t n) {
-    constexpr int N = reach_k::Vec<T>::N;
-    int64_t nv = n / N, stride = int64_t(gridDim.x) * blockDim.x;
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < nv; i += stride) {
-        float v[N];
-        reach_k::loadVec(x + i * N, v);
-#pragma unroll
-        for (int k = 0; k < N; ++k) v[k] = f(v[k]);
-        reach_k::storeVec(y + i * N, v);
+struct Gelu {
+    static constexpr int kInputs = 1;
+    __device__ float operator()(float v) const {
+        float u = 0.7978845608f * (v + 0.044715f * v * v * v);
+        return 0.5f * v * (1.f + tanhf(u));
     }
-    for (int64_t i = nv * N + blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += stride)
-        y[i] = reach_from_float<T>(f(reach_to_float(x[i])));
-}
+};
 
 extern "C" int reach_run(const reach_tensor* in, int, reach_tensor* out, int, cudaStream_t s) {
-    int64_t n = reach_numel(in[0]);
-    auto go = [&](auto t) {
-        using T = decltype(t);
-        int64_t blocks = (n / reach_k::Vec<T>::N + 255) / 256;
-        blocks = blocks < 1 ? 1 : (blocks > 132 * 16 ? 132 * 16 : blocks);
-        unaryVec<T><<<unsigned(blocks), 256, 0, s>>>((const T*)in[0].data, (T*)out[0].data, n);
-        return 0;
-    };
-    return REACH_DISPATCH_FLOAT(in[0].dtype, go);
+    return reach_k::runMapTiles<4, 128>(in, out, Gelu{}, s);
 }
