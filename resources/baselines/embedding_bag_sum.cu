@@ -71,7 +71,6 @@ __global__ void bagWarp(const T* __restrict__ w, const int64_t* __restrict__ idx
     }
 }
 
-
 extern "C" int reach_run(const reach_tensor* in, int, reach_tensor* out, int, cudaStream_t s) {
     int64_t D = in[0].shape[1], L = in[1].shape[0], B = in[2].shape[0];
     if (B == 0 || D == 0) return 0;

@@ -2,11 +2,10 @@
 // pooling divides a slot: reach/gather.h's pooledPipe (tables streamed one after another by every
 // warp). Otherwise one warp per (batch row, table) job.
 // Measured on the H200 (docs/verifier-measurements.md), 8 tables of 1M x 64 bf16, 262144 lookups
-// each, pooling 4: 101.3 us (floor 78.3; 1.29x). The previous kernel (8 lanes per job, all of a
+// each, pooling 4: 101.3 to 101.6 us over five runs (floor 77 to 80; 1.29-1.32x). The previous kernel (8 lanes per job, all of a
 // job's rows in flight in registers, jobs in batch-row order) ran 125 us, 122 us with the jobs in
 // table order; the gather pipeline with all tables at once and a shuffle reduction per bag, 135.5.
 #include <reach/gather.h>
-
 
 template <typename T, int G>
 static int launchPooled(const reach_k::GatherTables& tabs, const int64_t* idx, T* y, int NT, int64_t B, int P, int64_t D, cudaStream_t s) {
