@@ -20,6 +20,7 @@
 #include "plotstestdata.h"
 #include "ui/figureexporter.h"
 #include "ui/speedupplot.h"
+#include "uitestsupport.h"
 
 using namespace reach;
 
@@ -405,18 +406,10 @@ void FigureExporterTest::cliFigureOfThePublishedStudy() {
 
     // A broken published table is a one-line error naming the file and the key, exit 2, and
     // no figure.
-    QFile real(table3);
-    QVERIFY(real.open(QIODevice::ReadOnly));
-    QByteArray broken = real.readAll();
-    const qsizetype at = broken.indexOf("\"addressable\"");
-    QVERIFY(at > 0);
-    broken.insert(broken.indexOf(':', at) + 1, " \"lots\", \"was\":");
-    QFile bad(m_dir.filePath("table3_bad.json"));
-    QVERIFY(bad.open(QIODevice::WriteOnly));
-    bad.write(broken);
-    bad.close();
+    const QString badTable = test::writeBrokenPublishedTable(m_dir.path());
+    QVERIFY(!badTable.isEmpty());
     const QString badOut = m_dir.filePath("bad_published.png");
-    out = run(cli, {"figure", "projection", bad.fileName(), "--out", badOut}, &status);
+    out = run(cli, {"figure", "projection", badTable, "--out", badOut}, &status);
     QCOMPARE(status, 2);
     QVERIFY2(out.contains("table3_bad.json") && out.contains("workloads[0].addressable"),
              qPrintable(out));

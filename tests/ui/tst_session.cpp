@@ -174,18 +174,10 @@ private slots:
 
         // A broken table: one error naming the file and the key, nothing added.
         QTemporaryDir dir;
-        QFile real(QStringLiteral(REACH_DATASETS "/paper/table3.json"));
-        QVERIFY(real.open(QIODevice::ReadOnly));
-        QByteArray broken = real.readAll();
-        const qsizetype at = broken.indexOf("\"addressable\"");
-        QVERIFY(at > 0);
-        broken.insert(broken.indexOf(':', at) + 1, " \"lots\", \"was\":");
-        QFile bad(dir.filePath("table3_bad.json"));
-        QVERIFY(bad.open(QIODevice::WriteOnly));
-        bad.write(broken);
-        bad.close();
+        const QString badTable = test::writeBrokenPublishedTable(dir.path());
+        QVERIFY(!badTable.isEmpty());
         const size_t before = session.workloads().size(), sets = session.evaluations().size();
-        session.importProfiles({bad.fileName()});
+        session.importProfiles({badTable});
         QCOMPARE(errors.count(), 1);
         const QString message = errors.front().front().toString();
         QVERIFY2(

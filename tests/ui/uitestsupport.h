@@ -4,6 +4,7 @@
 // one bundled font), private QSettings, and the bundled datasets of this source tree.
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFont>
 #include <QStandardPaths>
 #include <QTest>
@@ -33,6 +34,24 @@ inline bool waitIdle(Session& session, int timeoutMs = 240000) {
             return true;
     }
     return false;
+}
+
+// A copy of the published study table (datasets/paper/table3.json) written into `dir`, with a
+// string where the first "addressable" number belongs: broken input whose error must name the
+// file and that key. Returns the copy's path, or an empty string when it could not be written.
+inline QString writeBrokenPublishedTable(const QString& dir) {
+    QFile real(QStringLiteral(REACH_DATASETS "/paper/table3.json"));
+    if (!real.open(QIODevice::ReadOnly))
+        return {};
+    QByteArray broken = real.readAll();
+    const qsizetype at = broken.indexOf("\"addressable\"");
+    if (at < 0)
+        return {};
+    broken.insert(broken.indexOf(':', at) + 1, " \"lots\", \"was\":");
+    QFile bad(dir + QStringLiteral("/table3_bad.json"));
+    if (!bad.open(QIODevice::WriteOnly) || bad.write(broken) != broken.size())
+        return {};
+    return bad.fileName();
 }
 
 }  // namespace reach::test
