@@ -61,17 +61,33 @@ __device__ __forceinline__ void gatherCp16(void* smem, const void* gmem) {
 __device__ __forceinline__ void gatherCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 __device__ __forceinline__ void gatherWait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(kGatherSlots - 1) : "memory"); }
 
-// G lanes per row (the row's 16-byte vectors, a power of two <= 32), so one copy instruction
-// moves RPW = 32 / G rows. Each lane reads back only the vectors it copied itself: no barrier.
+// A lane's place in both kernels: G lanes per row (the row's 16-byte vectors, a power of two
+// <= 32), so one copy instruction moves RPW = 32 / G rows and a slot SR of them; `cls` is the row
+// of a copy the lane moves, `vec` its vector in that row, `ring` its warp's slots.
+template <typename T, int G>
+struct GatherLane {
+    static constexpr int N = Vec<T>::N, RPW = 32 / G, SR = RPW * kGatherRI;
+    static_assert(SR <= 32 && 32 % SR == 0, "a slot's rows lie in one block of 32 indices");
+    using Raw = typename Vec<T>::Raw;
+    int lane, warp, cls, vec;
+    Raw* ring;
+    __device__ explicit GatherLane(unsigned char* smem)
+        : lane(threadIdx.x & 31), warp(threadIdx.x >> 5), cls(lane / G), vec(lane % G),
+          ring(reinterpret_cast<Raw*>(smem) + warp * (kGatherSlots * kGatherRI * 32)) {}
+};
+
+// Bags of any length (G = 32 lanes per row is always safe, see GatherUnit). Each lane reads back
+// only the vectors it copied itself: no barrier.
 // Units are handed out one per warp: unit(u) gives unit u of nUnits.
 template <typename T, int G, class Bags, class Units>
 __global__ void __launch_bounds__(kGatherThreads, kGatherBlocksPerSM) gatherSumPipe(Bags bags, Units units, int64_t nUnits, int64_t D, int64_t yStride) {
-    constexpr int N = Vec<T>::N, RPW = 32 / G, SR = RPW * kGatherRI;
-    static_assert(SR <= 32 && 32 % SR == 0, "a slot's rows lie in one block of 32 indices");
-    using Raw = typename Vec<T>::Raw;
+    using Lane = GatherLane<T, G>;
+    using Raw = typename Lane::Raw;
+    constexpr int N = Lane::N, RPW = Lane::RPW, SR = Lane::SR;
     extern __shared__ __align__(16) unsigned char gatherSmem[];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, cls = lane / G, vec = lane % G;
-    Raw* ring = reinterpret_cast<Raw*>(gatherSmem) + warp * (kGatherSlots * kGatherRI * 32);
+    const Lane me(gatherSmem);
+    const int lane = me.lane, warp = me.warp, cls = me.cls, vec = me.vec;
+    Raw* ring = me.ring;
     const int64_t u = blockIdx.x * int64_t(kGatherThreads / 32) + warp;
     if (u >= nUnits) return;
     const GatherUnit job = units(u);
@@ -170,12 +186,13 @@ struct GatherTables {
 
 template <typename T, int G>
 __global__ void __launch_bounds__(kGatherThreads, kGatherBlocksPerSM) pooledPipe(GatherTables tabs, const int64_t* __restrict__ idx, T* __restrict__ y, int NT, int64_t B, int P, int64_t D, int64_t bagsPerWarp) {
-    constexpr int N = Vec<T>::N, RPW = 32 / G, SR = RPW * kGatherRI;
-    static_assert(SR <= 32 && 32 % SR == 0, "a slot's rows lie in one block of 32 indices");
-    using Raw = typename Vec<T>::Raw;
+    using Lane = GatherLane<T, G>;
+    using Raw = typename Lane::Raw;
+    constexpr int N = Lane::N, RPW = Lane::RPW, SR = Lane::SR;
     extern __shared__ __align__(16) unsigned char gatherSmem[];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, cls = lane / G, vec = lane % G;
-    Raw* ring = reinterpret_cast<Raw*>(gatherSmem) + warp * (kGatherSlots * kGatherRI * 32);
+    const Lane me(gatherSmem);
+    const int lane = me.lane, warp = me.warp, cls = me.cls, vec = me.vec;
+    Raw* ring = me.ring;
     const int64_t b0 = (blockIdx.x * int64_t(kGatherThreads / 32) + warp) * bagsPerWarp;
     if (b0 >= B) return;
     const int64_t b1 = b0 + bagsPerWarp < B ? b0 + bagsPerWarp : B;
