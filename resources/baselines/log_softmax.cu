@@ -1,76 +1,35 @@
-// Reach baseline: log_softmax, row cached in registers, 16-byte vector access.
-#include <reach/kernels.h>
+// Reach baseline: log_softmax, row cached in registers, 16-byte vector access (reach/rows.h).
+#include <reach/rows.h>
 
-// One block of 256 threads per row. When the row fits in registers (C a multiple of the vector
-// width and at most 256 * 16 vectors) it is read once and written once; otherwise a streaming
-// fallback re-reads the row (it stays in L2 for moderate C).
-constexpr int kThreads = 256;
-
-#define FOR_REG(stmt)                                                      \
-    _Pragma("unroll") for (int k = 0; k < K; ++k) {                         \
-        if ((k * kThreads + int(threadIdx.x)) * N < C) {                    \
-            _Pragma("unroll") for (int e = 0; e < N; ++e) {                 \
-                float v = buf[k][e];                                        \
-                stmt;                                                       \
-            }                                                               \
-        }                                                                   \
-    }
-#define FOR_MEM(stmt)                                                      \
-    for (int64_t c = threadIdx.x; c < C; c += kThreads) {                   \
-        float v = reach_to_float(xr[c]);                                    \
-        stmt;                                                               \
-    }
+using reach_k::kRowThreads;
 
 template <typename T, int K>
-__global__ void __launch_bounds__(kThreads) cached(const T* __restrict__ x, T* __restrict__ y, int64_t C) {
-    constexpr int N = reach_k::Vec<T>::N;
+__global__ void __launch_bounds__(kRowThreads) cached(const T* __restrict__ x, T* __restrict__ y, int64_t C) {
     __shared__ float scratch[32];
     const T* xr = x + blockIdx.x * C;
     T* yr = y + blockIdx.x * C;
-    float buf[K][N];
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-        int64_t c = int64_t(k * kThreads + threadIdx.x) * N;
-        if (c < C) reach_k::loadVec(xr + c, buf[k]);
-    }
+    reach_k::RowFloats<T, K> row;
+    row.load(xr, C);
 
-    float m = -FLT_MAX;
-    FOR_REG(m = fmaxf(m, v));
-    m = reach_k::blockMax(m, scratch);
-    float s = 0;
-    FOR_REG(s += __expf(v - m));
-    s = reach_k::blockSum(s, scratch);
+    const float2 ms = reach_k::rowMaxAndSumExp([&](auto f) { reach_k::rowEach(row, C, f); }, scratch);
+    const float m = ms.x, s = ms.y;
     float lse = m + logf(s);
+    reach_k::rowStore(row, yr, C, [&](int k, int64_t, float* o) {
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
-        int64_t c0 = int64_t(k * kThreads + threadIdx.x) * N;
-        if (c0 >= C) continue;
-        float o[N];
-#pragma unroll
-        for (int e = 0; e < N; ++e) {
-            float v = buf[k][e];
-            int64_t c = c0 + e;
-            (void)c;
-            o[e] = v - lse;
-        }
-        reach_k::storeVec(yr + c0, o);
-    }
+        for (int e = 0; e < row.N; ++e) o[e] = row.at(k, e) - lse;
+    });
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads) streaming(const T* __restrict__ x, T* __restrict__ y, int64_t C) {
+__global__ void __launch_bounds__(kRowThreads) streaming(const T* __restrict__ x, T* __restrict__ y, int64_t C) {
     __shared__ float scratch[32];
     const T* xr = x + blockIdx.x * C;
     T* yr = y + blockIdx.x * C;
 
-    float m = -FLT_MAX;
-    FOR_MEM(m = fmaxf(m, v));
-    m = reach_k::blockMax(m, scratch);
-    float s = 0;
-    FOR_MEM(s += __expf(v - m));
-    s = reach_k::blockSum(s, scratch);
+    const float2 ms = reach_k::rowMaxAndSumExp([&](auto f) { reach_k::rowEachInMemory(xr, C, f); }, scratch);
+    const float m = ms.x, s = ms.y;
     float lse = m + logf(s);
-    for (int64_t c = threadIdx.x; c < C; c += kThreads) {
+    for (int64_t c = threadIdx.x; c < C; c += kRowThreads) {
         float v = reach_to_float(xr[c]);
         yr[c] = reach_from_float<T>(v - lse);
     }
@@ -80,18 +39,10 @@ extern "C" int reach_run(const reach_tensor* in, int, reach_tensor* out, int, cu
     int64_t R = in[0].shape[0], C = in[0].shape[1];
     auto go = [&](auto t) {
         using T = decltype(t);
-        constexpr int N = reach_k::Vec<T>::N;
-        int64_t vecs = C / N;
-        bool fits = C % N == 0;
         const T* x = (const T*)in[0].data;
         T* y = (T*)out[0].data;
-#define LAUNCH(KK) cached<T, KK><<<unsigned(R), kThreads, 0, s>>>(x, y, C)
-        if (fits && vecs <= kThreads * 1) LAUNCH(1);
-        else if (fits && vecs <= kThreads * 2) LAUNCH(2);
-        else if (fits && vecs <= kThreads * 4) LAUNCH(4);
-        else if (fits && vecs <= kThreads * 8) LAUNCH(8);
-        else if (fits && vecs <= kThreads * 16) LAUNCH(16);
-        else streaming<T><<<unsigned(R), kThreads, 0, s>>>(x, y, C);
+        if (!reach_k::launchCachedRow<T>(C, [&](auto k) { cached<T, k()><<<unsigned(R), kRowThreads, 0, s>>>(x, y, C); }))
+            streaming<T><<<unsigned(R), kRowThreads, 0, s>>>(x, y, C);
         return 0;
     };
     return REACH_DISPATCH_FLOAT(in[0].dtype, go);

@@ -2,63 +2,29 @@
 // thread-block cluster's shared memory (sm_90), a two-pass split or a streaming fallback.
 #include <cooperative_groups.h>
 #include <cuda_fp16.h>
-#include <reach/kernels.h>
+#include <reach/rows.h>
 
-// One block of 256 threads per row when the row fits in registers (C a multiple of the vector
-// width and at most 256 * 16 vectors): read once and written once. Longer rows: see clusterRows,
-// then splitStats / splitWrite; the streaming kernel re-reads the row (it stays in L2 for
-// moderate C) when nothing else applies.
-constexpr int kThreads = 256;
-
-// The cached row is kept as raw 16-byte vectors (bf16 stays packed: half the registers of f32
-// copies, so more blocks fit per SM and more loads are in flight) and widened on use.
-#define FOR_REG(stmt)                                                      \
-    _Pragma("unroll") for (int k = 0; k < K; ++k) {                         \
-        if ((k * kThreads + int(threadIdx.x)) * N < C) {                    \
-            const T* el = reinterpret_cast<const T*>(&buf[k]);              \
-            _Pragma("unroll") for (int e = 0; e < N; ++e) {                 \
-                float v = reach_to_float(el[e]);                            \
-                stmt;                                                       \
-            }                                                               \
-        }                                                                   \
-    }
-#define FOR_MEM(stmt)                                                      \
-    for (int64_t c = threadIdx.x; c < C; c += kThreads) {                   \
-        float v = reach_to_float(xr[c]);                                    \
-        stmt;                                                               \
-    }
+// One block of 256 threads per row when the row fits in registers (reach/rows.h; kept as raw
+// 16-byte vectors, bf16 stays packed): read once and written once. Longer rows: see
+// clusterRows, then splitStats / splitWrite; the streaming kernel re-reads the row (it stays in
+// L2 for moderate C) when nothing else applies.
+constexpr int kThreads = reach_k::kRowThreads;
 
 template <typename T, int K>
 __global__ void __launch_bounds__(kThreads) cached(const T* __restrict__ x, T* __restrict__ y, int64_t C) {
-    constexpr int N = reach_k::Vec<T>::N;
     __shared__ float scratch[32];
     const T* xr = x + blockIdx.x * C;
     T* yr = y + blockIdx.x * C;
-    using Raw = typename reach_k::Vec<T>::Raw;
-    Raw buf[K];
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-        int64_t c = int64_t(k * kThreads + threadIdx.x) * N;
-        if (c < C) buf[k] = __ldcs(reinterpret_cast<const Raw*>(xr + c));
-    }
+    reach_k::RowRaw<T, K> row;
+    row.load(xr, C);
 
-    float m = -FLT_MAX;
-    FOR_REG(m = fmaxf(m, v));
-    m = reach_k::blockMax(m, scratch);
-    float s = 0;
-    FOR_REG(s += __expf(v - m));
-    s = reach_k::blockSum(s, scratch);
+    const float2 ms = reach_k::rowMaxAndSumExp([&](auto f) { reach_k::rowEach(row, C, f); }, scratch);
+    const float m = ms.x, s = ms.y;
     float inv = 1.f / s;
+    reach_k::rowStore(row, yr, C, [&](int k, int64_t, float* o) {
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
-        int64_t c0 = int64_t(k * kThreads + threadIdx.x) * N;
-        if (c0 >= C) continue;
-        float o[N];
-        const T* el = reinterpret_cast<const T*>(&buf[k]);
-#pragma unroll
-        for (int e = 0; e < N; ++e) o[e] = __expf(reach_to_float(el[e]) - m) * inv;
-        reach_k::storeVec(yr + c0, o);
-    }
+        for (int e = 0; e < row.N; ++e) o[e] = __expf(row.at(k, e) - m) * inv;
+    });
 }
 
 template <typename T>
@@ -67,12 +33,8 @@ __global__ void __launch_bounds__(kThreads) streaming(const T* __restrict__ x, T
     const T* xr = x + blockIdx.x * C;
     T* yr = y + blockIdx.x * C;
 
-    float m = -FLT_MAX;
-    FOR_MEM(m = fmaxf(m, v));
-    m = reach_k::blockMax(m, scratch);
-    float s = 0;
-    FOR_MEM(s += __expf(v - m));
-    s = reach_k::blockSum(s, scratch);
+    const float2 ms = reach_k::rowMaxAndSumExp([&](auto f) { reach_k::rowEachInMemory(xr, C, f); }, scratch);
+    const float m = ms.x, s = ms.y;
     float inv = 1.f / s;
     for (int64_t c = threadIdx.x; c < C; c += kThreads) {
         float v = reach_to_float(xr[c]);
@@ -448,18 +410,13 @@ extern "C" int reach_run(const reach_tensor* in, int, reach_tensor* out, int, cu
     auto go = [&](auto t) {
         using T = decltype(t);
         constexpr int N = reach_k::Vec<T>::N;
-        int64_t vecs = C / N;
         bool fits = C % N == 0;
         const T* x = (const T*)in[0].data;
         T* y = (T*)out[0].data;
-#define LAUNCH(KK) cached<T, KK><<<unsigned(R), kThreads, 0, s>>>(x, y, C)
-        if (fits && vecs <= kThreads * 1) LAUNCH(1);
-        else if (fits && vecs <= kThreads * 2) LAUNCH(2);
-        else if (fits && vecs <= kThreads * 4) LAUNCH(4);
-        else if (fits && vecs <= kThreads * 8) LAUNCH(8);
-        else if (fits && vecs <= kThreads * 16) LAUNCH(16);
-        else if (fits && launchCluster<T>(x, y, R, C, s)) {
-        } else if (fits && R < 8 * 132 && C >= 65536) {
+        if (reach_k::launchCachedRow<T>(C, [&](auto k) { cached<T, k()><<<unsigned(R), kThreads, 0, s>>>(x, y, C); }))
+            return 0;
+        if (fits && launchCluster<T>(x, y, R, C, s)) return 0;
+        if (fits && R < 8 * 132 && C >= 65536) {
             // One wave (8 blocks of 256 on each of 132 SMs). Rounding G up (17 for 64 rows) left a
             // second, nearly empty wave that cost as much as the first: 56.6 -> 53.0 us.
             int G = int(8 * 132 / R);
@@ -471,7 +428,9 @@ extern "C" int reach_run(const reach_tensor* in, int, reach_tensor* out, int, cu
             }
             splitStats<T><<<unsigned(R * G), kThreads, 0, s>>>(x, g_part, C, G);
             splitWrite<T><<<unsigned(R * G), kThreads, 0, s>>>(x, g_part, y, C, G);
-        } else streaming<T><<<unsigned(R), kThreads, 0, s>>>(x, y, C);
+            return 0;
+        }
+        streaming<T><<<unsigned(R), kThreads, 0, s>>>(x, y, C);
         return 0;
     };
     return REACH_DISPATCH_FLOAT(in[0].dtype, go);
