@@ -3,7 +3,7 @@
 # the repository root). Binaries are built elsewhere with -arch-independent host code and carried
 # in .devrun/ (stripped copies of build/verifier/...); candidates are compiled here by nvcc.
 # Usage: scripts/verifier_device.sh PHASE...   phases: env precompile controls gputests timing
-#        reverify evaluations gathers. Logs and tables go to $OUT.
+#        reverify evaluations gathers flush. Logs and tables go to $OUT.
 set -u
 ROOT=$PWD
 # The device tool brings back at most 8 files from $OUT: everything is written to a work dir and
@@ -81,6 +81,11 @@ for phase in "$@"; do
     nvcc -O3 -std=c++17 -arch=sm_90 -I resources/include -o $OUT/gather_ceiling tests/bench/gather_ceiling.cu &&
       $OUT/gather_ceiling | tee $OUT/gather_ceiling.txt
     rm -f $OUT/gather_ceiling
+    ;;
+  flush)
+    nvcc -O3 -std=c++17 -arch=sm_90 -o $OUT/flush_cost tests/bench/flush_cost.cu &&
+      $OUT/flush_cost | tee $OUT/flush_cost.txt
+    rm -f $OUT/flush_cost
     ;;
   esac
 done
