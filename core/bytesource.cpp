@@ -127,6 +127,25 @@ void ByteSource::publish(Chunk* c) {
     m_cv.notify_all();
 }
 
+bool ByteSource::rotateIfFull(Chunk*& c, std::stop_token stop) {
+    if (c->size < kChunkSize)
+        return true;
+    publish(c);
+    c = acquire(stop);
+    return c != nullptr;
+}
+
+void ByteSource::finish(Chunk* c, std::string sha256) {
+    std::lock_guard lock(m_mutex);
+    if (c->size > 0) {
+        m_ready.push_back(c);
+        m_cv.notify_all();
+    } else {
+        m_free.push_back(c);
+    }
+    m_producerHash = std::move(sha256);
+}
+
 size_t ByteSource::readFile(char* buf, size_t n) {
     for (;;) {
         ssize_t got = ::read(m_fd, buf, n);
@@ -244,21 +263,10 @@ void ByteSource::produceGzip(std::stop_token stop) {
             throw InputError(m_path, place(),
                              "the gzip stream ends early (truncated file?), expected more data");
         }
-        if (c->size == kChunkSize) {
-            publish(c);
-            c = acquire(stop);
-            if (!c)
-                return;
-        }
+        if (!rotateIfFull(c, stop))
+            return;
     }
-    if (c->size > 0) {
-        publish(c);
-    } else {
-        std::lock_guard lock(m_mutex);
-        m_free.push_back(c);
-    }
-    std::lock_guard lock(m_mutex);
-    m_producerHash = hash.hexDigest();
+    finish(c, hash.hexDigest());
 }
 
 #else
@@ -317,21 +325,10 @@ void ByteSource::produceGzip(std::stop_token stop) {
             throw InputError(m_path, place(),
                              "the gzip stream ends early (truncated file?), expected more data");
         }
-        if (c->size == kChunkSize) {
-            publish(c);
-            c = acquire(stop);
-            if (!c)
-                return;
-        }
+        if (!rotateIfFull(c, stop))
+            return;
     }
-    if (c->size > 0) {
-        publish(c);
-    } else {
-        std::lock_guard lock(m_mutex);
-        m_free.push_back(c);
-    }
-    std::lock_guard lock(m_mutex);
-    m_producerHash = hash.hexDigest();
+    finish(c, hash.hexDigest());
 }
 
 #endif

@@ -54,6 +54,12 @@ private:
     // Producer side: a free chunk to fill (nullptr when the consumer went away).
     Chunk* acquire(std::stop_token stop);
     void publish(Chunk* c);
+    // A full chunk goes to the consumer and c becomes a fresh one; false when the consumer went
+    // away (c is then null). A chunk with room left stays.
+    bool rotateIfFull(Chunk*& c, std::stop_token stop);
+    // The end of the input: the last chunk goes to the consumer if it holds anything, and the
+    // hash of the bytes read becomes the file's.
+    void finish(Chunk* c, std::string sha256);
     size_t readFile(char* buf, size_t n);
 
     std::string m_path;
