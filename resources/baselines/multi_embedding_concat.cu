@@ -2,9 +2,11 @@
 // pooling divides a slot: reach/gather.h's pooledPipe (tables streamed one after another by every
 // warp). Otherwise one warp per (batch row, table) job.
 // Measured on the H200 (docs/verifier-measurements.md), 8 tables of 1M x 64 bf16, 262144 lookups
-// each, pooling 4: 101.3 to 101.6 us over five runs (floor 77 to 80; 1.29-1.32x). The previous kernel (8 lanes per job, all of a
-// job's rows in flight in registers, jobs in batch-row order) ran 125 us, 122 us with the jobs in
-// table order; the gather pipeline with all tables at once and a shuffle reduction per bag, 135.5.
+// each, pooling 4: 101.3 to 102.0 us over nine runs (floor 77 to 80; 1.29-1.32x); reading the
+// rows alone, with no output written, takes 90.9 us. The previous kernel (8 lanes per job, all of
+// a job's rows in flight in registers, jobs in batch-row order) ran 125 us, 122 us with the jobs
+// in table order; the gather pipeline with all tables at once and a shuffle reduction per bag,
+// 135.5; L2 evict-last hints on the rows, 101.5; work handed out dynamically, 108.8 or more.
 #include <reach/gather.h>
 
 template <typename T, int G>
