@@ -19,7 +19,7 @@ constexpr int kRowThreads = 256;
 // The cached slice widened to fp32 (log_softmax, layernorm, rmsnorm).
 template <typename T, int K>
 struct RowFloats {
-    static constexpr int N = Vec<T>::N;
+    static constexpr int N = Vec<T>::N, Vecs = K;
     float buf[K][N];
     __device__ __forceinline__ void load(const T* xr, int64_t C) {
 #pragma unroll
@@ -36,7 +36,7 @@ struct RowFloats {
 // with streaming hints: x is read once.
 template <typename T, int K>
 struct RowRaw {
-    static constexpr int N = Vec<T>::N;
+    static constexpr int N = Vec<T>::N, Vecs = K;
     using Raw = typename Vec<T>::Raw;
     Raw buf[K];
     __device__ __forceinline__ void load(const T* xr, int64_t C) {
@@ -54,7 +54,7 @@ struct RowRaw {
 // f(v) for every element of the row this thread holds.
 template <class Row, class F>
 __device__ __forceinline__ void rowEach(const Row& row, int64_t C, F f) {
-    constexpr int K = sizeof(row.buf) / sizeof(row.buf[0]), N = Row::N;
+    constexpr int K = Row::Vecs, N = Row::N;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
         if ((k * kRowThreads + int(threadIdx.x)) * N < C) {
@@ -68,7 +68,7 @@ __device__ __forceinline__ void rowEach(const Row& row, int64_t C, F f) {
 // yr + c0.
 template <typename T, class Row, class Out>
 __device__ __forceinline__ void rowStore(const Row& row, T* yr, int64_t C, Out out) {
-    constexpr int K = sizeof(row.buf) / sizeof(row.buf[0]), N = Row::N;
+    constexpr int K = Row::Vecs, N = Row::N;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
         int64_t c0 = int64_t(k * kRowThreads + threadIdx.x) * N;
