@@ -2,7 +2,7 @@
 // pipeline of reach/gather.h, one warp per contiguous range of bags holding an equal share of the
 // lookups. Otherwise one warp per bag.
 // Measured on the H200 (docs/verifier-measurements.md), 8M x 128 f32 table, 1M lookups: 152.1 to
-// 156.0 us over eleven runs (floor 128; 1.18-1.22x), DRAM at 78 % of peak. The previous kernel (a
+// 156.3 us over twelve runs (floor 128; 1.18-1.22x), DRAM at 78 % of peak. The previous kernel (a
 // warp per bag, 8 rows gathered at once in registers) ran 158.7 us; with units of equal bag
 // counts instead of equal lookups, 153.7 to 155.9 us; with part of the lookups handed out
 // dynamically, 154.4 us or more. Random 512-byte rows are not slower than sequential ones here
