@@ -10,21 +10,11 @@
 // the roofline floor (back-to-back 512 MiB copies) is the "none" column at 512 MB.
 // Build and run on a GPU machine: `scripts/verifier_device.sh flush` does
 //   nvcc -O3 -std=c++17 -arch=sm_90 tests/bench/flush_cost.cu
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                              \
-    do {                                                                                   \
-        cudaError_t e_ = (x);                                                              \
-        if (e_ != cudaSuccess) {                                                           \
-            std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            std::exit(1);                                                                  \
-        }                                                                                  \
-    } while (0)
+#include "cudacheck.h"
 
 namespace {
 
@@ -32,14 +22,16 @@ namespace {
 // data but keeps the loads alive).
 __global__ void readAll(const int4* p, size_t n, int* sink) {
     int4 acc = {0, 0, 0, 0};
-    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+         i += size_t(gridDim.x) * blockDim.x) {
         int4 v = __ldcg(p + i);
         acc.x ^= v.x;
         acc.y ^= v.y;
         acc.z ^= v.z;
         acc.w ^= v.w;
     }
-    if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x12345678) *sink = 1;
+    if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x12345678)
+        *sink = 1;
 }
 
 enum class Prep { Dirty, Clean, Read, None };
@@ -74,9 +66,10 @@ int main() {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
-    std::printf("%s: L2 %d MB, flush %zu MB (2 x L2), %d SMs; copy medians of %d reps, us\n", prop.name, l2 >> 20,
-                flushBytes >> 20, sms, kReps - kWarmup);
-    std::printf("%9s %9s %9s %9s %9s %14s\n", "copy MB", kNames[0], kNames[1], kNames[2], kNames[3], "dirty - clean");
+    std::printf("%s: L2 %d MB, flush %zu MB (2 x L2), %d SMs; copy medians of %d reps, us\n",
+                prop.name, l2 >> 20, flushBytes >> 20, sms, kReps - kWarmup);
+    std::printf("%9s %9s %9s %9s %9s %14s\n", "copy MB", kNames[0], kNames[1], kNames[2], kNames[3],
+                "dirty - clean");
     for (size_t mb : {8, 16, 32, 64, 128, 256, 512, 1024}) {
         const size_t bytes = mb << 20;
         double med[4] = {};
@@ -86,21 +79,25 @@ int main() {
                 if (kPreps[m] == Prep::Dirty || kPreps[m] == Prep::Clean)
                     CK(cudaMemsetAsync(flush, i & 0xff, flushBytes, s));
                 if (kPreps[m] == Prep::Clean)
-                    readAll<<<sms * 4, 512, 0, s>>>(static_cast<const int4*>(flush), flushBytes / 16, sink);
+                    readAll<<<sms * 4, 512, 0, s>>>(static_cast<const int4*>(flush),
+                                                    flushBytes / 16, sink);
                 if (kPreps[m] == Prep::Read)
-                    readAll<<<sms * 4, 512, 0, s>>>(static_cast<const int4*>(untouched), flushBytes / 16, sink);
+                    readAll<<<sms * 4, 512, 0, s>>>(static_cast<const int4*>(untouched),
+                                                    flushBytes / 16, sink);
                 CK(cudaEventRecord(e0, s));
                 CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
                 CK(cudaEventRecord(e1, s));
                 CK(cudaEventSynchronize(e1));
                 float ms = 0;
                 CK(cudaEventElapsedTime(&ms, e0, e1));
-                if (i >= kWarmup) t.push_back(ms * 1000.f);
+                if (i >= kWarmup)
+                    t.push_back(ms * 1000.f);
             }
             std::sort(t.begin(), t.end());
             med[m] = t[t.size() / 2];
         }
-        std::printf("%9zu %9.2f %9.2f %9.2f %9.2f %14.2f\n", mb, med[0], med[1], med[2], med[3], med[0] - med[1]);
+        std::printf("%9zu %9.2f %9.2f %9.2f %9.2f %14.2f\n", mb, med[0], med[1], med[2], med[3],
+                    med[0] - med[1]);
     }
     return 0;
 }
