@@ -8,8 +8,8 @@
 
 #include "cli/cliargs.h"
 #include "cli/clicommand.h"
-#include "core/inputerror.h"
-#include "core/progress.h"
+#include "core/base/inputerror.h"
+#include "core/base/progress.h"
 #include "core/sqlitedb.h"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <iostream>
 #include <string>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "gpu/verifyjob.h"
 
 namespace {

@@ -1,8 +1,8 @@
-#include "breakdown.h"
+#include "core/breakdown.h"
 
 #include <algorithm>
 
-#include "operatorcategory.h"
+#include "core/operatorcategory.h"
 
 namespace reach {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "category.h"
-#include "ruleset.h"
-#include "workload.h"
+#include "core/base/category.h"
+#include "core/base/workload.h"
+#include "core/ruleset.h"
 
 namespace reach {
 

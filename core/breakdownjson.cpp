@@ -1,4 +1,4 @@
-#include "breakdownjson.h"
+#include "core/breakdownjson.h"
 
 #include <cmath>
 

@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <nlohmann/json.hpp>
 
-#include "breakdown.h"
+#include "core/breakdown.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "bytesource.h"
+#include "core/bytesource.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,9 +13,9 @@
 #include <zlib.h>
 #endif
 
-#include "inputerror.h"
-#include "progress.h"
-#include "sha256.h"
+#include "core/base/inputerror.h"
+#include "core/base/progress.h"
+#include "core/base/sha256.h"
 
 namespace reach {
 

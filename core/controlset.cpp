@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "evalrecord.h"
+#include "core/evalrecord.h"
 
 #include <algorithm>
 

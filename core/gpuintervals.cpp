@@ -1,4 +1,4 @@
-#include "gpuintervals.h"
+#include "core/gpuintervals.h"
 
 #include <algorithm>
 

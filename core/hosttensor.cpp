@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "core/parallel.h"
+#include "core/base/parallel.h"
 
 namespace reach {
 

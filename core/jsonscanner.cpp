@@ -1,12 +1,12 @@
-#include "jsonscanner.h"
+#include "core/jsonscanner.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cstring>
 
-#include "bytesource.h"
-#include "inputerror.h"
-#include "jsontext.h"
+#include "core/base/inputerror.h"
+#include "core/bytesource.h"
+#include "core/jsontext.h"
 
 namespace reach {
 

@@ -1,14 +1,14 @@
-#include "kinetoreader.h"
+#include "core/kinetoreader.h"
 
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
 
-#include "bytesource.h"
-#include "demangle.h"
-#include "gpuintervals.h"
-#include "inputerror.h"
-#include "jsonscanner.h"
+#include "core/base/inputerror.h"
+#include "core/bytesource.h"
+#include "core/demangle.h"
+#include "core/gpuintervals.h"
+#include "core/jsonscanner.h"
 
 namespace reach {
 

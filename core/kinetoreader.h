@@ -3,8 +3,8 @@
 #include <stop_token>
 #include <string>
 
-#include "progress.h"
-#include "workload.h"
+#include "core/base/progress.h"
+#include "core/base/workload.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "nsysreader.h"
+#include "core/nsysreader.h"
 
 #include <sqlite3.h>
 
@@ -8,10 +8,10 @@
 #include <memory>
 #include <unordered_map>
 
-#include "bytesource.h"
-#include "gpuintervals.h"
-#include "inputerror.h"
-#include "sha256.h"
+#include "core/base/inputerror.h"
+#include "core/base/sha256.h"
+#include "core/bytesource.h"
+#include "core/gpuintervals.h"
 
 namespace reach {
 

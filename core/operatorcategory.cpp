@@ -1,4 +1,4 @@
-#include "operatorcategory.h"
+#include "core/operatorcategory.h"
 
 #include <algorithm>
 #include <array>

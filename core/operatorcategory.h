@@ -3,8 +3,8 @@
 #include <optional>
 #include <string_view>
 
-#include "category.h"
-#include "workload.h"
+#include "core/base/category.h"
+#include "core/base/workload.h"
 
 namespace reach {
 

@@ -4,8 +4,8 @@
 #include <map>
 #include <mutex>
 
-#include "core/inputerror.h"
-#include "core/parallel.h"
+#include "core/base/inputerror.h"
+#include "core/base/parallel.h"
 
 namespace reach {
 

@@ -1,9 +1,9 @@
 // Elementwise operators over any shape (treated as flattened): relu, gelu (tanh), silu, add.
 #include <cmath>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
+#include "core/base/parallel.h"
 #include "core/operators.h"
-#include "core/parallel.h"
 
 namespace reach {
 namespace {

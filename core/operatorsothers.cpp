@@ -3,9 +3,9 @@
 #include <cmath>
 #include <unordered_set>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
+#include "core/base/parallel.h"
 #include "core/operators.h"
-#include "core/parallel.h"
 
 namespace reach {
 namespace {

@@ -2,8 +2,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/base/parallel.h"
 #include "core/operators.h"
-#include "core/parallel.h"
 
 namespace reach {
 namespace {

@@ -5,7 +5,7 @@
 #include <limits>
 #include <mutex>
 
-#include "core/parallel.h"
+#include "core/base/parallel.h"
 
 namespace reach {
 

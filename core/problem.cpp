@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "core/operators.h"
 
 namespace reach {

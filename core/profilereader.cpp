@@ -1,14 +1,14 @@
-#include "profilereader.h"
+#include "core/profilereader.h"
 
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
 
-#include "bytesource.h"
-#include "inputerror.h"
-#include "kinetoreader.h"
-#include "nsysreader.h"
+#include "core/base/inputerror.h"
+#include "core/bytesource.h"
+#include "core/kinetoreader.h"
+#include "core/nsysreader.h"
 
 namespace reach {
 

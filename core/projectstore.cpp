@@ -1,10 +1,10 @@
-#include "projectstore.h"
+#include "core/projectstore.h"
 
 #include <charconv>
 #include <stdexcept>
 
-#include "inputerror.h"
-#include "schema.h"
+#include "core/base/inputerror.h"
+#include "core/schema.h"
 
 namespace reach {
 

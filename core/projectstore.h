@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "progress.h"
-#include "ruleset.h"
-#include "sqlitedb.h"
-#include "workload.h"
+#include "core/base/progress.h"
+#include "core/base/workload.h"
+#include "core/ruleset.h"
+#include "core/sqlitedb.h"
 
 struct sqlite3;
 

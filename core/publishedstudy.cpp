@@ -1,11 +1,11 @@
-#include "publishedstudy.h"
+#include "core/publishedstudy.h"
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "inputerror.h"
+#include "core/base/inputerror.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "recordimport.h"
+#include "core/recordimport.h"
 
 #include <cmath>
 #include <fstream>
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "inputerror.h"
+#include "core/base/inputerror.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "recordimportgeneric.h"
+#include "core/recordimportgeneric.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "inputerror.h"
-#include "recordimport.h"
+#include "core/base/inputerror.h"
+#include "core/recordimport.h"
 
 namespace reach {
 

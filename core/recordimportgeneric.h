@@ -6,7 +6,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "evalrecord.h"
+#include "core/evalrecord.h"
 
 namespace reach {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "evalrecord.h"
+#include "core/evalrecord.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "recordimportverify.h"
+#include "core/recordimportverify.h"
 
 #include <cmath>
 #include <filesystem>
@@ -7,11 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "inputerror.h"
-#include "operators.h"
-#include "recordimport.h"
-#include "recordprojection.h"
-#include "verification.h"
+#include "core/base/inputerror.h"
+#include "core/operators.h"
+#include "core/recordimport.h"
+#include "core/recordprojection.h"
+#include "core/verification.h"
 
 namespace reach {
 

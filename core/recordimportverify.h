@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "evalrecord.h"
+#include "core/evalrecord.h"
 
 namespace reach {
 

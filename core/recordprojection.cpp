@@ -1,12 +1,12 @@
-#include "recordprojection.h"
+#include "core/recordprojection.h"
 
 #include <algorithm>
 #include <random>
 
 #include <nlohmann/json.hpp>
 
-#include "breakdown.h"
-#include "projection.h"
+#include "core/breakdown.h"
+#include "core/projection.h"
 
 namespace reach {
 

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "evalrecord.h"
-#include "recordstats.h"
-#include "statistics.h"
+#include "core/evalrecord.h"
+#include "core/recordstats.h"
+#include "core/statistics.h"
 
 namespace reach {
 

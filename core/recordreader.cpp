@@ -1,4 +1,4 @@
-#include "recordreader.h"
+#include "core/recordreader.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "inputerror.h"
-#include "recordimport.h"
-#include "recordimportverify.h"
+#include "core/base/inputerror.h"
+#include "core/recordimport.h"
+#include "core/recordimportverify.h"
 
 namespace reach {
 

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "evalrecord.h"
-#include "recordimportgeneric.h"
-#include "recordimportkernelbench.h"
-#include "recordimportverify.h"
+#include "core/evalrecord.h"
+#include "core/recordimportgeneric.h"
+#include "core/recordimportkernelbench.h"
+#include "core/recordimportverify.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "recordstats.h"
+#include "core/recordstats.h"
 
 #include <algorithm>
 #include <map>

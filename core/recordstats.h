@@ -9,8 +9,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "evalrecord.h"
-#include "statistics.h"
+#include "core/evalrecord.h"
+#include "core/statistics.h"
 
 namespace reach {
 

@@ -1,14 +1,14 @@
-#include "recordstore.h"
+#include "core/recordstore.h"
 
 #include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
-#include "inputerror.h"
-#include "projectstore.h"
-#include "sha256.h"
-#include "sqlitedb.h"
+#include "core/base/inputerror.h"
+#include "core/base/sha256.h"
+#include "core/projectstore.h"
+#include "core/sqlitedb.h"
 
 namespace reach {
 

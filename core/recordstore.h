@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "evalrecord.h"
-#include "recordimportgeneric.h"
+#include "core/evalrecord.h"
+#include "core/recordimportgeneric.h"
 
 namespace reach {
 

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "category.h"
-#include "workload.h"
+#include "core/base/category.h"
+#include "core/base/workload.h"
 
 namespace reach {
 

@@ -1,11 +1,11 @@
-#include "schema.h"
+#include "core/schema.h"
 
 #include <algorithm>
 #include <set>
 #include <string>
 
-#include "inputerror.h"
-#include "sqlitedb.h"
+#include "core/base/inputerror.h"
+#include "core/sqlitedb.h"
 
 namespace reach {
 

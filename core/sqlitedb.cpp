@@ -1,4 +1,4 @@
-#include "sqlitedb.h"
+#include "core/sqlitedb.h"
 
 #include <sqlite3.h>
 
@@ -6,7 +6,7 @@
 #include <system_error>
 #include <utility>
 
-#include "inputerror.h"
+#include "core/base/inputerror.h"
 
 namespace reach {
 

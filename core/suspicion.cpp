@@ -1,4 +1,4 @@
-#include "suspicion.h"
+#include "core/suspicion.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "inputerror.h"
+#include "core/base/inputerror.h"
 
 namespace reach {
 

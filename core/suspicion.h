@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "evalrecord.h"
+#include "core/evalrecord.h"
 
 namespace reach {
 

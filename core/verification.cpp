@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 
 namespace reach {
 

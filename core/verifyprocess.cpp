@@ -4,9 +4,9 @@
 
 #include <cstdlib>
 
+#include "core/base/inputerror.h"
+#include "core/base/resourcepaths.h"
 #include "core/childprocess.h"
-#include "core/inputerror.h"
-#include "core/resourcepaths.h"
 
 namespace reach {
 

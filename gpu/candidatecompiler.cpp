@@ -10,8 +10,8 @@
 #include <regex>
 #include <sstream>
 
+#include "core/base/sha256.h"
 #include "core/childprocess.h"
-#include "core/sha256.h"
 
 namespace reach {
 

@@ -6,10 +6,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
+#include "core/base/resourcepaths.h"
 #include "core/operators.h"
 #include "core/problem.h"
-#include "core/resourcepaths.h"
 #include "gpu/candidatecompiler.h"
 #include "gpu/devicerunner.h"
 

@@ -4,7 +4,7 @@
 #include <array>
 #include <vector>
 
-#include "core/category.h"
+#include "core/base/category.h"
 #include "projectdata.h"
 
 namespace reach {

@@ -10,7 +10,7 @@
 #include <QJsonObject>
 #include <cmath>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "core/publishedstudy.h"
 #include "core/recordimport.h"
 #include "core/recordreader.h"

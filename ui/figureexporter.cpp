@@ -11,7 +11,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 
 #ifndef REACH_VERSION
 #define REACH_VERSION "0.1.0"

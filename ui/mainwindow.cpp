@@ -24,7 +24,7 @@
 #include <QTextStream>
 
 #include "breakdownview.h"
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "core/projection.h"
 #include "core/recordimport.h"
 #include "exportdialog.h"

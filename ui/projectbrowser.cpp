@@ -12,7 +12,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "rulesetmodel.h"
 #include "session.h"
 

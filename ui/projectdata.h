@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/workload.h"
 #include "core/breakdown.h"
 #include "core/evalrecord.h"
-#include "core/workload.h"
 
 namespace reach {
 

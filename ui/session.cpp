@@ -7,7 +7,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "core/profilereader.h"
 #include "core/projectstore.h"
 #include "core/recordstore.h"

@@ -18,7 +18,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "core/verification.h"
 #include "ui/verificationstore.h"
 

@@ -4,7 +4,7 @@
 #include <QFont>
 #include <QString>
 
-#include "core/category.h"
+#include "core/base/category.h"
 
 class QApplication;
 class QCustomPlot;

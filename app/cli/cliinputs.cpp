@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "core/profilereader.h"
 #include "core/projectstore.h"
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "core/base/workload.h"
 #include "core/ruleset.h"
-#include "core/workload.h"
 
 namespace reach::cli {
 

@@ -8,8 +8,8 @@
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "clitext.h"
+#include "core/base/category.h"
 #include "core/breakdown.h"
-#include "core/category.h"
 
 namespace reach::cli {
 

@@ -11,9 +11,9 @@
 #include "cliargs.h"
 #include "clicommand.h"
 #include "clitext.h"
+#include "core/base/inputerror.h"
+#include "core/base/resourcepaths.h"
 #include "core/controlset.h"
-#include "core/inputerror.h"
-#include "core/resourcepaths.h"
 #include "core/verifyprocess.h"
 
 namespace reach::cli {

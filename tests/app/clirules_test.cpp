@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clirunner.h"
-#include "core/category.h"
+#include "core/base/category.h"
 
 using nlohmann::json;
 using reach::test::dataset;

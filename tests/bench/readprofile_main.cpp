@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "core/profilereader.h"
 
 int main(int argc, char** argv) {

@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "core/profilereader.h"
 
 using namespace reach;

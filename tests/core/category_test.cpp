@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "core/category.h"
-#include "core/inputerror.h"
+#include "core/base/category.h"
+#include "core/base/inputerror.h"
 
 using namespace reach;
 

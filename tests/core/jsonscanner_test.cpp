@@ -7,8 +7,8 @@
 
 #include <unistd.h>
 
+#include "core/base/inputerror.h"
 #include "core/bytesource.h"
-#include "core/inputerror.h"
 #include "core/jsonscanner.h"
 
 using namespace reach;

@@ -8,11 +8,11 @@
 
 #include <unistd.h>
 
+#include "core/base/inputerror.h"
+#include "core/base/progress.h"
 #include "core/bytesource.h"
 #include "core/demangle.h"
-#include "core/inputerror.h"
 #include "core/profilereader.h"
-#include "core/progress.h"
 
 using namespace reach;
 namespace fs = std::filesystem;

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "core/projection.h"
 #include "core/publishedstudy.h"
 

@@ -11,7 +11,7 @@
 #include <iterator>
 #include <stdexcept>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "core/schema.h"
 
 namespace fs = std::filesystem;

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "core/recordimport.h"
 #include "core/recordimportgeneric.h"
 #include "core/recordimportkernelbench.h"

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "core/recordimportverify.h"
 #include "core/recordreader.h"
 #include "core/suspicion.h"

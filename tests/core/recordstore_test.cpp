@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "core/projectstore.h"
 #include "core/recordimport.h"
 #include "core/recordimportkernelbench.h"

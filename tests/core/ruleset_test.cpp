@@ -5,7 +5,7 @@
 #include <fstream>
 #include <string>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "core/ruleset.h"
 
 using namespace reach;

@@ -2,8 +2,8 @@
 
 #include <string>
 
+#include "core/base/sha256.h"
 #include "core/bytesource.h"
-#include "core/sha256.h"
 
 using namespace reach;
 

@@ -2,7 +2,7 @@
 // datasets/kernelbench/kb_level1_h200_bf16.json and the KernelBench-format run results.
 #include <gtest/gtest.h>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "core/recordimport.h"
 #include "core/recordimportkernelbench.h"
 #include "core/suspicion.h"

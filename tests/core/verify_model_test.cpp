@@ -8,10 +8,10 @@
 #include <fstream>
 #include <set>
 
+#include "core/base/inputerror.h"
+#include "core/base/resourcepaths.h"
 #include "core/childprocess.h"
 #include "core/controlset.h"
-#include "core/inputerror.h"
-#include "core/resourcepaths.h"
 #include "core/verification.h"
 #include "core/verifyprocess.h"
 

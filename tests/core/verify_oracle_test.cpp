@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "core/inputerror.h"
+#include "core/base/inputerror.h"
 #include "core/operators.h"
 #include "core/oracle.h"
 #include "core/problem.h"

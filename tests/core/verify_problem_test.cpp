@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
+#include "core/base/inputerror.h"
 #include "core/dtype.h"
-#include "core/inputerror.h"
 #include "core/operators.h"
 #include "core/problem.h"
 

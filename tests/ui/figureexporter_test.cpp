@@ -15,8 +15,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/inputerror.h"
-#include "core/sha256.h"
+#include "core/base/inputerror.h"
+#include "core/base/sha256.h"
 #include "plotstestdata.h"
 #include "ui/figureexporter.h"
 #include "ui/speedupplot.h"

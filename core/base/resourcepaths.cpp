@@ -1,4 +1,4 @@
-#include "core/resourcepaths.h"
+#include "core/base/resourcepaths.h"
 
 #include <cstdlib>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "category.h"
+#include "core/base/category.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "sha256.h"
+#include "core/base/sha256.h"
 
 #include <cstring>
 

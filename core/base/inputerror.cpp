@@ -1,4 +1,4 @@
-#include "inputerror.h"
+#include "core/base/inputerror.h"
 
 namespace reach {
 

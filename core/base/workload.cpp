@@ -1,4 +1,4 @@
-#include "workload.h"
+#include "core/base/workload.h"
 
 namespace reach {
 
