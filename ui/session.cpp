@@ -8,9 +8,9 @@
 #include <algorithm>
 
 #include "core/base/inputerror.h"
-#include "core/profilereader.h"
 #include "core/projectstore.h"
 #include "core/recordstore.h"
+#include "core/trace/profilereader.h"
 #include "defaultproject.h"
 
 namespace reach {

@@ -4,8 +4,8 @@
 #include <system_error>
 
 #include "core/base/inputerror.h"
-#include "core/profilereader.h"
 #include "core/projectstore.h"
+#include "core/trace/profilereader.h"
 
 namespace reach::cli {
 

@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "core/bytesource.h"
-#include "core/jsonscanner.h"
-#include "core/profilereader.h"
+#include "core/trace/bytesource.h"
+#include "core/trace/jsonscanner.h"
+#include "core/trace/profilereader.h"
 
 namespace {
 

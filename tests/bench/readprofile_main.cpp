@@ -4,7 +4,7 @@
 #include <exception>
 
 #include "core/base/inputerror.h"
-#include "core/profilereader.h"
+#include "core/trace/profilereader.h"
 
 int main(int argc, char** argv) {
     if (argc != 2) {

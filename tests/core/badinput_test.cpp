@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "core/base/inputerror.h"
-#include "core/profilereader.h"
+#include "core/trace/profilereader.h"
 
 using namespace reach;
 

@@ -12,7 +12,7 @@
 
 #include "core/breakdown.h"
 #include "core/breakdownjson.h"
-#include "core/profilereader.h"
+#include "core/trace/profilereader.h"
 
 using namespace reach;
 namespace fs = std::filesystem;

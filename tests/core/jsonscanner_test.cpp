@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "core/base/inputerror.h"
-#include "core/bytesource.h"
-#include "core/jsonscanner.h"
+#include "core/trace/bytesource.h"
+#include "core/trace/jsonscanner.h"
 
 using namespace reach;
 namespace fs = std::filesystem;

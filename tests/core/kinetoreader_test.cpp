@@ -10,9 +10,9 @@
 
 #include "core/base/inputerror.h"
 #include "core/base/progress.h"
-#include "core/bytesource.h"
-#include "core/demangle.h"
-#include "core/profilereader.h"
+#include "core/trace/bytesource.h"
+#include "core/trace/demangle.h"
+#include "core/trace/profilereader.h"
 
 using namespace reach;
 namespace fs = std::filesystem;

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "core/profilereader.h"
+#include "core/trace/profilereader.h"
 
 using namespace reach;
 

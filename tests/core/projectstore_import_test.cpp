@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <stop_token>
 
-#include "core/profilereader.h"
 #include "core/projectstore.h"
+#include "core/trace/profilereader.h"
 
 namespace fs = std::filesystem;
 using reach::ProjectStore;

@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/breakdown.h"
-#include "core/profilereader.h"
 #include "core/projection.h"
 #include "core/publishedstudy.h"
 #include "core/recordprojection.h"
 #include "core/ruleset.h"
+#include "core/trace/profilereader.h"
 
 using namespace reach;
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "core/base/sha256.h"
-#include "core/bytesource.h"
+#include "core/trace/bytesource.h"
 
 using namespace reach;
 

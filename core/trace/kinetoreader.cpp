@@ -1,14 +1,14 @@
-#include "core/kinetoreader.h"
+#include "core/trace/kinetoreader.h"
 
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
 
 #include "core/base/inputerror.h"
-#include "core/bytesource.h"
-#include "core/demangle.h"
-#include "core/gpuintervals.h"
-#include "core/jsonscanner.h"
+#include "core/trace/bytesource.h"
+#include "core/trace/demangle.h"
+#include "core/trace/gpuintervals.h"
+#include "core/trace/jsonscanner.h"
 
 namespace reach {
 

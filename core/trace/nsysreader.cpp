@@ -1,4 +1,4 @@
-#include "core/nsysreader.h"
+#include "core/trace/nsysreader.h"
 
 #include <sqlite3.h>
 
@@ -10,8 +10,8 @@
 
 #include "core/base/inputerror.h"
 #include "core/base/sha256.h"
-#include "core/bytesource.h"
-#include "core/gpuintervals.h"
+#include "core/trace/bytesource.h"
+#include "core/trace/gpuintervals.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "core/profilereader.h"
+#include "core/trace/profilereader.h"
 
 #include <sys/stat.h>
 
@@ -6,9 +6,9 @@
 #include <cstring>
 
 #include "core/base/inputerror.h"
-#include "core/bytesource.h"
-#include "core/kinetoreader.h"
-#include "core/nsysreader.h"
+#include "core/trace/bytesource.h"
+#include "core/trace/kinetoreader.h"
+#include "core/trace/nsysreader.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "core/demangle.h"
+#include "core/trace/demangle.h"
 
 #include <cxxabi.h>
 

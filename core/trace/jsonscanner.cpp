@@ -1,12 +1,12 @@
-#include "core/jsonscanner.h"
+#include "core/trace/jsonscanner.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cstring>
 
 #include "core/base/inputerror.h"
-#include "core/bytesource.h"
-#include "core/jsontext.h"
+#include "core/trace/bytesource.h"
+#include "core/trace/jsontext.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "core/gpuintervals.h"
+#include "core/trace/gpuintervals.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "core/jsontext.h"
+#include "core/trace/jsontext.h"
 
 namespace reach::jsontext {
 

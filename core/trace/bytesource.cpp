@@ -1,4 +1,4 @@
-#include "core/bytesource.h"
+#include "core/trace/bytesource.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
