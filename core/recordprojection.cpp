@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/breakdown.h"
-#include "core/projection.h"
+#include "core/analysis/breakdown.h"
+#include "core/analysis/projection.h"
 
 namespace reach {
 

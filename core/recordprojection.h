@@ -8,9 +8,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/analysis/statistics.h"
 #include "core/evalrecord.h"
 #include "core/recordstats.h"
-#include "core/statistics.h"
 
 namespace reach {
 

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/analysis/statistics.h"
 #include "core/evalrecord.h"
-#include "core/statistics.h"
 
 namespace reach {
 

@@ -2,7 +2,7 @@
 
 #include <QDialog>
 
-#include "core/ruleset.h"
+#include "core/analysis/ruleset.h"
 
 class QComboBox;
 class QLabel;

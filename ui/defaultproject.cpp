@@ -10,8 +10,8 @@
 #include <QJsonObject>
 #include <cmath>
 
+#include "core/analysis/publishedstudy.h"
 #include "core/base/inputerror.h"
-#include "core/publishedstudy.h"
 #include "core/recordimport.h"
 #include "core/recordreader.h"
 

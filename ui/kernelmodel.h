@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/breakdown.h"
+#include "core/analysis/breakdown.h"
 
 namespace reach {
 

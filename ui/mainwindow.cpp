@@ -24,8 +24,8 @@
 #include <QTextStream>
 
 #include "breakdownview.h"
+#include "core/analysis/projection.h"
 #include "core/base/inputerror.h"
-#include "core/projection.h"
 #include "core/recordimport.h"
 #include "exportdialog.h"
 #include "figureexporter.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "core/statistics.h"
+#include "core/analysis/statistics.h"
 
 namespace reach {
 

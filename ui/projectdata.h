@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/analysis/breakdown.h"
 #include "core/base/workload.h"
-#include "core/breakdown.h"
 #include "core/evalrecord.h"
 
 namespace reach {

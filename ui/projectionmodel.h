@@ -3,7 +3,7 @@
 #include <QAbstractTableModel>
 #include <vector>
 
-#include "core/projection.h"
+#include "core/analysis/projection.h"
 #include "projectdata.h"
 
 namespace reach {

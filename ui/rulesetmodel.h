@@ -2,7 +2,7 @@
 
 #include <QAbstractTableModel>
 
-#include "core/ruleset.h"
+#include "core/analysis/ruleset.h"
 
 namespace reach {
 

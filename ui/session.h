@@ -7,7 +7,7 @@
 #include <stop_token>
 #include <vector>
 
-#include "core/ruleset.h"
+#include "core/analysis/ruleset.h"
 #include "projectdata.h"
 
 namespace reach {

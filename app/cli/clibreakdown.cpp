@@ -8,9 +8,9 @@
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "clitext.h"
+#include "core/analysis/breakdown.h"
+#include "core/analysis/breakdownjson.h"
 #include "core/base/category.h"
-#include "core/breakdown.h"
-#include "core/breakdownjson.h"
 
 namespace reach::cli {
 

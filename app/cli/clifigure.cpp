@@ -16,7 +16,7 @@
 #include "cliargs.h"
 #include "clicommand.h"
 #include "cliinputs.h"
-#include "core/projection.h"
+#include "core/analysis/projection.h"
 #include "core/recordreader.h"
 #include "core/suspicion.h"
 #include "ui/breakdownview.h"

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/ruleset.h"
 #include "core/base/workload.h"
-#include "core/ruleset.h"
 
 namespace reach::cli {
 

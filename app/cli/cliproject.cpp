@@ -13,9 +13,9 @@
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "clitext.h"
-#include "core/breakdown.h"
-#include "core/projection.h"
-#include "core/publishedstudy.h"
+#include "core/analysis/breakdown.h"
+#include "core/analysis/projection.h"
+#include "core/analysis/publishedstudy.h"
 
 namespace reach::cli {
 

@@ -8,8 +8,8 @@
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "clitext.h"
+#include "core/analysis/breakdown.h"
 #include "core/base/category.h"
-#include "core/breakdown.h"
 
 namespace reach::cli {
 

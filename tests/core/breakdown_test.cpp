@@ -1,8 +1,8 @@
 // Breakdown arithmetic on a small workload with real kernel names and hand-computed times.
 #include <gtest/gtest.h>
 
-#include "core/breakdown.h"
-#include "core/breakdownjson.h"
+#include "core/analysis/breakdown.h"
+#include "core/analysis/breakdownjson.h"
 
 using namespace reach;
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/ruleset.h"
+#include "core/analysis/ruleset.h"
 
 using namespace reach;
 

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/breakdown.h"
-#include "core/breakdownjson.h"
+#include "core/analysis/breakdown.h"
+#include "core/analysis/breakdownjson.h"
 #include "core/trace/profilereader.h"
 
 using namespace reach;

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "core/operatorcategory.h"
+#include "core/analysis/operatorcategory.h"
 
 using namespace reach;
 

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
+#include "core/analysis/projection.h"
+#include "core/analysis/publishedstudy.h"
 #include "core/base/inputerror.h"
-#include "core/projection.h"
-#include "core/publishedstudy.h"
 
 using namespace reach;
 

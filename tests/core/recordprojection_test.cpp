@@ -7,11 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/breakdown.h"
-#include "core/projection.h"
-#include "core/publishedstudy.h"
+#include "core/analysis/breakdown.h"
+#include "core/analysis/projection.h"
+#include "core/analysis/publishedstudy.h"
+#include "core/analysis/ruleset.h"
 #include "core/recordprojection.h"
-#include "core/ruleset.h"
 #include "core/trace/profilereader.h"
 
 using namespace reach;

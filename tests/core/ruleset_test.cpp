@@ -5,8 +5,8 @@
 #include <fstream>
 #include <string>
 
+#include "core/analysis/ruleset.h"
 #include "core/base/inputerror.h"
-#include "core/ruleset.h"
 
 using namespace reach;
 

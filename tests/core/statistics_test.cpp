@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/statistics.h"
+#include "core/analysis/statistics.h"
 
 using namespace reach;
 

@@ -8,7 +8,7 @@
 #include <QTest>
 #include <cmath>
 
-#include "core/breakdown.h"
+#include "core/analysis/breakdown.h"
 #include "ui/addruledialog.h"
 #include "ui/breakdownview.h"
 #include "ui/projectbrowser.h"

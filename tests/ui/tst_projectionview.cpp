@@ -9,7 +9,7 @@
 #include <cmath>
 #include <set>
 
-#include "core/projection.h"
+#include "core/analysis/projection.h"
 #include "ui/projectionview.h"
 #include "ui/session.h"
 #include "uitestsupport.h"

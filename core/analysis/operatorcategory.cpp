@@ -1,4 +1,4 @@
-#include "core/operatorcategory.h"
+#include "core/analysis/operatorcategory.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "core/projection.h"
+#include "core/analysis/projection.h"
 
 #include <limits>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "core/breakdownjson.h"
+#include "core/analysis/breakdownjson.h"
 
 #include <cmath>
 

@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <nlohmann/json.hpp>
 
-#include "core/breakdown.h"
+#include "core/analysis/breakdown.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "core/ruleset.h"
+#include "core/analysis/ruleset.h"
 
 #include <regex.h>
 
@@ -8,9 +8,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/analysis/defaultrules.h"
 #include "core/base/inputerror.h"
 #include "core/base/sha256.h"
-#include "core/defaultrules.h"
 
 namespace reach {
 

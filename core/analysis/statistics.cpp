@@ -1,4 +1,4 @@
-#include "core/statistics.h"
+#include "core/analysis/statistics.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/ruleset.h"
 #include "core/base/category.h"
 #include "core/base/workload.h"
-#include "core/ruleset.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "core/publishedstudy.h"
+#include "core/analysis/publishedstudy.h"
 
 #include <filesystem>
 #include <fstream>

@@ -1,8 +1,8 @@
-#include "core/breakdown.h"
+#include "core/analysis/breakdown.h"
 
 #include <algorithm>
 
-#include "core/operatorcategory.h"
+#include "core/analysis/operatorcategory.h"
 
 namespace reach {
 
