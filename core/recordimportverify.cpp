@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/inputerror.h"
-#include "core/operators.h"
 #include "core/recordimport.h"
 #include "core/recordprojection.h"
-#include "core/verification.h"
+#include "core/verify/operators.h"
+#include "core/verify/verification.h"
 
 namespace reach {
 

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "core/base/sha256.h"
-#include "core/childprocess.h"
+#include "core/verify/childprocess.h"
 
 namespace reach {
 

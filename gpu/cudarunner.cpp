@@ -9,7 +9,7 @@
 #include <future>
 #include <stdexcept>
 
-#include "core/oracle.h"
+#include "core/verify/oracle.h"
 #include "gpu/devicerunner.h"
 #include "gpu/nvmlclocks.h"
 #include "reach/candidate.h"

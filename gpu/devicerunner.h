@@ -2,9 +2,9 @@
 
 #include <string>
 
-#include "core/operators.h"
-#include "core/problem.h"
-#include "core/verification.h"
+#include "core/verify/operators.h"
+#include "core/verify/problem.h"
+#include "core/verify/verification.h"
 #include "gpu/verifyjob.h"
 
 namespace reach {

@@ -8,8 +8,8 @@
 
 #include "core/base/inputerror.h"
 #include "core/base/resourcepaths.h"
-#include "core/operators.h"
-#include "core/problem.h"
+#include "core/verify/operators.h"
+#include "core/verify/problem.h"
 #include "gpu/candidatecompiler.h"
 #include "gpu/devicerunner.h"
 

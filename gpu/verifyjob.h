@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "core/verification.h"
+#include "core/verify/verification.h"
 
 namespace reach {
 

@@ -19,7 +19,7 @@
 #include <QVBoxLayout>
 
 #include "core/base/inputerror.h"
-#include "core/verification.h"
+#include "core/verify/verification.h"
 #include "ui/verificationstore.h"
 
 namespace reach {

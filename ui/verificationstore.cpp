@@ -5,7 +5,7 @@
 
 #include "core/schema.h"
 #include "core/sqlitedb.h"
-#include "core/verification.h"
+#include "core/verify/verification.h"
 
 namespace reach {
 

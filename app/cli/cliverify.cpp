@@ -13,8 +13,8 @@
 #include "clitext.h"
 #include "core/base/inputerror.h"
 #include "core/base/resourcepaths.h"
-#include "core/controlset.h"
-#include "core/verifyprocess.h"
+#include "core/verify/controlset.h"
+#include "core/verify/verifyprocess.h"
 
 namespace reach::cli {
 

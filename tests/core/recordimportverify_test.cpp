@@ -13,7 +13,7 @@
 #include "core/recordimportverify.h"
 #include "core/recordreader.h"
 #include "core/suspicion.h"
-#include "core/verification.h"
+#include "core/verify/verification.h"
 
 using namespace reach;
 

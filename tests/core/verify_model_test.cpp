@@ -10,10 +10,10 @@
 
 #include "core/base/inputerror.h"
 #include "core/base/resourcepaths.h"
-#include "core/childprocess.h"
-#include "core/controlset.h"
-#include "core/verification.h"
-#include "core/verifyprocess.h"
+#include "core/verify/childprocess.h"
+#include "core/verify/controlset.h"
+#include "core/verify/verification.h"
+#include "core/verify/verifyprocess.h"
 
 using namespace reach;
 

@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "core/base/inputerror.h"
-#include "core/operators.h"
-#include "core/oracle.h"
-#include "core/problem.h"
+#include "core/verify/operators.h"
+#include "core/verify/oracle.h"
+#include "core/verify/problem.h"
 
 using namespace reach;
 using nlohmann::json;

@@ -3,9 +3,9 @@
 #include <filesystem>
 
 #include "core/base/inputerror.h"
-#include "core/dtype.h"
-#include "core/operators.h"
-#include "core/problem.h"
+#include "core/verify/dtype.h"
+#include "core/verify/operators.h"
+#include "core/verify/problem.h"
 
 using namespace reach;
 using nlohmann::json;

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <mutex>
 
-#include "core/controlset.h"
-#include "core/verifyprocess.h"
+#include "core/verify/controlset.h"
+#include "core/verify/verifyprocess.h"
 #include "gpu/verifyjob.h"
 
 using namespace reach;

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "core/verification.h"
+#include "core/verify/verification.h"
 
 int main(int argc, char** argv) {
     std::string problem, candidate;

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/hosttensor.h"
-#include "core/problem.h"
+#include "core/verify/hosttensor.h"
+#include "core/verify/problem.h"
 
 namespace reach {
 

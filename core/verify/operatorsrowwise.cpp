@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "core/base/parallel.h"
-#include "core/operators.h"
+#include "core/verify/operators.h"
 
 namespace reach {
 namespace {

@@ -1,10 +1,10 @@
-#include "core/problem.h"
+#include "core/verify/problem.h"
 
 #include <fstream>
 #include <sstream>
 
 #include "core/base/inputerror.h"
-#include "core/operators.h"
+#include "core/verify/operators.h"
 
 namespace reach {
 

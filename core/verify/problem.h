@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/dtype.h"
+#include "core/verify/dtype.h"
 
 namespace reach {
 

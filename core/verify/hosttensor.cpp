@@ -1,4 +1,4 @@
-#include "core/hosttensor.h"
+#include "core/verify/hosttensor.h"
 
 #include <cstring>
 

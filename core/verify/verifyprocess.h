@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "core/verification.h"
+#include "core/verify/verification.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "core/controlset.h"
+#include "core/verify/controlset.h"
 
 #include <filesystem>
 #include <fstream>

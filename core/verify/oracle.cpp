@@ -1,4 +1,4 @@
-#include "core/oracle.h"
+#include "core/verify/oracle.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "core/verification.h"
+#include "core/verify/verification.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "core/dtype.h"
+#include "core/verify/dtype.h"
 
 namespace reach {
 

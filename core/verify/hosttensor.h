@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/dtype.h"
+#include "core/verify/dtype.h"
 
 namespace reach {
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/operators.h"
+#include "core/verify/operators.h"
 
 namespace reach {
 

@@ -5,7 +5,7 @@
 
 #include "core/base/inputerror.h"
 #include "core/base/parallel.h"
-#include "core/operators.h"
+#include "core/verify/operators.h"
 
 namespace reach {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/childprocess.h"
+#include "core/verify/childprocess.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/hosttensor.h"
-#include "core/operators.h"
-#include "core/verification.h"
+#include "core/verify/hosttensor.h"
+#include "core/verify/operators.h"
+#include "core/verify/verification.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "core/operators.h"
+#include "core/verify/operators.h"
 
 #include <cmath>
 #include <map>

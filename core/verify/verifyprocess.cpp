@@ -1,4 +1,4 @@
-#include "core/verifyprocess.h"
+#include "core/verify/verifyprocess.h"
 
 #include <unistd.h>
 
@@ -6,7 +6,7 @@
 
 #include "core/base/inputerror.h"
 #include "core/base/resourcepaths.h"
-#include "core/childprocess.h"
+#include "core/verify/childprocess.h"
 
 namespace reach {
 
