@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/evalrecord.h"
-#include "core/recordimportgeneric.h"
+#include "core/records/evalrecord.h"
+#include "core/records/recordimportgeneric.h"
 
 namespace reach {
 

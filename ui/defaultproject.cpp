@@ -12,8 +12,8 @@
 
 #include "core/analysis/publishedstudy.h"
 #include "core/base/inputerror.h"
-#include "core/recordimport.h"
-#include "core/recordreader.h"
+#include "core/records/recordimport.h"
+#include "core/records/recordreader.h"
 
 namespace reach {
 

@@ -26,7 +26,7 @@
 #include "breakdownview.h"
 #include "core/analysis/projection.h"
 #include "core/base/inputerror.h"
-#include "core/recordimport.h"
+#include "core/records/recordimport.h"
 #include "exportdialog.h"
 #include "figureexporter.h"
 #include "gpustate.h"

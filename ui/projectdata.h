@@ -9,7 +9,7 @@
 
 #include "core/analysis/breakdown.h"
 #include "core/base/workload.h"
-#include "core/evalrecord.h"
+#include "core/records/evalrecord.h"
 
 namespace reach {
 

@@ -6,9 +6,9 @@
 #include <optional>
 #include <vector>
 
-#include "core/evalrecord.h"
-#include "core/recordstats.h"
-#include "core/suspicion.h"
+#include "core/records/evalrecord.h"
+#include "core/records/recordstats.h"
+#include "core/records/suspicion.h"
 
 namespace reach {
 

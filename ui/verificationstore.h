@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/evalrecord.h"
+#include "core/records/evalrecord.h"
 #include "ui/verifyqueue.h"
 
 namespace reach {

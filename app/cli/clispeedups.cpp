@@ -13,11 +13,11 @@
 #include "core/analysis/breakdown.h"
 #include "core/analysis/projection.h"
 #include "core/projectstore.h"
-#include "core/recordprojection.h"
-#include "core/recordreader.h"
-#include "core/recordstats.h"
+#include "core/records/recordprojection.h"
+#include "core/records/recordreader.h"
+#include "core/records/recordstats.h"
+#include "core/records/suspicion.h"
 #include "core/recordstore.h"
-#include "core/suspicion.h"
 
 namespace reach::cli {
 

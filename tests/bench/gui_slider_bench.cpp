@@ -20,7 +20,7 @@
 #include <chrono>
 #include <memory>
 
-#include "core/recordimportkernelbench.h"
+#include "core/records/recordimportkernelbench.h"
 #include "ui/mainwindow.h"
 #include "ui/projectionview.h"
 #include "ui/session.h"

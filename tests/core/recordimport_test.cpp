@@ -12,10 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/inputerror.h"
-#include "core/recordimport.h"
-#include "core/recordimportgeneric.h"
-#include "core/recordimportkernelbench.h"
-#include "core/recordreader.h"
+#include "core/records/recordimport.h"
+#include "core/records/recordimportgeneric.h"
+#include "core/records/recordimportkernelbench.h"
+#include "core/records/recordreader.h"
 
 using namespace reach;
 using nlohmann::json;

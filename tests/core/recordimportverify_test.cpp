@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/inputerror.h"
-#include "core/recordimportverify.h"
-#include "core/recordreader.h"
-#include "core/suspicion.h"
+#include "core/records/recordimportverify.h"
+#include "core/records/recordreader.h"
+#include "core/records/suspicion.h"
 #include "core/verify/verification.h"
 
 using namespace reach;

@@ -11,7 +11,7 @@
 #include "core/analysis/projection.h"
 #include "core/analysis/publishedstudy.h"
 #include "core/analysis/ruleset.h"
-#include "core/recordprojection.h"
+#include "core/records/recordprojection.h"
 #include "core/trace/profilereader.h"
 
 using namespace reach;

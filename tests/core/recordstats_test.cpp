@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/recordimport.h"
-#include "core/recordstats.h"
+#include "core/records/recordimport.h"
+#include "core/records/recordstats.h"
 
 using namespace reach;
 using nlohmann::json;

@@ -9,8 +9,8 @@
 
 #include "core/base/inputerror.h"
 #include "core/projectstore.h"
-#include "core/recordimport.h"
-#include "core/recordimportkernelbench.h"
+#include "core/records/recordimport.h"
+#include "core/records/recordimportkernelbench.h"
 #include "core/recordstore.h"
 
 using namespace reach;

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "core/base/inputerror.h"
-#include "core/recordimport.h"
-#include "core/recordimportkernelbench.h"
-#include "core/suspicion.h"
+#include "core/records/recordimport.h"
+#include "core/records/recordimportkernelbench.h"
+#include "core/records/suspicion.h"
 
 using namespace reach;
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "core/recordimport.h"
-#include "core/recordimportkernelbench.h"
-#include "core/suspicion.h"
+#include "core/records/recordimport.h"
+#include "core/records/recordimportkernelbench.h"
+#include "core/records/suspicion.h"
 #include "ui/recordsmodel.h"
 
 namespace plotstest {

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 #include "core/projectstore.h"
-#include "core/recordstats.h"
+#include "core/records/recordstats.h"
 #include "core/recordstore.h"
 #include "plotstestdata.h"
 #include "ui/speedupview.h"

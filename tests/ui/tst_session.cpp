@@ -7,7 +7,7 @@
 #include <QTest>
 
 #include "core/projectstore.h"
-#include "core/recordreader.h"
+#include "core/records/recordreader.h"
 #include "core/recordstore.h"
 #include "ui/session.h"
 #include "uitestsupport.h"

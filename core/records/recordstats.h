@@ -10,7 +10,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/analysis/statistics.h"
-#include "core/evalrecord.h"
+#include "core/records/evalrecord.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "core/recordimportverify.h"
+#include "core/records/recordimportverify.h"
 
 #include <cmath>
 #include <filesystem>
@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/inputerror.h"
-#include "core/recordimport.h"
-#include "core/recordprojection.h"
+#include "core/records/recordimport.h"
+#include "core/records/recordprojection.h"
 #include "core/verify/operators.h"
 #include "core/verify/verification.h"
 

@@ -1,4 +1,4 @@
-#include "core/recordimport.h"
+#include "core/records/recordimport.h"
 
 #include <cmath>
 #include <fstream>

@@ -1,4 +1,4 @@
-#include "core/suspicion.h"
+#include "core/records/suspicion.h"
 
 #include <cstdio>
 #include <filesystem>

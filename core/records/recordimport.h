@@ -7,7 +7,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/evalrecord.h"
+#include "core/records/evalrecord.h"
 
 namespace reach {
 

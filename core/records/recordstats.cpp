@@ -1,4 +1,4 @@
-#include "core/recordstats.h"
+#include "core/records/recordstats.h"
 
 #include <algorithm>
 #include <map>

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "core/evalrecord.h"
-#include "core/recordimportgeneric.h"
-#include "core/recordimportkernelbench.h"
-#include "core/recordimportverify.h"
+#include "core/records/evalrecord.h"
+#include "core/records/recordimportgeneric.h"
+#include "core/records/recordimportkernelbench.h"
+#include "core/records/recordimportverify.h"
 
 namespace reach {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "core/evalrecord.h"
+#include "core/records/evalrecord.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "core/recordreader.h"
+#include "core/records/recordreader.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/inputerror.h"
-#include "core/recordimport.h"
-#include "core/recordimportverify.h"
+#include "core/records/recordimport.h"
+#include "core/records/recordimportverify.h"
 
 namespace reach {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/evalrecord.h"
+#include "core/records/evalrecord.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "core/evalrecord.h"
+#include "core/records/evalrecord.h"
 
 #include <algorithm>
 

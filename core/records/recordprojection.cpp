@@ -1,4 +1,4 @@
-#include "core/recordprojection.h"
+#include "core/records/recordprojection.h"
 
 #include <algorithm>
 #include <random>

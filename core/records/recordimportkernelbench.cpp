@@ -1,4 +1,4 @@
-#include "core/recordimportkernelbench.h"
+#include "core/records/recordimportkernelbench.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/inputerror.h"
-#include "core/recordimport.h"
+#include "core/records/recordimport.h"
 
 namespace reach {
 

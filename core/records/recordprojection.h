@@ -9,8 +9,8 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/analysis/statistics.h"
-#include "core/evalrecord.h"
-#include "core/recordstats.h"
+#include "core/records/evalrecord.h"
+#include "core/records/recordstats.h"
 
 namespace reach {
 
