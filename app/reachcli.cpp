@@ -10,7 +10,7 @@
 #include "cli/clicommand.h"
 #include "core/base/inputerror.h"
 #include "core/base/progress.h"
-#include "core/sqlitedb.h"
+#include "core/store/sqlitedb.h"
 
 namespace {
 

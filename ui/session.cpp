@@ -8,8 +8,8 @@
 #include <algorithm>
 
 #include "core/base/inputerror.h"
-#include "core/projectstore.h"
-#include "core/recordstore.h"
+#include "core/store/projectstore.h"
+#include "core/store/recordstore.h"
 #include "core/trace/profilereader.h"
 #include "defaultproject.h"
 

@@ -3,8 +3,8 @@
 #include <QDateTime>
 #include <nlohmann/json.hpp>
 
-#include "core/schema.h"
-#include "core/sqlitedb.h"
+#include "core/store/schema.h"
+#include "core/store/sqlitedb.h"
 #include "core/verify/verification.h"
 
 namespace reach {

@@ -7,7 +7,7 @@
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "clitext.h"
-#include "core/projectstore.h"
+#include "core/store/projectstore.h"
 
 namespace reach::cli {
 

@@ -4,7 +4,7 @@
 #include <system_error>
 
 #include "core/base/inputerror.h"
-#include "core/projectstore.h"
+#include "core/store/projectstore.h"
 #include "core/trace/profilereader.h"
 
 namespace reach::cli {

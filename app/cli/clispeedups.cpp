@@ -12,12 +12,12 @@
 #include "clitext.h"
 #include "core/analysis/breakdown.h"
 #include "core/analysis/projection.h"
-#include "core/projectstore.h"
 #include "core/records/recordprojection.h"
 #include "core/records/recordreader.h"
 #include "core/records/recordstats.h"
 #include "core/records/suspicion.h"
-#include "core/recordstore.h"
+#include "core/store/projectstore.h"
+#include "core/store/recordstore.h"
 
 namespace reach::cli {
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "clirunner.h"
-#include "core/projectstore.h"
+#include "core/store/projectstore.h"
 
 using nlohmann::json;
 using reach::test::dataset;

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <stop_token>
 
-#include "core/projectstore.h"
+#include "core/store/projectstore.h"
 #include "core/trace/profilereader.h"
 
 namespace fs = std::filesystem;

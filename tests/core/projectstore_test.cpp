@@ -1,6 +1,6 @@
 // Project store: migrations from an empty file, reopening, refusing files that are not projects,
 // transactions. Import round trips on real profiles are in projectstore_import_test.cpp.
-#include "core/projectstore.h"
+#include "core/store/projectstore.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "core/base/inputerror.h"
-#include "core/schema.h"
+#include "core/store/schema.h"
 
 namespace fs = std::filesystem;
 using reach::Category;

@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/inputerror.h"
-#include "core/projectstore.h"
 #include "core/records/recordimport.h"
 #include "core/records/recordimportkernelbench.h"
-#include "core/recordstore.h"
+#include "core/store/projectstore.h"
+#include "core/store/recordstore.h"
 
 using namespace reach;
 

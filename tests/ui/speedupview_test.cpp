@@ -15,9 +15,9 @@
 #include <cmath>
 
 #include <nlohmann/json.hpp>
-#include "core/projectstore.h"
 #include "core/records/recordstats.h"
-#include "core/recordstore.h"
+#include "core/store/projectstore.h"
+#include "core/store/recordstore.h"
 #include "plotstestdata.h"
 #include "ui/speedupview.h"
 #include "ui/verificationstore.h"

@@ -6,9 +6,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "core/projectstore.h"
 #include "core/records/recordreader.h"
-#include "core/recordstore.h"
+#include "core/store/projectstore.h"
+#include "core/store/recordstore.h"
 #include "ui/session.h"
 #include "uitestsupport.h"
 

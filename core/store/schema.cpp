@@ -1,11 +1,11 @@
-#include "core/schema.h"
+#include "core/store/schema.h"
 
 #include <algorithm>
 #include <set>
 #include <string>
 
 #include "core/base/inputerror.h"
-#include "core/sqlitedb.h"
+#include "core/store/sqlitedb.h"
 
 namespace reach {
 

@@ -1,4 +1,4 @@
-#include "core/recordstore.h"
+#include "core/store/recordstore.h"
 
 #include <filesystem>
 #include <fstream>
@@ -7,8 +7,8 @@
 
 #include "core/base/inputerror.h"
 #include "core/base/sha256.h"
-#include "core/projectstore.h"
-#include "core/sqlitedb.h"
+#include "core/store/projectstore.h"
+#include "core/store/sqlitedb.h"
 
 namespace reach {
 

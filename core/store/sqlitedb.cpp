@@ -1,4 +1,4 @@
-#include "core/sqlitedb.h"
+#include "core/store/sqlitedb.h"
 
 #include <sqlite3.h>
 

@@ -10,7 +10,7 @@
 #include "core/analysis/ruleset.h"
 #include "core/base/progress.h"
 #include "core/base/workload.h"
-#include "core/sqlitedb.h"
+#include "core/store/sqlitedb.h"
 
 struct sqlite3;
 

@@ -1,10 +1,10 @@
-#include "core/projectstore.h"
+#include "core/store/projectstore.h"
 
 #include <charconv>
 #include <stdexcept>
 
 #include "core/base/inputerror.h"
-#include "core/schema.h"
+#include "core/store/schema.h"
 
 namespace reach {
 
