@@ -7,11 +7,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMultiMap>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -105,10 +107,12 @@ private slots:
     void cliFigureSpeedupsBreakdownProjection();
     void cliFigureOfThePublishedStudy();
     void cliFigureBadInputExitsTwo();
+    void cliFigureSpeedupsWithNoInputIsTheSample();
 
 private:
     void buildSpeedups(QCustomPlot& plot, SpeedupPlot::Mode mode);
     FigureProvenance provenance() const;
+    FigureTable data() const { return SpeedupPlot::dataTable(m_model); }
     QTemporaryDir m_dir;
     RecordsModel m_model;
 };
@@ -140,7 +144,7 @@ void FigureExporterTest::pngHasTheRequestedPixelSize() {
     buildSpeedups(plot, SpeedupPlot::Mode::Histogram);
     FigureOptions o = FigureOptions::singleColumn();
     const QString path = m_dir.filePath("single.png");
-    FigureExporter::exportFigure(plot, path, o, provenance());
+    FigureExporter::exportFigure(plot, path, o, provenance(), data());
     QImage img(path);
     QCOMPARE(img.size(), QSize(1050, qRound(3.5 * 0.68 * 300)));  // 3.5 in at 300 dpi
     QCOMPARE(qRound(img.dotsPerMeterX() * 0.0254), 300);
@@ -157,11 +161,11 @@ void FigureExporterTest::pngHasTheRequestedPixelSize() {
     mm.widthIn = FigureOptions::mmToIn(89);
     mm.heightIn = FigureOptions::mmToIn(60);
     mm.dpi = 150;
-    FigureExporter::exportFigure(plot, m_dir.filePath("mm.png"), mm, provenance());
+    FigureExporter::exportFigure(plot, m_dir.filePath("mm.png"), mm, provenance(), data());
     QCOMPARE(QImage(m_dir.filePath("mm.png")).size(), QSize(526, 354));
     FigureOptions dbl = FigureOptions::doubleColumn();
     dbl.dpi = 600;
-    FigureExporter::exportFigure(plot, m_dir.filePath("double.png"), dbl, provenance());
+    FigureExporter::exportFigure(plot, m_dir.filePath("double.png"), dbl, provenance(), data());
     QCOMPARE(QImage(m_dir.filePath("double.png")).size(), QSize(4200, 1680));
 }
 
@@ -171,7 +175,7 @@ void FigureExporterTest::pdfIsVectorWithAxisLabelsAtTheFontSize() {
     const QString path = m_dir.filePath("fig.pdf");
     FigureOptions o;
     o.style.fontPt = 8;
-    FigureExporter::exportFigure(plot, path, o, provenance());
+    FigureExporter::exportFigure(plot, path, o, provenance(), data());
     QFile f(path);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(f.read(4), QByteArray("%PDF"));
@@ -186,7 +190,7 @@ void FigureExporterTest::pdfIsVectorWithAxisLabelsAtTheFontSize() {
     const double h8 = wordHeight(path, "speedup");
     QVERIFY2(h8 > 6.5 && h8 < 11, qPrintable(QString::number(h8)));
     o.style.fontPt = 16;
-    FigureExporter::exportFigure(plot, path, o, provenance());
+    FigureExporter::exportFigure(plot, path, o, provenance(), data());
     const double h16 = wordHeight(path, "speedup");
     QVERIFY2(std::abs(h16 / h8 - 2.0) < 0.15, qPrintable(QStringLiteral("%1 %2").arg(h8).arg(h16)));
 }
@@ -195,7 +199,7 @@ void FigureExporterTest::svgParsesAsXmlWithThePhysicalSize() {
     QCustomPlot plot;
     buildSpeedups(plot, SpeedupPlot::Mode::Strip);
     const QString path = m_dir.filePath("fig.svg");
-    FigureExporter::exportFigure(plot, path, FigureOptions::singleColumn(), provenance());
+    FigureExporter::exportFigure(plot, path, FigureOptions::singleColumn(), provenance(), data());
     QFile f(path);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QXmlStreamReader xml(&f);
@@ -217,32 +221,58 @@ void FigureExporterTest::svgParsesAsXmlWithThePhysicalSize() {
 }
 
 void FigureExporterTest::csvRowsEqualThePlottedValues() {
+    // The CSV is the table the plot is drawn from (core/project/figuredata.h), written from the
+    // model, never read back from the paint: one row per record, the plotted ones marked, and
+    // the strip plot draws exactly those.
     for (SpeedupPlot::Mode mode :
          {SpeedupPlot::Mode::Histogram, SpeedupPlot::Mode::Strip, SpeedupPlot::Mode::Ecdf}) {
         QCustomPlot plot;
         buildSpeedups(plot, mode);
         const QString path = m_dir.filePath("csv.pdf");
-        const auto written =
-            FigureExporter::exportFigure(plot, path, FigureOptions::singleColumn(), provenance());
+        const auto written = FigureExporter::exportFigure(plot, path, FigureOptions::singleColumn(),
+                                                          provenance(), data());
         QFile f(written.csv);
         QVERIFY(f.open(QIODevice::ReadOnly | QIODevice::Text));
         QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.takeFirst(), QStringLiteral("series,key,label,value,base,z"));
-        int row = 0;
-        for (int i = 0; i < plot.plottableCount(); ++i) {
-            auto* g = qobject_cast<QCPGraph*>(plot.plottable(i));
-            QVERIFY(g);
-            for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it, ++row) {
-                QVERIFY(row < lines.size());
-                const QStringList fields = csvFields(lines[row]);
-                QCOMPARE(fields.size(), 6);
-                QCOMPARE(fields[0], g->property("reach_series").toString());
-                QCOMPARE(fields[1].toDouble(), it->key);  // exact: shortest round-trip text
-                QCOMPARE(fields[3].toDouble(), it->value);
+        QCOMPARE(lines.takeFirst(),
+                 QStringLiteral("set,problem,model,backend,speedup_x,correct,verified,"
+                                "suspicion_reasons,plotted"));
+        int records = 0, plotted = 0;
+        for (const RecordSet& set : m_model.sets())
+            records += int(set.records.size());
+        QCOMPARE(lines.size(), records);
+        QMultiMap<QString, double> csvSpeedups;
+        for (const QString& line : lines) {
+            const QStringList fields = csvFields(line);
+            QCOMPARE(fields.size(), 9);
+            if (fields[8] == QLatin1String("yes")) {
+                ++plotted;
+                csvSpeedups.insert(fields[0], fields[4].toDouble());
             }
         }
-        QCOMPARE(row, lines.size());
-        QVERIFY(row > 10);
+        int expected = 0;
+        for (int s = 0; s < int(m_model.sets().size()); ++s)
+            expected += int(SpeedupPlot::plottedRecords(m_model, s).size());
+        QCOMPARE(plotted, expected);
+        QVERIFY(plotted > 10);
+        if (mode == SpeedupPlot::Mode::Strip) {
+            // Every drawn point is a CSV row: its key (on the log2 axis) is the row's speedup.
+            int points = 0;
+            for (int i = 0; i < plot.plottableCount(); ++i) {
+                auto* g = qobject_cast<QCPGraph*>(plot.plottable(i));
+                const QString series = g ? g->property("reach_series").toString() : QString();
+                if (!g || !csvSpeedups.contains(series))
+                    continue;
+                for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
+                    ++points;
+                    bool found = false;
+                    for (double v : csvSpeedups.values(series))
+                        found = found || v == it->key;
+                    QVERIFY2(found, qPrintable(series));
+                }
+            }
+            QVERIFY(points >= plotted);
+        }
     }
 }
 
@@ -252,7 +282,7 @@ void FigureExporterTest::provenanceNamesInputsRulesSlidersAndVersion() {
     FigureOptions o;
     o.style.fontPt = 9;
     const auto written =
-        FigureExporter::exportFigure(plot, m_dir.filePath("prov.png"), o, provenance());
+        FigureExporter::exportFigure(plot, m_dir.filePath("prov.png"), o, provenance(), data());
     QCOMPARE(written.json, m_dir.filePath("prov.json"));
     const QJsonObject j = readJson(written.json);
     QCOMPARE(j["figure"].toString(), QStringLiteral("speedups"));
@@ -286,7 +316,7 @@ void FigureExporterTest::exportRestoresTheOnScreenStyle() {
     plot.xAxis->setLabelFont(screen);
     plot.setBackground(QColor(0x20, 0x20, 0x20));
     plot.legend->setIconSize(30, 20);
-    FigureExporter::exportFigure(plot, m_dir.filePath("restore.png"), {}, provenance());
+    FigureExporter::exportFigure(plot, m_dir.filePath("restore.png"), {}, provenance(), data());
     QCOMPARE(plot.xAxis->labelFont(), screen);
     QCOMPARE(plot.toPixmap(80, 60).toImage().pixelColor(1, 1), QColor(0x20, 0x20, 0x20));
     QCOMPARE(plot.legend->iconSize(), QSize(30, 20));
@@ -297,13 +327,13 @@ void FigureExporterTest::exportRestoresTheOnScreenStyle() {
 void FigureExporterTest::badExtensionAndMissingInputAreInputErrors() {
     QCustomPlot plot;
     buildSpeedups(plot, SpeedupPlot::Mode::Strip);
-    QVERIFY_THROWS_EXCEPTION(
-        InputError, FigureExporter::exportFigure(plot, m_dir.filePath("f.jpg"), {}, provenance()));
+    QVERIFY_THROWS_EXCEPTION(InputError, FigureExporter::exportFigure(plot, m_dir.filePath("f.jpg"),
+                                                                      {}, provenance(), data()));
     FigureProvenance p = provenance();
     p.inputs << m_dir.filePath("no-such-input.json");
     const QString out = m_dir.filePath("missing.pdf");
     try {
-        FigureExporter::exportFigure(plot, out, {}, p);
+        FigureExporter::exportFigure(plot, out, {}, p, data());
         QFAIL("no error for a missing input");
     } catch (const InputError& e) {
         QVERIFY(QString::fromStdString(e.what()).contains("no-such-input.json"));
@@ -379,7 +409,7 @@ void FigureExporterTest::cliFigureOfThePublishedStudy() {
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QString data = QString::fromUtf8(csv.readAll());
     // The CSV has the full labels...
-    QVERIFY2(data.contains("DeepSeek-R1-Distill-Llama-70B inference\npublished, A100"),
+    QVERIFY2(data.contains("DeepSeek-R1-Distill-Llama-70B inference,\"published, A100\""),
              qPrintable(data));
     // ... while the single-column (3.5 in) figure elides the longest name in the middle and
     // still shows every value and the whole axis title.
@@ -433,6 +463,24 @@ void FigureExporterTest::cliFigureBadInputExitsTwo() {
     QVERIFY(out.contains("none.jsonl"));
     out = run(cli, {"figure", "pie", "--out", m_dir.filePath("x.pdf")}, &status);
     QCOMPARE(status, 2);
+}
+
+void FigureExporterTest::cliFigureSpeedupsWithNoInputIsTheSample() {
+    // Like `figure breakdown`: no input is the bundled sample, here its measured evaluation set.
+    const QString png = m_dir.filePath("sample_speedups.png");
+    int status = -1;
+    const QString out =
+        run(QStringLiteral(REACH_CLI_BINARY), {"figure", "speedups", "--out", png}, &status);
+    QVERIFY2(status == 0, qPrintable(out));
+    QVERIFY(QImage(png).width() > 100);
+    QFile csv(m_dir.filePath("sample_speedups.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QString data = QString::fromUtf8(csv.readAll());
+    QVERIFY2(data.contains("H200 reach-verify (measured)"), qPrintable(data.left(400)));
+    bool listed = false;
+    for (const QJsonValue& v : readJson(m_dir.filePath("sample_speedups.json"))["inputs"].toArray())
+        listed = listed || v.toObject()["path"].toString().endsWith("evaluations/h200/raw");
+    QVERIFY(listed);
 }
 
 QTEST_MAIN(FigureExporterTest)

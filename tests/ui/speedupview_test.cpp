@@ -18,9 +18,9 @@
 #include "core/records/recordstats.h"
 #include "core/store/projectstore.h"
 #include "core/store/recordstore.h"
+#include "core/store/verificationstore.h"
 #include "plotstestdata.h"
 #include "ui/speedupview.h"
-#include "ui/verificationstore.h"
 
 using namespace reach;
 
@@ -110,9 +110,12 @@ void SpeedupViewTest::stripPointsAndLegendEqualTheModel() {
         for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
             QVERIFY(std::abs(it->value - row) <= 0.25);
         }
-        // The legend's statistics are core's, per problem over the best sample.
+        // The legend's statistics are core's, per problem over the best sample, on the set
+        // summary's basis (verified winners once Reach has judged a record).
+        StatsOptions options;
+        options.basis = defaultBasis(m.sets()[size_t(s)].records);
         const std::vector<RecordStats> st =
-            computeGroupedStats(m.sets()[size_t(s)].records, GroupBy::None, {});
+            computeGroupedStats(m.sets()[size_t(s)].records, GroupBy::None, options);
         QCOMPARE(m.stats(s).winners, st[0].winners);
         QCOMPARE(m.stats(s).denominator, st[0].denominator);
         QVERIFY(g->name().contains(
@@ -303,7 +306,8 @@ void SpeedupViewTest::reverifyStoresVerdictsFromTheVerifier() {
     QCOMPARE(m.record({0, 2}).verificationReasons.at(1),
              std::string("written_fraction 0.003 below 1.0"));
     // Stored in the project: one row per run with the verifier's JSON, and the records' status.
-    const std::vector<StoredVerification> stored3 = VerificationStore::load(projectPath);
+    const std::vector<StoredVerification> stored3 =
+        loadVerifications(ProjectStore::open(projectPath.toStdString()));
     QCOMPARE(stored3.size(), size_t(3));
     QCOMPARE(stored3[0].verdict, std::string("pass"));
     QCOMPARE(stored3[1].verdict, std::string("crashed"));

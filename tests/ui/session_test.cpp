@@ -35,7 +35,7 @@ private slots:
             ++measured;
             QVERIFY(w.workload->gpuTimeUs > 0);
             QCOMPARE(w.breakdown->rulesHash, session.rules().hash());
-            QCOMPARE(w.origin, QStringLiteral("NVIDIA H200"));
+            QCOMPARE(w.origin, std::string("NVIDIA H200"));
         }
         QCOMPARE(measured, 6);
     }
@@ -68,8 +68,8 @@ private slots:
         Session session;
         QVERIFY(session.openDefault());
         QVERIFY(!session.evaluations().empty());
-        const EvaluationSummary& first = session.evaluations().front();
-        QCOMPARE(first.name, QStringLiteral("H200 reach-verify (measured)"));
+        const EvaluationSet& first = session.evaluations().front();
+        QCOMPARE(first.name, std::string("H200 reach-verify (measured)"));
         // The 40 raw reach-verify documents of datasets/evaluations/h200/raw, each saying it ran
         // on the H200.
         QCOMPARE(first.records.size(), size_t(40));
@@ -90,7 +90,7 @@ private slots:
         Session session;
         QVERIFY(session.openProject(QString::fromStdString(path)));
         QCOMPARE(session.evaluations().size(), size_t(1));
-        QCOMPARE(session.evaluations().front().name, QStringLiteral("small"));
+        QCOMPARE(session.evaluations().front().name, std::string("small"));
         QCOMPARE(session.evaluations().front().records.size(), records.size());
         QVERIFY(test::waitIdle(session));
     }
@@ -189,4 +189,4 @@ private slots:
 };
 
 QTEST_MAIN(TestSession)
-#include "tst_session.moc"
+#include "session_test.moc"

@@ -21,7 +21,7 @@ struct Case {
     std::vector<std::vector<double>> ref;
     std::vector<HostTensor> outputs;  // starts as the sentinel (nothing written)
 
-    explicit Case(const json& j) : problem(Problem::fromJson(j, "test.json")) {
+    explicit Case(const json& j) : problem(parseProblem(j, "test.json")) {
         op = &operatorFor(problem.op);
         inputs = op->makeInputs(problem, problem.seed);
         ref = op->reference(problem, inputs);

@@ -6,7 +6,7 @@ GPU activities (cat kernel/gpu_memcpy/gpu_memset, ph X), their count and summed 
 their [ts, ts+dur] intervals (computed in exact decimal arithmetic from the JSON text), the span
 (first ts to last ts+dur over all ph X events), and per-name calls/total/min/max plus the
 launching cpu_op (kernel args["External id"] == cpu_op args["External id"]).
-Usage: tests/core/kineto_reference.py TRACE.json.gz [NAME ...]
+Usage: tests/core/trace/kineto_reference.py TRACE.json.gz [NAME ...]
 """
 import decimal
 import gzip

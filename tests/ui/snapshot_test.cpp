@@ -102,4 +102,4 @@ private slots:
 };
 
 QTEST_MAIN(TestSnapshot)
-#include "tst_snapshot.moc"
+#include "snapshot_test.moc"

@@ -17,7 +17,7 @@ json softmaxDoc() {
 }
 std::string failPlace(const json& j) {
     try {
-        Problem::fromJson(j, "p.json");
+        parseProblem(j, "p.json");
     } catch (const InputError& e) {
         EXPECT_EQ(e.file(), "p.json");
         return e.place();
@@ -27,12 +27,12 @@ std::string failPlace(const json& j) {
 }  // namespace
 
 TEST(VerifyProblem, ParsesAndRoundTrips) {
-    Problem p = Problem::fromJson(softmaxDoc(), "p.json");
+    Problem p = parseProblem(softmaxDoc(), "p.json");
     EXPECT_EQ(p.op, "softmax");
     EXPECT_EQ(p.dtype, DType::BF16);
     EXPECT_EQ(p.seed, 7u);
     EXPECT_EQ(p.shape("x", 2), (std::vector<int64_t>{4, 8}));
-    Problem q = Problem::fromJson(p.toJson(), "q.json");
+    Problem q = parseProblem(p.toJson(), "q.json");
     EXPECT_EQ(q.toJson(), p.toJson());
 }
 
@@ -70,7 +70,7 @@ TEST(VerifyProblem, EveryShippedProblemLoads) {
              std::string(REACH_SOURCE_DIR) + "/resources/problems")) {
         if (!e.is_regular_file() || e.path().extension() != ".json")
             continue;
-        Problem p = Problem::load(e.path().string());
+        Problem p = loadProblem(e.path().string());
         const Operator& op = operatorFor(p.op);
         EXPECT_FALSE(op.inputSpecs(p).empty()) << e.path();
         EXPECT_GT(op.flops(p), 0) << e.path();
@@ -80,7 +80,7 @@ TEST(VerifyProblem, EveryShippedProblemLoads) {
 }
 
 TEST(VerifyProblem, UnreadableFileIsInputError) {
-    EXPECT_THROW(Problem::load("/nonexistent/problem.json"), InputError);
+    EXPECT_THROW(loadProblem("/nonexistent/problem.json"), InputError);
 }
 
 TEST(VerifyDtype, Bf16RoundsToNearestEven) {

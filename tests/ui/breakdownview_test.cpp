@@ -66,9 +66,9 @@ private slots:
         QCOMPARE(published, 7);
         // DLRM inference as published: 37.4% library-optimized, 58.2% addressable.
         for (int r = 0; r < model.rowCount(); ++r) {
-            if (model.workload(r).name == QLatin1String("DLRM inference")) {
+            if (model.workload(r).name == "DLRM inference") {
                 QCOMPARE(model.share(r, Category::Addressable), 0.582);
-                QCOMPARE(model.workload(r).origin, QStringLiteral("published, A100"));
+                QCOMPARE(model.workload(r).origin, std::string("published, A100"));
             }
         }
     }
@@ -112,7 +112,7 @@ private slots:
                 sum += model.share(r, c);
                 QCOMPARE(barValue(m_view->bars(c), m_view->keyOfRow(r)), 100.0 * model.share(r, c));
             }
-            QVERIFY2(std::abs(sum - 1.0) < 1e-9, qPrintable(model.workload(r).name));
+            QVERIFY2(std::abs(sum - 1.0) < 1e-9, model.workload(r).name.c_str());
             QCOMPARE(model.idle(r), std::max(0.0, 1.0 - b->busyTimeUs / b->spanUs));
         }
         m_view->setSpanShares(false);
@@ -275,4 +275,4 @@ private:
 };
 
 QTEST_MAIN(TestBreakdownView)
-#include "tst_breakdownview.moc"
+#include "breakdownview_test.moc"

@@ -34,7 +34,7 @@ const KernelStats* findKernel(const Workload& w, const std::string& name) {
     return nullptr;
 }
 
-// Totals pinned from tests/core/kineto_reference.py, an independent Python computation: json
+// Totals pinned from tests/core/trace/kineto_reference.py, an independent Python computation: json
 // (not Reach's scanner) with Decimal timestamps; GPU activities = cat kernel/gpu_memcpy/
 // gpu_memset with ph X; busy = exact union of [ts, ts+dur]; span over all ph X events.
 struct Expected {

@@ -1,0 +1,75 @@
+// What the figures plot (core/project/figuredata.h): the numbers the views draw and the CSVs
+// hold, with headers that name the plotted quantity.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/analysis/projection.h"
+#include "core/base/csv.h"
+#include "core/project/figuredata.h"
+#include "core/project/openplan.h"
+
+using namespace reach;
+
+namespace {
+const std::string kDatasets = REACH_DATASETS;
+}
+
+TEST(FigureData, BreakdownBarsSplitEachWorkloadIntoItsCategories) {
+    const Project p = openInputs(
+        {kDatasets + "/profiles/h200/resnet50_inference.json.gz", kDatasets + "/paper/table3.json"},
+        std::nullopt);
+    ASSERT_EQ(p.workloads.size(), 8u);
+    for (const ProjectWorkload& w : p.workloads) {
+        const BreakdownBar gpu = breakdownBar(w, false);
+        double sum = gpu.unsplit;
+        for (double s : gpu.share)
+            sum += s;
+        EXPECT_NEAR(sum, 1.0, 1e-9) << w.name;
+        if (w.published) {
+            EXPECT_TRUE(std::isnan(gpu.totalMs));
+            EXPECT_TRUE(breakdownBar(w, true).spanUnknown);  // no span to draw it on
+        } else {
+            const BreakdownBar span = breakdownBar(w, true);
+            double busy = span.idle;
+            for (double s : span.share)
+                busy += s;
+            EXPECT_NEAR(busy, 1.0, 1e-9) << w.name;
+            EXPECT_NEAR(gpu.share[size_t(Category::Addressable)],
+                        w.breakdown->share(Category::Addressable), 1e-12);
+        }
+    }
+    const FigureTable t = breakdownFigureTable(p.workloads, false);
+    EXPECT_EQ(t.columns[2], "library_optimized_share_of_gpu_time");
+    EXPECT_EQ(t.rows.size(), 8u);
+}
+
+TEST(FigureData, ProjectionTableIsTheFormula) {
+    const Project p = openInputs({kDatasets + "/paper/table3.json"}, std::nullopt);
+    const FigureTable t = projectionFigureTable(p.workloads, 0.417, 1.552);
+    ASSERT_EQ(t.rows.size(), 7u);
+    EXPECT_EQ(t.columns[5], "projected_gain_percent");
+    // DLRM inference: 0.582 * 0.417 * (1 - 1/1.552) = 8.63 % (the study's Table 3).
+    EXPECT_NEAR(std::get<double>(t.rows[6][5]), 8.63, 0.01);
+}
+
+TEST(FigureData, HeatMapGridIsTheFormulaAtCellCentres) {
+    const ProjectionGrid g = projectionGrid(0.5, 10, 10.0);
+    ASSERT_EQ(g.gainPercent.size(), 100u);
+    EXPECT_NEAR(g.winRateAt(0), 0.05, 1e-12);
+    EXPECT_NEAR(g.medianAt(9), std::pow(10.0, 0.95), 1e-9);
+    EXPECT_NEAR(g.at(3, 7),
+                100.0 * projectSummary("", 0.5, g.winRateAt(3), g.medianAt(7)).savedShare, 1e-12);
+    EXPECT_NEAR(g.maxGainPercent, g.at(9, 9), 1e-12);
+}
+
+TEST(FigureData, CsvQuotesWhatNeedsQuotingAndKeepsNumbersExact) {
+    EXPECT_EQ(csvField("plain"), "plain");
+    EXPECT_EQ(csvField("a,b"), "\"a,b\"");
+    EXPECT_EQ(csvField("say \"hi\""), "\"say \"\"hi\"\"\"");
+    FigureTable t;
+    t.columns = {"name", "speedup_x"};
+    t.add({std::string("x,y"), 0.1});
+    t.add({std::string("nan"), std::nan("")});
+    EXPECT_EQ(figureTableCsv(t), "name,speedup_x\n\"x,y\",0.1\nnan,nan\n");
+}
