@@ -1,6 +1,8 @@
 // reach-verify: one verification job per process (DESIGN.md, "Verifier contract"). Prints ONE
 // JSON document on stdout. Exit status: 0 pass, 1 any other verdict (the data says no), 2 bad
 // usage or unreadable input (one line on stderr). Links reach_core + reach_gpu only.
+#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -21,6 +23,18 @@ const char* kUsage =
 [[noreturn]] void usage(const std::string& msg) {
     std::cerr << "reach-verify: " << msg << "\n" << kUsage;
     std::exit(2);
+}
+
+// A seed is a 64-bit integer: read as one (through a double, 2^53 + 1 became 2^53).
+uint64_t unsignedInteger(const std::string& opt, const std::string& text) {
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+        usage(opt + ": expected a non-negative integer, got '" + text + "'");
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+    if (errno == ERANGE || *end)
+        usage(opt + ": expected an integer below 2^64, got '" + text + "'");
+    return uint64_t(v);
 }
 
 double number(const std::string& opt, const std::string& text) {
@@ -53,7 +67,7 @@ int main(int argc, char** argv) {
         else if (a == "--warmup")
             o.warmup = int(number(a, next()));
         else if (a == "--seed")
-            o.seed = uint64_t(number(a, next()));
+            o.seed = unsignedInteger(a, next());
         else if (a == "--scale")
             o.scale = number(a, next());
         else if (a == "--thresholds")

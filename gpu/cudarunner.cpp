@@ -1,4 +1,6 @@
-// The CUDA half of a verification job. Only this file (and its helpers in gpu/) sees CUDA.
+// The CUDA half of a verification job: it measures; core/verify/verdictpolicy.h decides (the
+// baseline time used, the roofline floor, the verdict). Only this file and its helpers in gpu/
+// see CUDA.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -10,24 +12,18 @@
 #include <stdexcept>
 
 #include "core/verify/oracle.h"
+#include "core/verify/verdictpolicy.h"
+#include "gpu/cudahandles.h"
 #include "gpu/devicerunner.h"
 #include "gpu/nvmlclocks.h"
+#include "gpu/verifyjob.h"
 #include "reach/candidate.h"
 
 namespace reach {
 
 namespace {
 
-struct CudaError : std::runtime_error {
-    cudaError_t code;
-    CudaError(cudaError_t c, const std::string& m) : std::runtime_error(m), code(c) {}
-};
-
-void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess)
-        throw CudaError(
-            e, std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-}
+using cuda::check;
 #define CK(x) check((x), #x)
 
 // One tensor with a canary region before and after it (out-of-bounds writes land there).
@@ -37,19 +33,6 @@ struct DevTensor {
     size_t bytes = 0;
     size_t total = 0;
 };
-
-DevTensor allocTensor(size_t bytes) {
-    DevTensor t;
-    t.bytes = bytes;
-    size_t padded = (bytes + 255) / 256 * 256;
-    t.total = 2 * kCanaryBytes + padded;
-    void* p = nullptr;
-    CK(cudaMalloc(&p, t.total));
-    t.base = static_cast<uint8_t*>(p);
-    t.data = t.base + kCanaryBytes;
-    CK(cudaMemset(t.base, kCanaryByte, t.total));
-    return t;
-}
 
 int64_t canaryDamage(const DevTensor& t) {
     std::vector<uint8_t> before(kCanaryBytes), after(t.total - kCanaryBytes - t.bytes);
@@ -81,8 +64,12 @@ struct Arena {
             cudaFree(p);
     }
     DevTensor tensor(size_t bytes) {
-        DevTensor t = allocTensor(bytes);
-        ptrs.push_back(t.base);
+        DevTensor t;
+        t.bytes = bytes;
+        t.total = 2 * kCanaryBytes + (bytes + 255) / 256 * 256;
+        t.base = static_cast<uint8_t*>(raw(t.total));
+        t.data = t.base + kCanaryBytes;
+        CK(cudaMemset(t.base, kCanaryByte, t.total));
         return t;
     }
     void* raw(size_t bytes) {
@@ -95,46 +82,53 @@ struct Arena {
 
 using Launch = std::function<int()>;
 
+// The L2 flush buffer and the clock reader a job's timed loops share.
+struct TimingContext {
+    cudaStream_t stream = nullptr;
+    void* flush = nullptr;
+    size_t flushBytes = 0;
+    int reps = 100;
+    int warmup = 10;
+    const NvmlClocks* nvml = nullptr;
+};
+
 // Cold-L2 timing: before every repetition, outside the timed window, write a buffer of at
 // least twice the L2 size; each repetition has its own event pair; median of `reps`.
-TimingStats timeLaunch(const Launch& launch, cudaStream_t stream, int reps, int warmup, void* flush,
-                       size_t flushBytes, const NvmlClocks& nvml) {
-    for (int i = 0; i < warmup; ++i) {
-        CK(cudaMemsetAsync(flush, i & 0xff, flushBytes, stream));
+TimingStats timeLaunch(const Launch& launch, const TimingContext& c) {
+    for (int i = 0; i < c.warmup; ++i) {
+        CK(cudaMemsetAsync(c.flush, i & 0xff, c.flushBytes, c.stream));
         if (int rc = launch())
             throw std::runtime_error("launch returned " + std::to_string(rc));
     }
-    CK(cudaStreamSynchronize(stream));
-    int clockBefore = nvml.smClockMhz();
-    std::vector<cudaEvent_t> start(static_cast<size_t>(reps)), stop(static_cast<size_t>(reps));
-    for (int i = 0; i < reps; ++i) {
-        CK(cudaEventCreate(&start[size_t(i)]));
-        CK(cudaEventCreate(&stop[size_t(i)]));
+    CK(cudaStreamSynchronize(c.stream));
+    const int clockBefore = c.nvml->smClockMhz();
+    std::vector<cuda::Event> start, stop;
+    for (int i = 0; i < c.reps; ++i) {
+        start.push_back(cuda::event());
+        stop.push_back(cuda::event());
     }
-    for (int i = 0; i < reps; ++i) {
-        CK(cudaMemsetAsync(flush, i & 0xff, flushBytes, stream));
-        CK(cudaEventRecord(start[size_t(i)], stream));
+    for (int i = 0; i < c.reps; ++i) {
+        CK(cudaMemsetAsync(c.flush, i & 0xff, c.flushBytes, c.stream));
+        CK(cudaEventRecord(start[size_t(i)].get(), c.stream));
         if (int rc = launch())
             throw std::runtime_error("launch returned " + std::to_string(rc));
-        CK(cudaEventRecord(stop[size_t(i)], stream));
+        CK(cudaEventRecord(stop[size_t(i)].get(), c.stream));
     }
-    CK(cudaStreamSynchronize(stream));
-    int clockAfter = nvml.smClockMhz();
+    CK(cudaStreamSynchronize(c.stream));
+    const int clockAfter = c.nvml->smClockMhz();
     std::vector<double> us;
-    for (int i = 0; i < reps; ++i) {
+    for (int i = 0; i < c.reps; ++i) {
         float ms = 0;
-        CK(cudaEventElapsedTime(&ms, start[size_t(i)], stop[size_t(i)]));
+        CK(cudaEventElapsedTime(&ms, start[size_t(i)].get(), stop[size_t(i)].get()));
         us.push_back(double(ms) * 1000.0);
-        cudaEventDestroy(start[size_t(i)]);
-        cudaEventDestroy(stop[size_t(i)]);
     }
     TimingStats t = TimingStats::fromSamples(us);
-    t.warmup = warmup;
+    t.warmup = c.warmup;
     t.l2Flushed = true;
-    t.l2FlushBytes = double(flushBytes);
+    t.l2FlushBytes = double(c.flushBytes);
     t.smClockBeforeMhz = clockBefore;
     t.smClockAfterMhz = clockAfter;
-    t.clockSource = nvml.available() ? "nvml" : "none";
+    t.clockSource = c.nvml->available() ? "nvml" : "none";
     return t;
 }
 
@@ -145,42 +139,24 @@ double copyBandwidthGBs(Arena& a, cudaStream_t stream) {
     void* src = a.raw(bytes);
     void* dst = a.raw(bytes);
     CK(cudaMemsetAsync(src, 1, bytes, stream));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
+    cuda::Event e0 = cuda::event(), e1 = cuda::event();
     std::vector<double> ms;
     for (int i = 0; i < 12; ++i) {
-        CK(cudaEventRecord(e0, stream));
+        CK(cudaEventRecord(e0.get(), stream));
         CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
-        CK(cudaEventRecord(e1, stream));
-        CK(cudaEventSynchronize(e1));
+        CK(cudaEventRecord(e1.get(), stream));
+        CK(cudaEventSynchronize(e1.get()));
         float m = 0;
-        CK(cudaEventElapsedTime(&m, e0, e1));
+        CK(cudaEventElapsedTime(&m, e0.get(), e1.get()));
         if (i >= 2)
             ms.push_back(m);
     }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
     std::sort(ms.begin(), ms.end());
-    double med = ms[ms.size() / 2];
-    return 2.0 * double(bytes) / (med * 1e-3) / 1e9;
+    return 2.0 * double(bytes) / (ms[ms.size() / 2] * 1e-3) / 1e9;
 }
 
-// Dense peak for the dtype (TFLOP/s), from vendor datasheets: the arithmetic ceiling of the
-// roofline. Deliberately the tensor-core peak (TF32 for f32), so the floor stays a lower bound.
-double peakTflops(const std::string& arch, DType d) {
-    bool bf = d == DType::BF16;
-    if (arch == "sm_90")
-        return bf ? 989.4 : 494.7;
-    if (arch == "sm_80")
-        return bf ? 312.0 : 156.0;
-    if (arch == "sm_89")
-        return bf ? 362.0 : 181.0;
-    if (arch == "sm_100")
-        return bf ? 2250.0 : 1100.0;
-    return 0;
-}
-
+// A loaded shared object; dlclose is left to process exit (one job per process, and a
+// candidate's static destructors must not run while its kernels may still be queued).
 struct Loaded {
     void* handle = nullptr;
     reach_run_fn fn = nullptr;
@@ -199,6 +175,93 @@ Loaded loadObject(const std::string& so) {
     if (!l.fn)
         l.error = "the shared object does not export extern \"C\" reach_run";
     return l;
+}
+
+// The job's device buffers: inputs uploaded, outputs filled with the sentinel.
+struct Buffers {
+    std::vector<DevTensor> in, out;
+    std::vector<reach_tensor> vin, vout;
+};
+
+Buffers upload(Arena& arena, const std::vector<HostTensor>& inputs,
+               const std::vector<TensorSpec>& outSpecs) {
+    Buffers b;
+    for (const auto& t : inputs) {
+        b.in.push_back(arena.tensor(t.bytes.size()));
+        CK(cudaMemcpy(b.in.back().data, t.bytes.data(), t.bytes.size(), cudaMemcpyHostToDevice));
+        b.vin.push_back(view(b.in.back(), t.spec));
+    }
+    for (const auto& s : outSpecs) {
+        b.out.push_back(arena.tensor(s.bytes()));
+        CK(cudaMemset(b.out.back().data, kSentinelByte, s.bytes()));
+        b.vout.push_back(view(b.out.back(), s));
+    }
+    CK(cudaDeviceSynchronize());
+    return b;
+}
+
+// What the correctness run left behind: outputs, inputs as they are now, canary damage.
+struct Readback {
+    std::vector<HostTensor> outputs, inputsAfter;
+    int64_t canaryDamage = 0;
+};
+
+Readback readBack(const Buffers& b, const std::vector<HostTensor>& inputs,
+                  const std::vector<TensorSpec>& outSpecs) {
+    Readback r;
+    for (size_t k = 0; k < outSpecs.size(); ++k) {
+        HostTensor h(outSpecs[k]);
+        CK(cudaMemcpy(h.bytes.data(), b.out[k].data, h.bytes.size(), cudaMemcpyDeviceToHost));
+        r.outputs.push_back(std::move(h));
+        r.canaryDamage += canaryDamage(b.out[k]);
+    }
+    for (size_t k = 0; k < inputs.size(); ++k) {
+        HostTensor h(inputs[k].spec);
+        CK(cudaMemcpy(h.bytes.data(), b.in[k].data, h.bytes.size(), cudaMemcpyDeviceToHost));
+        r.inputsAfter.push_back(std::move(h));
+        r.canaryDamage += canaryDamage(b.in[k]);
+    }
+    return r;
+}
+
+// The baseline timed the same way on the same buffers: cuBLAS for matmul, else the Reach
+// baseline kernel; a failure to time it is a note, not the candidate's verdict.
+BaselineInfo timeBaseline(const Problem& p, const std::string& baselineObject, Buffers& b,
+                          const TimingContext& tc) {
+    BaselineInfo info;
+    try {
+        if (p.op == "matmul") {
+            info.kind = "cublas";
+            info.source = "cublasGemmEx (CUBLAS_COMPUTE_32F, default algorithm)";
+            cuda::Cublas h = cuda::cublasOn(tc.stream);
+            const int64_t M = p.shape("a")[0], K = p.shape("a")[1], N = p.shape("b")[1];
+            const cudaDataType dt = p.dtype == DType::BF16 ? CUDA_R_16BF : CUDA_R_32F;
+            const float alpha = 1, beta = 0;
+            // Row-major C = A B is column-major C^T = B^T A^T.
+            const Launch gemm = [&] {
+                return int(cublasGemmEx(h.get(), CUBLAS_OP_N, CUBLAS_OP_N, int(N), int(M), int(K),
+                                        &alpha, b.in[1].data, dt, int(N), b.in[0].data, dt, int(K),
+                                        &beta, b.out[0].data, dt, int(N), CUBLAS_COMPUTE_32F,
+                                        CUBLAS_GEMM_DEFAULT));
+            };
+            info.timing = timeLaunch(gemm, tc);
+        } else if (!baselineObject.empty()) {
+            const Loaded base = loadObject(baselineObject);
+            if (!base.fn)
+                throw std::runtime_error(base.error);
+            info.kind = "reach_kernel";
+            info.source = "resources/baselines/" + p.op + ".cu";
+            const Launch launch = [&] {
+                return base.fn(b.vin.data(), int(b.vin.size()), b.vout.data(), int(b.vout.size()),
+                               tc.stream);
+            };
+            info.timing = timeLaunch(launch, tc);
+        }
+    } catch (const std::exception& e) {
+        info.note = std::string("baseline could not be timed: ") + e.what();
+        CK(cudaGetLastError());
+    }
+    return info;
 }
 
 }  // namespace
@@ -251,96 +314,40 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
     // background while the GPU runs and times.
     std::vector<HostTensor> inputs = op.makeInputs(p, req.seed);
     auto refFuture = std::async(std::launch::async, [&] { return op.reference(p, inputs); });
-    auto outSpecs = op.outputSpecs(p);
+    const auto outSpecs = op.outputSpecs(p);
     NvmlClocks nvml;
     Arena arena;
-    cudaStream_t stream = nullptr;
     std::string phase = "setup";
     try {
         CK(cudaSetDevice(0));
-        CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-        std::vector<DevTensor> din, dout;
-        std::vector<reach_tensor> vin, vout;
-        for (const auto& t : inputs) {
-            din.push_back(arena.tensor(t.bytes.size()));
-            CK(cudaMemcpy(din.back().data, t.bytes.data(), t.bytes.size(), cudaMemcpyHostToDevice));
-            vin.push_back(view(din.back(), t.spec));
-        }
-        for (const auto& s : outSpecs) {
-            dout.push_back(arena.tensor(s.bytes()));
-            CK(cudaMemset(dout.back().data, kSentinelByte, s.bytes()));
-            vout.push_back(view(dout.back(), s));
-        }
-        CK(cudaDeviceSynchronize());
+        const cuda::Stream stream = cuda::nonBlockingStream();
+        Buffers bufs = upload(arena, inputs, outSpecs);
 
         // The correctness run.
         phase = "candidate";
-        Launch launch = [&] {
-            return cand.fn(vin.data(), int(vin.size()), vout.data(), int(vout.size()), stream);
+        const Launch launch = [&] {
+            return cand.fn(bufs.vin.data(), int(bufs.vin.size()), bufs.vout.data(),
+                           int(bufs.vout.size()), stream.get());
         };
-        int rc = launch();
+        const int rc = launch();
         CK(cudaGetLastError());
-        CK(cudaStreamSynchronize(stream));
+        CK(cudaStreamSynchronize(stream.get()));
         phase = "readback";
-        std::vector<HostTensor> outs, inputsAfter;
-        int64_t damage = 0;
-        for (size_t k = 0; k < outSpecs.size(); ++k) {
-            HostTensor h(outSpecs[k]);
-            CK(cudaMemcpy(h.bytes.data(), dout[k].data, h.bytes.size(), cudaMemcpyDeviceToHost));
-            outs.push_back(std::move(h));
-            damage += canaryDamage(dout[k]);
-        }
-        for (size_t k = 0; k < inputs.size(); ++k) {
-            HostTensor h(inputs[k].spec);
-            CK(cudaMemcpy(h.bytes.data(), din[k].data, h.bytes.size(), cudaMemcpyDeviceToHost));
-            inputsAfter.push_back(std::move(h));
-            damage += canaryDamage(din[k]);
-        }
+        const Readback after = readBack(bufs, inputs, outSpecs);
 
         // Timing (also for failing candidates: the user sees what a cheat would have scored).
-        size_t flushBytes = std::max<size_t>(size_t(2 * r.device.l2Bytes), size_t(64) << 20);
-        void* flush = arena.raw(flushBytes);
+        TimingContext tc;
+        tc.stream = stream.get();
+        tc.flushBytes = std::max<size_t>(size_t(2 * r.device.l2Bytes), size_t(64) << 20);
+        tc.flush = arena.raw(tc.flushBytes);
+        tc.reps = o.reps;
+        tc.warmup = o.warmup;
+        tc.nvml = &nvml;
         if (o.timing && rc == 0) {
             phase = "candidate";
-            r.timing = timeLaunch(launch, stream, o.reps, o.warmup, flush, flushBytes, nvml);
+            r.timing = timeLaunch(launch, tc);
             phase = "baseline";
-            BaselineInfo b;
-            try {
-                if (p.op == "matmul") {
-                    b.kind = "cublas";
-                    b.source = "cublasGemmEx (CUBLAS_COMPUTE_32F, default algorithm)";
-                    cublasHandle_t h = nullptr;
-                    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
-                        throw std::runtime_error("cublasCreate failed");
-                    cublasSetStream(h, stream);
-                    int64_t M = p.shape("a")[0], K = p.shape("a")[1], N = p.shape("b")[1];
-                    cudaDataType dt = p.dtype == DType::BF16 ? CUDA_R_16BF : CUDA_R_32F;
-                    float alpha = 1, beta = 0;
-                    // Row-major C = A B is column-major C^T = B^T A^T.
-                    Launch gemm = [&] {
-                        return int(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(N), int(M), int(K),
-                                                &alpha, din[1].data, dt, int(N), din[0].data, dt,
-                                                int(K), &beta, dout[0].data, dt, int(N),
-                                                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-                    };
-                    b.timing = timeLaunch(gemm, stream, o.reps, o.warmup, flush, flushBytes, nvml);
-                    cublasDestroy(h);
-                } else if (!req.baselineObject.empty()) {
-                    Loaded base = loadObject(req.baselineObject);
-                    if (!base.fn)
-                        throw std::runtime_error(base.error);
-                    b.kind = "reach_kernel";
-                    b.source = "resources/baselines/" + p.op + ".cu";
-                    Launch bl = [&] {
-                        return base.fn(vin.data(), int(vin.size()), vout.data(), int(vout.size()),
-                                       stream);
-                    };
-                    b.timing = timeLaunch(bl, stream, o.reps, o.warmup, flush, flushBytes, nvml);
-                }
-            } catch (const std::exception& e) {
-                b.note = std::string("baseline could not be timed: ") + e.what();
-                CK(cudaGetLastError());
-            }
+            BaselineInfo b = timeBaseline(p, req.baselineObject, bufs, tc);
             if (o.recordedBaselineUs > 0) {
                 b.recordedUs = o.recordedBaselineUs;
                 if (b.kind.empty()) {
@@ -348,72 +355,35 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
                     b.source = o.recordedBaselineSource;
                 }
             }
-            double measured = b.timing ? b.timing->medianUs : 0;
-            // As the study did: the faster of the measured and the recorded baseline.
-            if (measured > 0 && (b.recordedUs <= 0 || measured <= b.recordedUs)) {
-                b.usedUs = measured;
-            } else if (b.recordedUs > 0) {
-                b.usedUs = b.recordedUs;
-                b.note += (b.note.empty() ? "" : "; ") + std::string("recorded time is faster");
-            }
+            chooseBaselineTime(b);
             if (!b.kind.empty())
                 r.baseline = b;
-            if (b.usedUs > 0 && r.timing->medianUs > 0)
-                r.speedup = b.usedUs / r.timing->medianUs;
+            r.speedup = speedupOver(b, *r.timing);
 
             phase = "roofline";
-            Roofline rf;
-            rf.minimalBytes = op.minimalBytes(p, inputs);
-            rf.flops = op.flops(p);
-            rf.copyBandwidthGBs = copyBandwidthGBs(arena, stream);
-            rf.peakTflops = peakTflops(r.device.arch, p.dtype);
-            double memUs = rf.minimalBytes / (rf.copyBandwidthGBs * 1e9) * 1e6;
-            double cmpUs = rf.peakTflops > 0 ? rf.flops / (rf.peakTflops * 1e12) * 1e6 : 0;
-            rf.floorUs = std::max(memUs, cmpUs);
-            rf.belowFloor = r.timing->medianUs < 0.9 * rf.floorUs;
-            r.roofline = rf;
+            r.roofline = rooflineFloor(op.minimalBytes(p, inputs), op.flops(p),
+                                       copyBandwidthGBs(arena, stream.get()),
+                                       peakTflops(r.device.arch, p.dtype), r.timing->medianUs);
         }
-        CK(cudaStreamSynchronize(stream));
-        cudaStreamDestroy(stream);
-        stream = nullptr;
+        CK(cudaStreamSynchronize(stream.get()));
 
         // The oracle, on the host.
         phase = "oracle";
-        auto reference = refFuture.get();
+        const auto reference = refFuture.get();
         OracleInput oi;
         oi.problem = &p;
         oi.op = &op;
         oi.inputs = &inputs;
-        oi.inputsAfter = &inputsAfter;
-        oi.outputs = &outs;
+        oi.inputsAfter = &after.inputsAfter;
+        oi.outputs = &after.outputs;
         oi.reference = &reference;
-        oi.canaryBytesChanged = damage;
+        oi.canaryBytesChanged = after.canaryDamage;
         oi.thresholds = req.thresholds;
-        OracleVerdict ov = evaluateOutputs(oi);
-        r.hasMetrics = true;
-        r.metrics = ov.metrics;
-        r.checks.push_back(
-            {"return_code", double(rc), 0, rc == 0, "reach_run returned " + std::to_string(rc)});
-        if (rc != 0)
-            r.reasons.push_back("return_code: reach_run returned " + std::to_string(rc));
-        for (auto& c : ov.checks)
-            r.checks.push_back(c);
-        for (auto& s : ov.reasons)
-            r.reasons.push_back(s);
-        if (r.roofline) {
-            bool ok = !r.roofline->belowFloor;
-            std::string d = "median " + std::to_string(r.timing->medianUs) + " us vs floor " +
-                            std::to_string(r.roofline->floorUs) + " us";
-            r.checks.push_back(
-                {"roofline_plausible", r.timing->medianUs, 0.9 * r.roofline->floorUs, ok, d});
-            if (!ok)
-                r.reasons.push_back("roofline_plausible: faster than physically possible, " + d);
-        }
-        r.verdict = r.reasons.empty() ? verdict::kPass : verdict::kFail;
-    } catch (const CudaError& e) {
+        applyVerdict(r, rc, evaluateOutputs(oi));
+    } catch (const cuda::Error& e) {
         // A fault after the candidate ran is the candidate's (illegal address, launch failure);
         // the context is now unusable, so report and stop.
-        bool candidate = phase == "candidate" || phase == "readback";
+        const bool candidate = phase == "candidate" || phase == "readback";
         r.verdict = candidate ? verdict::kCrashed : verdict::kError;
         r.reasons = {std::string(candidate ? "crashed: " : "error: ") + e.what()};
         r.log += std::string("CUDA error in phase ") + phase + ": " + e.what() + "\n";

@@ -5,7 +5,7 @@
 #include "core/verify/operators.h"
 #include "core/verify/problem.h"
 #include "core/verify/verification.h"
-#include "gpu/verifyjob.h"
+#include "gpu/verifyoptions.h"
 
 namespace reach {
 

@@ -1,6 +1,7 @@
 // Stand-in for cudarunner.cpp when reach_gpu is built without the CUDA toolkit: "no GPU" is a
 // normal run-time answer, never a build break.
 #include "gpu/devicerunner.h"
+#include "gpu/verifyjob.h"
 
 namespace reach {
 

@@ -36,7 +36,7 @@ VerificationResult runVerifyJob(const VerifyOptions& o) {
         return r;
     };
 
-    Problem p = Problem::load(o.problemFile);
+    Problem p = loadProblem(o.problemFile);
     if (o.scale)
         p.params["scale"] = *o.scale;
     const Operator& op = operatorFor(p.op, o.problemFile);

@@ -7,8 +7,8 @@
 #include <QLineEdit>
 #include <QPushButton>
 
-#include "projectdata.h"
 #include "rulesetmodel.h"
+#include "ui/qtstrings.h"
 
 namespace reach {
 

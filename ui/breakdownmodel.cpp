@@ -1,5 +1,7 @@
 #include "breakdownmodel.h"
 
+#include "core/project/figuredata.h"
+
 #include <cmath>
 #include <limits>
 
@@ -33,32 +35,16 @@ void BreakdownModel::rebuild() {
 }
 
 BreakdownModel::Row BreakdownModel::makeRow(const ProjectWorkload& w) const {
+    const BreakdownBar bar = breakdownBar(w, m_span);  // the figure's numbers (core)
     Row row;
     row.entry = w;
-    row.opShare.fill(kNaN);
-    if (w.published || !w.breakdown) {
-        row.share = {w.publishedLibraryOptimized, w.publishedAddressable, 0, 0};
-        row.unsplit = std::max(0.0, 1.0 - w.publishedLibraryOptimized - w.publishedAddressable);
-        row.ms.fill(kNaN);
-        row.totalMs = kNaN;
-        return row;
-    }
-    const Breakdown& b = *w.breakdown;
-    // Span mode: streams can overlap, so the summed category times are scaled onto the busy
-    // time before dividing by the span; what is left of the span is idle.
-    const double denominator = m_span ? b.spanUs : b.gpuTimeUs;
-    const double scale = (m_span && b.gpuTimeUs > 0) ? b.busyTimeUs / b.gpuTimeUs : 1.0;
-    for (Category c : kCategories) {
-        const size_t i = size_t(c);
-        row.ms[i] = b.categoryUs[i] / 1000.0;
-        row.share[i] = denominator > 0 ? b.categoryUs[i] * scale / denominator : 0.0;
-        if (b.hasOpSplit && b.gpuTimeUs > 0)
-            row.opShare[i] = b.opCategoryUs[i] / b.gpuTimeUs;
-    }
-    row.hasOp = b.hasOpSplit;
-    if (m_span && b.spanUs > 0)
-        row.idle = std::max(0.0, 1.0 - b.busyTimeUs / b.spanUs);
-    row.totalMs = denominator / 1000.0;
+    row.share = bar.share;
+    row.ms = bar.ms;
+    row.opShare = bar.opShare;
+    row.hasOp = bar.hasOpSplit;
+    row.unsplit = bar.unsplit;
+    row.idle = bar.idle;
+    row.totalMs = bar.totalMs;
     return row;
 }
 
@@ -100,9 +86,9 @@ QVariant BreakdownModel::data(const QModelIndex& index, int role) const {
     switch (role) {
         case Qt::DisplayRole:
             if (col == Name)
-                return r.entry.name;
+                return toQString(r.entry.name);
             if (col == Origin)
-                return r.entry.origin;
+                return toQString(r.entry.origin);
             if (std::isnan(value))
                 return QString();
             if (col == TotalMs)

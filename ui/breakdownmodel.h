@@ -5,7 +5,8 @@
 #include <vector>
 
 #include "core/base/category.h"
-#include "projectdata.h"
+#include "core/project/project.h"
+#include "ui/qtstrings.h"
 
 namespace reach {
 

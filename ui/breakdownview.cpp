@@ -230,7 +230,7 @@ void BreakdownView::onWorkloadsChanged() {
     rebuildPlot();
     // Keep the drill-down on the same workload and category across re-classification.
     for (int r = 0; r < m_model->rowCount(); ++r) {
-        if (!m_selectedName.isEmpty() && m_model->workload(r).name == m_selectedName) {
+        if (!m_selectedName.isEmpty() && toQString(m_model->workload(r).name) == m_selectedName) {
             selectSegment(r, m_selectedCategory);
             return;
         }
@@ -266,8 +266,9 @@ void BreakdownView::rebuildPlot() {
         const ProjectWorkload& w = m_model->workload(row);
         // One label per row, at the middle of its bar pair when the operator split is shown.
         const bool pair = op && m_model->hasOperatorSplit(row);
-        ticker->addTick(pair ? key - kSplitOffset : key,
-                        w.name + QStringLiteral(" [") + w.shortOrigin() + QLatin1Char(']'));
+        ticker->addTick(pair ? key - kSplitOffset : key, toQString(w.name) + QStringLiteral(" [") +
+                                                             toQString(w.shortOrigin()) +
+                                                             QLatin1Char(']'));
         double total = 0;
         for (Category c : kCategories) {
             const double v = 100.0 * m_model->share(row, c);
@@ -382,7 +383,7 @@ void BreakdownView::showHover(QMouseEvent* event) {
     const int row = rowOfBarKey(key, isOp);
     if (row < 0 || row >= m_model->rowCount())
         return;
-    QString text = m_model->workload(row).name + QLatin1Char('\n');
+    QString text = toQString(m_model->workload(row).name) + QLatin1Char('\n');
     auto cat = std::find(m_bars.begin(), m_bars.end(), bars);
     if (cat != m_bars.end()) {
         const Category c = Category(cat - m_bars.begin());
@@ -418,12 +419,12 @@ bool BreakdownView::selectSegment(int row, Category category) {
         return false;
     const ProjectWorkload& w = m_model->workload(row);
     m_selectedRow = row;
-    m_selectedName = w.name;
+    m_selectedName = toQString(w.name);
     m_selectedCategory = category;
     if (!w.breakdown) {
         m_kernels->clear();
-        m_drillTitle->setText(
-            tr("%1 (%2): the study published shares only, no kernels.").arg(w.name, w.origin));
+        m_drillTitle->setText(tr("%1 (%2): the study published shares only, no kernels.")
+                                  .arg(toQString(w.name), toQString(w.origin)));
         m_addRule->setEnabled(false);
         updateDrill();
         rebuildPlot();
@@ -432,11 +433,12 @@ bool BreakdownView::selectSegment(int row, Category category) {
     }
     m_kernels->setSelection(w.breakdown, category);
     const double ms = w.breakdown->categoryUs[size_t(category)] / 1000.0;
-    m_drillTitle->setText(tr("<b>%1</b> &mdash; %2: %3 ms, %4% of GPU time, top %5 kernels")
-                              .arg(w.name.toHtmlEscaped(), toQString(categoryLabel(category)))
-                              .arg(ms, 0, 'f', 2)
-                              .arg(100.0 * w.breakdown->share(category), 0, 'f', 1)
-                              .arg(m_kernels->rowCount()));
+    m_drillTitle->setText(
+        tr("<b>%1</b> &mdash; %2: %3 ms, %4% of GPU time, top %5 kernels")
+            .arg(toQString(w.name).toHtmlEscaped(), toQString(categoryLabel(category)))
+            .arg(ms, 0, 'f', 2)
+            .arg(100.0 * w.breakdown->share(category), 0, 'f', 1)
+            .arg(m_kernels->rowCount()));
     m_addRule->setEnabled(m_kernels->rowCount() > 0);
     m_addRule->setDefault(category == Category::Unclassified);
     updateDrill();
@@ -491,6 +493,10 @@ void BreakdownView::onAddRule() {
     AddRuleDialog dialog(name, suggested, this);
     if (dialog.exec() == QDialog::Accepted)
         addRule(dialog.rule());
+}
+
+FigureTable BreakdownView::figureData() const {
+    return breakdownFigureTable(m_session->workloads(), m_model->spanShares());
 }
 
 }  // namespace reach

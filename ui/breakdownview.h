@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/project/figuredata.h"
+
 #include <QPoint>
 #include <QWidget>
 #include <array>
@@ -50,6 +52,8 @@ public:
 
     void setOperatorSplit(bool on);
     void setSpanShares(bool on);
+    // What the figure plots (core/project/figuredata.h): its CSV.
+    FigureTable figureData() const;
     // Fills the drill-down with the top kernels of `category` in `row`; false when the row has
     // no kernels to show (a published workload).
     bool selectSegment(int row, Category category);

@@ -1,8 +1,8 @@
 #include "ui/figureexporter.h"
 
 #include <qcustomplot.h>
-#include <QCryptographicHash>
 #include <QDateTime>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "core/base/inputerror.h"
+#include "core/base/sha256.h"
 
 #ifndef REACH_VERSION
 #define REACH_VERSION "0.1.0"
@@ -25,51 +26,6 @@ std::string str(const QString& s) {
     return s.toStdString();
 }
 
-// Shortest text that reads back as the same double, so the CSV equals the plotted values.
-std::string number(double v) {
-    if (std::isnan(v))
-        return "nan";
-    char buf[64];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    return ec == std::errc() ? std::string(buf, end) : std::string("nan");
-}
-
-std::string csvField(const QString& s) {
-    std::string t = str(s);
-    if (t.find_first_of(",\"\n\r") == std::string::npos)
-        return t;
-    std::string q = "\"";
-    for (char c : t) {
-        if (c == '"')
-            q += '"';
-        q += c;
-    }
-    return q + "\"";
-}
-
-// Category labels of a bar chart live in a text ticker; keep them next to the numeric key.
-QString keyLabel(QCPAxis* axis, double key) {
-    if (!axis)
-        return {};
-    auto text = axis->ticker().dynamicCast<QCPAxisTickerText>();
-    if (!text)
-        return {};
-    auto it = text->ticks().constFind(key);
-    return it != text->ticks().constEnd() ? it.value() : QString();
-}
-
-// QCPBars::getStackedBaseValue is protected; the stack below a bar is summed the same way.
-double stackedBase(const QCPBars* bars, double key) {
-    double base = 0;
-    for (const QCPBars* below = bars->barBelow(); below; below = below->barBelow()) {
-        auto it = below->data()->findBegin(key, false);
-        if (it != below->data()->constEnd() && qFuzzyCompare(it->key + 1, key + 1)) {
-            base += it->value;
-        }
-    }
-    return base;
-}
-
 void writeFile(const QString& path, const std::string& bytes) {
     QSaveFile f(path);
     if (!f.open(QIODevice::WriteOnly) ||
@@ -77,6 +33,25 @@ void writeFile(const QString& path, const std::string& bytes) {
         throw InputError(str(path), "file",
                          "a writable output file (" + str(f.errorString()) + ")");
     }
+}
+
+// An input's identity: a file's SHA-256; a folder (a set of reach-verify outputs) is the SHA-256
+// of its sorted "name hash" lines, so any change to any file in it changes the folder's hash.
+nlohmann::json inputRecord(const QString& path) {
+    const QFileInfo info(path);
+    if (!info.isDir()) {
+        return {
+            {"path", str(path)}, {"sha256", Sha256::hexOfFile(str(path))}, {"bytes", info.size()}};
+    }
+    Sha256 h;
+    qint64 bytes = 0;
+    int files = 0;
+    for (const QFileInfo& f : QDir(path).entryInfoList(QDir::Files, QDir::Name)) {
+        h.update(str(f.fileName()) + " " + Sha256::hexOfFile(str(f.absoluteFilePath())) + "\n");
+        bytes += f.size();
+        ++files;
+    }
+    return {{"path", str(path)}, {"sha256", h.hexDigest()}, {"bytes", bytes}, {"files", files}};
 }
 
 }  // namespace
@@ -113,68 +88,6 @@ QString FigureExporter::reachVersion() {
     return QStringLiteral(REACH_VERSION);
 }
 
-std::string FigureExporter::sha256File(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        throw InputError(str(path), "file", "a readable input file (" + str(f.errorString()) + ")");
-    }
-    QCryptographicHash h(QCryptographicHash::Sha256);
-    if (!h.addData(&f))
-        throw InputError(str(path), "file", "a readable input file");
-    return h.result().toHex().toStdString();
-}
-
-std::string FigureExporter::plotDataCsv(QCustomPlot& plot) {
-    std::string out = "series,key,label,value,base,z\n";
-    auto row = [&out](const QString& series, double key, const QString& label, double value,
-                      std::optional<double> base, std::optional<double> z) {
-        out += csvField(series) + ',' + number(key) + ',' + csvField(label) + ',' + number(value) +
-               ',' + (base ? number(*base) : "") + ',' + (z ? number(*z) : "") + '\n';
-    };
-    for (int i = 0; i < plot.plottableCount(); ++i) {
-        QCPAbstractPlottable* p = plot.plottable(i);
-        if (!p->visible())
-            continue;
-        // Plot builders may name a series more plainly than its legend entry does, and label
-        // each point with what it is (a record, a workload).
-        const QVariant series = p->property("reach_series");
-        const QString name = series.isValid() ? series.toString() : p->name();
-        const QStringList pointLabels = p->property("reach_point_labels").toStringList();
-        auto labelAt = [&](int index, QCPAxis* axis, double key) {
-            return index < pointLabels.size() ? pointLabels[index] : keyLabel(axis, key);
-        };
-        if (auto* bars = qobject_cast<QCPBars*>(p)) {
-            int index = 0;
-            for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd();
-                 ++it, ++index) {
-                row(name, it->key, labelAt(index, bars->keyAxis(), it->key), it->value,
-                    stackedBase(bars, it->key), std::nullopt);
-            }
-        } else if (auto* graph = qobject_cast<QCPGraph*>(p)) {
-            int index = 0;
-            for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd();
-                 ++it, ++index) {
-                row(name, it->key, labelAt(index, graph->keyAxis(), it->key), it->value,
-                    std::nullopt, std::nullopt);
-            }
-        } else if (auto* curve = qobject_cast<QCPCurve*>(p)) {
-            for (auto it = curve->data()->constBegin(); it != curve->data()->constEnd(); ++it) {
-                row(name, it->key, {}, it->value, std::nullopt, std::nullopt);
-            }
-        } else if (auto* map = qobject_cast<QCPColorMap*>(p)) {
-            QCPColorMapData* d = map->data();
-            for (int x = 0; x < d->keySize(); ++x) {
-                for (int y = 0; y < d->valueSize(); ++y) {
-                    double k = 0, v = 0;
-                    d->cellToCoord(x, y, &k, &v);
-                    row(name, k, {}, v, std::nullopt, d->cell(x, y));
-                }
-            }
-        }
-    }
-    return out;
-}
-
 namespace {
 
 // Without a requested height, a bar chart with many categories gets room for about one label
@@ -201,7 +114,8 @@ FigureOptions withRoomForCategories(const QCustomPlot& plot, FigureOptions o) {
 
 FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot, const QString& path,
                                                      const FigureOptions& requested,
-                                                     const FigureProvenance& provenance) {
+                                                     const FigureProvenance& provenance,
+                                                     const FigureTable& data) {
     const FigureOptions options = withRoomForCategories(plot, requested);
     const FigureFormat format = formatFromPath(path);
     if (!(options.widthIn > 0.5 && options.widthIn < 40) ||
@@ -213,10 +127,8 @@ FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot, const QS
     }
     // Hash inputs first: a missing input must not leave a half-written figure behind.
     nlohmann::json inputs = nlohmann::json::array();
-    for (const QString& in : provenance.inputs) {
-        inputs.push_back(
-            {{"path", str(in)}, {"sha256", sha256File(in)}, {"bytes", QFileInfo(in).size()}});
-    }
+    for (const QString& in : provenance.inputs)
+        inputs.push_back(inputRecord(in));
 
     // One plot unit = one point (1/72 in): PDF page, SVG viewBox and PNG scale all follow.
     const int w = std::max(1, int(std::lround(options.widthIn * 72.0)));
@@ -276,7 +188,7 @@ FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot, const QS
             throw InputError(str(path), "file", "a writable output file");
     }
 
-    writeFile(csvPathFor(path), plotDataCsv(plot));
+    writeFile(csvPathFor(path), figureTableCsv(data));
 
     nlohmann::json sliders = nlohmann::json::object();
     for (const auto& [name, value] : provenance.sliders)

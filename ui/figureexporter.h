@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/project/figuredata.h"
 #include "ui/figurestyle.h"
 
 class QCustomPlot;
@@ -48,7 +49,7 @@ struct FigureProvenance {
 };
 
 // Writes a QCustomPlot as a paper-ready figure: PDF (vector, non-cosmetic pens), SVG or PNG, plus
-// F.csv (the plotted data, read back from the plot's plottables so it is exactly what is drawn)
+// F.csv (the plotted data: the FigureTable the plot was drawn from, core/project/figuredata.h)
 // and F.json (provenance). Works headless (offscreen platform) for reach-cli and from the GUI; the
 // plot's on-screen style is restored afterwards. Throws InputError for an unknown extension, an
 // unreadable input file or an output that cannot be written.
@@ -63,14 +64,8 @@ public:
     static QString jsonPathFor(const QString& figurePath);
 
     static Written exportFigure(QCustomPlot& plot, const QString& path,
-                                const FigureOptions& options, const FigureProvenance& provenance);
-
-    // The plotted data as CSV text: one row per data point of every visible plottable, columns
-    // series,key,label,value,base,z (label: the point or the key tick's text; base: stacked
-    // bars' bottom; z: colour-map cells).
-    static std::string plotDataCsv(QCustomPlot& plot);
-    // SHA-256 of a file's bytes, lower-case hex; throws InputError when it cannot be read.
-    static std::string sha256File(const QString& path);
+                                const FigureOptions& options, const FigureProvenance& provenance,
+                                const FigureTable& data);
     static QString reachVersion();
 };
 

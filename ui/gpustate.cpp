@@ -1,44 +1,68 @@
 #include "gpustate.h"
 
-#include <QCoreApplication>
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
-#include <QStandardPaths>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTimer>
 
 namespace reach {
 
 QString GpuState::text() const {
+    if (!checked)
+        return QObject::tr("checking GPU...");
+    if (!verifierFound)
+        return QObject::tr("no GPU (reach-verify not found)");
     if (device.isEmpty())
         return QObject::tr("no GPU");
-    return QObject::tr("GPU: %1%2")
-        .arg(device, verifierFound ? QString() : QObject::tr(" (no reach-verify)"));
+    return QObject::tr("GPU: %1").arg(device);
 }
 
-GpuState detectGpu() {
-    GpuState state;
-    const QDir gpus(QStringLiteral("/proc/driver/nvidia/gpus"));
-    for (const QString& bus : gpus.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile info(gpus.filePath(bus + QStringLiteral("/information")));
-        if (!info.open(QIODevice::ReadOnly))
-            continue;
-        for (const QByteArray& line : info.readAll().split('\n')) {
-            if (line.startsWith("Model:")) {
-                state.device = QString::fromUtf8(line.mid(6)).trimmed();
-                break;
-            }
-        }
-        if (!state.device.isEmpty())
-            break;
+GpuState gpuStateFromDeviceInfo(const QByteArray& stdoutJson, bool verifierStarted) {
+    GpuState s;
+    s.checked = true;
+    s.verifierFound = verifierStarted;
+    if (!verifierStarted) {
+        s.reason = QObject::tr("reach-verify not found");
+        return s;
     }
-    if (state.device.isEmpty() && QFileInfo::exists(QStringLiteral("/dev/nvidia0")))
-        state.device = QObject::tr("NVIDIA device");
-    const QString appDir =
-        QCoreApplication::instance() ? QCoreApplication::applicationDirPath() : QString();
-    state.verifierFound =
-        (!appDir.isEmpty() && QFileInfo(appDir + "/reach-verify").isExecutable()) ||
-        !QStandardPaths::findExecutable(QStringLiteral("reach-verify")).isEmpty();
-    return state;
+    const QJsonObject d = QJsonDocument::fromJson(stdoutJson.trimmed()).object();
+    if (d.value(QStringLiteral("available")).toBool()) {
+        s.device = d.value(QStringLiteral("name")).toString();
+        const QString arch = d.value(QStringLiteral("arch")).toString();
+        if (!arch.isEmpty())
+            s.device += QStringLiteral(" (%1)").arg(arch);
+    } else {
+        s.reason = d.value(QStringLiteral("reason")).toString();
+        if (s.reason.isEmpty())
+            s.reason = QObject::tr("no GPU");
+    }
+    return s;
+}
+
+GpuProbe::GpuProbe(QObject* parent) : QObject(parent) {}
+
+void GpuProbe::start(const QString& verifier) {
+    m_process = new QProcess(this);
+    auto done = [this](bool started) {
+        if (!m_process)
+            return;
+        const QByteArray out = m_process->readAllStandardOutput();
+        m_process->deleteLater();
+        m_process = nullptr;
+        emit finished(gpuStateFromDeviceInfo(out, started));
+    };
+    connect(m_process, &QProcess::finished, this,
+            [done](int, QProcess::ExitStatus) { done(true); });
+    connect(m_process, &QProcess::errorOccurred, this, [done](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart)
+            done(false);
+    });
+    // A driver that hangs must not leave the status bar asking forever.
+    QTimer::singleShot(20000, this, [this] {
+        if (m_process)
+            m_process->kill();
+    });
+    m_process->start(verifier, {QStringLiteral("--device-info")});
 }
 
 }  // namespace reach

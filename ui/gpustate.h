@@ -1,18 +1,39 @@
 #pragma once
 
+#include <QObject>
 #include <QString>
+
+class QProcess;
 
 namespace reach {
 
-// What the status bar says about the GPU, found without CUDA (ui/ stays CUDA-free): the NVIDIA
-// driver's /proc entries name the devices; "no GPU" is an ordinary answer. Whether the
-// verifier can run also needs reach-verify next to the application.
+// What the status bar says about the GPU. The GUI never loads CUDA: it asks the verifier
+// (`reach-verify --device-info`, the same answer every verification gets) in a child process;
+// "no GPU" and "no reach-verify" are ordinary answers.
 struct GpuState {
-    QString device;  // "NVIDIA H200", empty when none
+    bool checked = false;  // false until the verifier answered
+    QString device;        // "NVIDIA H200 (sm_90)", empty when none
+    QString reason;        // why not, when not
     bool verifierFound = false;
-    QString text() const;  // "GPU: NVIDIA H200" / "no GPU"
+    bool available() const { return !device.isEmpty() && verifierFound; }
+    QString text() const;  // "GPU: NVIDIA H200 (sm_90)" / "no GPU" / "checking GPU..."
 };
 
-GpuState detectGpu();
+// Reads what `reach-verify --device-info` printed (its "device" JSON object) and how it exited.
+GpuState gpuStateFromDeviceInfo(const QByteArray& stdoutJson, bool verifierStarted);
+
+// Runs `reach-verify --device-info` in the background and reports once.
+class GpuProbe : public QObject {
+    Q_OBJECT
+public:
+    explicit GpuProbe(QObject* parent = nullptr);
+    void start(const QString& verifier);
+
+signals:
+    void finished(const reach::GpuState& state);
+
+private:
+    QProcess* m_process = nullptr;
+};
 
 }  // namespace reach

@@ -2,7 +2,7 @@
 
 #include <QRegularExpression>
 
-#include "projectdata.h"
+#include "ui/qtstrings.h"
 
 namespace reach {
 

@@ -25,8 +25,8 @@
 
 #include "breakdownview.h"
 #include "core/analysis/projection.h"
+#include "core/base/csv.h"
 #include "core/base/inputerror.h"
-#include "core/records/recordimport.h"
 #include "exportdialog.h"
 #include "figureexporter.h"
 #include "gpustate.h"
@@ -49,16 +49,8 @@ namespace {
 
 constexpr int kMaxRecent = 8;
 
-bool isRecordsFile(const QString& path) {
-    return path.endsWith(QLatin1String(".jsonl"), Qt::CaseInsensitive);
-}
-
-QString csvField(QString s) {
-    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) ||
-        s.contains(QLatin1Char('\n')))
-        return QLatin1Char('"') + s.replace(QLatin1Char('"'), QStringLiteral("\"\"")) +
-               QLatin1Char('"');
-    return s;
+QString csvField(const QString& s) {
+    return toQString(reach::csvField(s.toStdString()));  // one quoting rule (core/base/csv.h)
 }
 
 }  // namespace
@@ -77,15 +69,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_speedups = new SpeedupView(this);
     // One verifier queue for the whole window; it runs reach-verify next to this binary.
     m_verifyQueue = new VerifyQueue(this);
-    m_verifyQueue->setProgram(QCoreApplication::applicationDirPath() +
-                              QStringLiteral("/reach-verify"));
     m_speedups->setVerifyQueue(m_verifyQueue);
-    addView(QStringLiteral("breakdown"), tr("Breakdown"), m_breakdown, m_breakdown->plot(),
-            m_breakdown->model());
-    addView(QStringLiteral("speedups"), tr("Speedups"), m_speedups, m_speedups->plot(),
-            m_speedups->model());
-    addView(QStringLiteral("projection"), tr("Projection"), m_projection, m_projection->barPlot(),
-            m_projection->model());
+    addView(
+        QStringLiteral("breakdown"), tr("Breakdown"), m_breakdown, m_breakdown->plot(),
+        [this] { return m_breakdown->figureData(); }, m_breakdown->model());
+    addView(
+        QStringLiteral("speedups"), tr("Speedups"), m_speedups, m_speedups->plot(),
+        [this] { return SpeedupPlot::dataTable(*m_speedups->model()); }, m_speedups->model());
+    addView(
+        QStringLiteral("projection"), tr("Projection"), m_projection, m_projection->barPlot(),
+        [this] { return m_projection->figureData(); }, m_projection->model());
 
     m_split = new QSplitter(Qt::Horizontal, this);
     m_split->setObjectName(QStringLiteral("mainSplitter"));
@@ -115,8 +108,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 MainWindow::~MainWindow() = default;
 
 void MainWindow::addView(const QString& key, const QString& title, QWidget* widget,
-                         QCustomPlot* figure, QAbstractItemModel* data) {
-    m_views.push_back({key, title, widget, figure, data});
+                         QCustomPlot* figure, std::function<FigureTable()> figureData,
+                         QAbstractItemModel* data) {
+    m_views.push_back({key, title, widget, figure, data, std::move(figureData)});
     m_tabs->addTab(widget, title);
 }
 
@@ -174,14 +168,22 @@ void MainWindow::createStatusBar() {
     m_cancel = new QPushButton(tr("Cancel"), this);
     m_cancel->setFlat(true);
     m_gpuLabel = new QLabel(this);
-    const GpuState gpu = detectGpu();
-    m_gpuText = gpu.text();
-    m_verifyQueue->setGpuAvailable(
-        !gpu.device.isEmpty() && gpu.verifierFound,
-        gpu.device.isEmpty() ? tr("no GPU") : tr("reach-verify not found"));
+    // Until reach-verify answers, verification waits (the queue refuses jobs, the actions say
+    // why); the answer arrives in the background.
+    m_gpuText = GpuState{}.text();
     m_gpuLabel->setText(m_gpuText);
-    m_gpuLabel->setToolTip(gpu.verifierFound ? tr("reach-verify found: candidates can be verified")
-                                             : tr("reach-verify not found next to reach"));
+    m_verifyQueue->setGpuAvailable(false, tr("checking the GPU"));
+    auto* probe = new GpuProbe(this);
+    connect(probe, &GpuProbe::finished, this, [this](const GpuState& gpu) {
+        m_gpuText = gpu.text();
+        m_gpuLabel->setText(m_gpuText);
+        m_gpuLabel->setToolTip(
+            gpu.available() ? tr("reach-verify answers: candidates can be verified") : gpu.reason);
+        m_verifyQueue->setGpuAvailable(gpu.available(), gpu.reason);
+        m_gpuChecked = true;
+        emit gpuChecked();
+    });
+    probe->start(m_verifyQueue->program());
     statusBar()->addPermanentWidget(m_jobLabel);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
@@ -236,28 +238,16 @@ bool MainWindow::openPath(const QString& path) {
 }
 
 void MainWindow::importFiles(const QStringList& paths) {
-    QStringList profiles;
     for (const QString& path : paths) {
         if (QFileInfo(path).suffix() == QLatin1String("reach")) {
             openPath(path);
             return;
         }
-        if (!isRecordsFile(path)) {
-            profiles << path;
-            continue;
-        }
-        try {
-            auto records = readReachJsonl(path.toStdString());
-            m_session->addEvaluationSet(EvaluationSummary::fromRecords(
-                QFileInfo(path).completeBaseName(), path, std::move(records)));
-            rememberRecent(path);
-        } catch (const InputError& e) {
-            statusBar()->showMessage(QString::fromUtf8(e.what()), 10000);
-        }
     }
-    for (const QString& p : profiles)
+    // Profiles, published tables and records files: the session's loader tells them apart.
+    for (const QString& p : paths)
         rememberRecent(p);
-    m_session->importProfiles(profiles);
+    m_session->importProfiles(paths);
 }
 
 void MainWindow::onOpen() {
@@ -342,7 +332,7 @@ bool MainWindow::exportFigure(const QString& path, QString* error) const {
         provenance.extra["assumptions"] = projectionAssumptions();
     }
     try {
-        FigureExporter::exportFigure(*view.figure, path, options, provenance);
+        FigureExporter::exportFigure(*view.figure, path, options, provenance, view.figureData());
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromUtf8(e.what());
@@ -384,9 +374,9 @@ void MainWindow::onExportData() {
 void MainWindow::updateRecordSets() {
     // The speedup view shows the sets that carry records; published summaries have none.
     std::vector<RecordSet> sets;
-    for (const EvaluationSummary& e : m_session->evaluations()) {
+    for (const EvaluationSet& e : m_session->evaluations()) {
         if (!e.records.empty())
-            sets.push_back({e.name, e.records, std::nullopt});
+            sets.push_back({toQString(e.name), e.records, std::nullopt});
     }
     m_speedups->model()->setSets(std::move(sets));
 }

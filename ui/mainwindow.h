@@ -2,7 +2,10 @@
 
 #include <QMainWindow>
 #include <QString>
+#include <functional>
 #include <vector>
+
+#include "core/project/figuredata.h"
 
 class QAbstractItemModel;
 class QCustomPlot;
@@ -36,6 +39,7 @@ public:
         QWidget* widget = nullptr;
         QCustomPlot* figure = nullptr;
         QAbstractItemModel* data = nullptr;
+        std::function<FigureTable()> figureData;  // what the figure plots (its CSV)
     };
 
     explicit MainWindow(QWidget* parent = nullptr);
@@ -49,14 +53,19 @@ public:
     QTabWidget* tabs() const { return m_tabs; }
     const std::vector<View>& views() const { return m_views; }
     QString gpuText() const;
+    bool isGpuChecked() const { return m_gpuChecked; }  // reach-verify has answered
 
     // Opens the sample project (no path) or a project/directory/profile; records recent files.
     bool openDefault();
     bool openPath(const QString& path);
-    // Profiles go to the session; `.jsonl` evaluation records become an evaluation set.
+    // Profiles, published tables and records files go to the session (core decides which is
+    // which); a .reach project is opened instead.
     void importFiles(const QStringList& paths);
     bool exportData(const QString& path, QString* error = nullptr) const;  // current view, CSV
     bool exportFigure(const QString& path, QString* error = nullptr) const;
+
+signals:
+    void gpuChecked();  // reach-verify answered the device question (gpuText() is final)
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -65,7 +74,7 @@ protected:
 
 private:
     void addView(const QString& key, const QString& title, QWidget* widget, QCustomPlot* figure,
-                 QAbstractItemModel* data);
+                 std::function<FigureTable()> figureData, QAbstractItemModel* data);
     void createMenus();
     void createStatusBar();
     void restoreSettings();
@@ -94,6 +103,7 @@ private:
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     QString m_gpuText;
+    bool m_gpuChecked = false;
 };
 
 }  // namespace reach

@@ -113,26 +113,29 @@ void ProjectBrowser::rebuild() {
     m_workloads = new QTreeWidgetItem(m_tree, {tr("Workloads"), QString::number(workloads.size())});
     for (size_t i = 0; i < workloads.size(); ++i) {
         const ProjectWorkload& w = workloads[i];
-        QString detail = w.origin;
+        QString detail = toQString(w.origin);
         if (w.breakdown)
-            detail = tr("%1, %2 ms").arg(w.origin).arg(w.breakdown->gpuTimeUs / 1000.0, 0, 'f', 1);
-        auto* item = new QTreeWidgetItem(m_workloads, {w.name, detail});
+            detail = tr("%1, %2 ms")
+                         .arg(toQString(w.origin))
+                         .arg(w.breakdown->gpuTimeUs / 1000.0, 0, 'f', 1);
+        auto* item = new QTreeWidgetItem(m_workloads, {toQString(w.name), detail});
         item->setData(0, KindRole, WorkloadItem);
         item->setData(0, IndexRole, int(i));
-        item->setToolTip(0, w.workload ? QString::fromStdString(w.workload->source) : w.origin);
+        item->setToolTip(
+            0, w.workload ? QString::fromStdString(w.workload->source) : toQString(w.origin));
     }
     const auto& sets = m_session->evaluations();
     m_evaluations =
         new QTreeWidgetItem(m_tree, {tr("Evaluation sets"), QString::number(sets.size())});
     for (size_t i = 0; i < sets.size(); ++i) {
-        const EvaluationSummary& s = sets[i];
+        const EvaluationSet& s = sets[i];
         QString detail = tr("%1/%2").arg(s.winners).arg(s.denominator);
         if (s.medianSpeedup)
             detail += tr(", %1x").arg(*s.medianSpeedup, 0, 'g', 4);
-        auto* item = new QTreeWidgetItem(m_evaluations, {s.name, detail});
+        auto* item = new QTreeWidgetItem(m_evaluations, {toQString(s.name), detail});
         item->setData(0, KindRole, EvaluationItem);
         item->setData(0, IndexRole, int(i));
-        item->setToolTip(0, s.name + QStringLiteral("\n") + s.origin);
+        item->setToolTip(0, toQString(s.name) + QStringLiteral("\n") + toQString(s.origin));
     }
     const RuleSet& rules = m_session->rules();
     m_ruleItem =

@@ -26,8 +26,8 @@ void ProjectionModel::setParameters(double winRate, double medianSpeedup) {
 
 void ProjectionModel::recompute() {
     for (Row& r : m_rows) {
-        r.projection = projectSummary(r.entry.name.toStdString(), r.entry.addressableShare(),
-                                      m_winRate, m_median);
+        r.projection =
+            projectSummary(r.entry.name, r.entry.addressableShare(), m_winRate, m_median);
     }
 }
 
@@ -47,9 +47,9 @@ QVariant ProjectionModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
             case Name:
-                return r.entry.name;
+                return toQString(r.entry.name);
             case Origin:
-                return r.entry.origin;
+                return toQString(r.entry.origin);
             case AddressableShare:
                 return QString::number(100.0 * p.addressableShare, 'f', 1) + QLatin1Char('%');
             case GainPercent:

@@ -4,7 +4,8 @@
 #include <vector>
 
 #include "core/analysis/projection.h"
-#include "projectdata.h"
+#include "core/project/project.h"
+#include "ui/qtstrings.h"
 
 namespace reach {
 

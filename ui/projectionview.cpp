@@ -121,8 +121,10 @@ ProjectionView::ProjectionView(Session* session, QWidget* parent)
     m_heat = new QCustomPlot(this);
     m_map = new QCPColorMap(m_heat->xAxis, m_heat->yAxis);
     m_map->setSelectable(QCP::stNone);
+    // Cell centres where core's projectionGrid evaluates the formula: the map shows its numbers.
     m_map->data()->setSize(kHeatCells, kHeatCells);
-    m_map->data()->setRange(QCPRange(0, 100), QCPRange(0, 1));
+    m_map->data()->setRange(QCPRange(50.0 / kHeatCells, 100.0 - 50.0 / kHeatCells),
+                            QCPRange(0.5 / kHeatCells, 1.0 - 0.5 / kHeatCells));
     m_map->setInterpolate(true);
     m_scale = new QCPColorScale(m_heat);
     m_heat->plotLayout()->addElement(0, 1, m_scale);
@@ -290,12 +292,12 @@ bool ProjectionView::applyPreset(int preset) {
     }
     if (index < 0)
         return false;
-    const EvaluationSummary& set = sets[size_t(index)];
+    const EvaluationSet& set = sets[size_t(index)];
     m_source = tr("evaluation set \"%1\": %2 of %3, %4")
-                   .arg(set.name)
+                   .arg(toQString(set.name))
                    .arg(set.winners)
                    .arg(set.denominator)
-                   .arg(set.basis);
+                   .arg(toQString(set.basisText()));
     setParameters(set.winRate(), *set.medianSpeedup);
     syncControls();
     return true;
@@ -307,20 +309,20 @@ void ProjectionView::setSelectedEvaluation(int index) {
 
 void ProjectionView::onWorkloadsChanged() {
     const QString previous = m_heatRow >= 0 && m_heatRow < m_model->rowCount()
-                                 ? m_model->workload(m_heatRow).name
+                                 ? toQString(m_model->workload(m_heatRow).name)
                                  : QString();
     m_model->setWorkloads(m_session->workloads());
     {
         const QSignalBlocker block(m_heatWorkload);
         m_heatWorkload->clear();
         for (int r = 0; r < m_model->rowCount(); ++r)
-            m_heatWorkload->addItem(m_model->workload(r).name + QStringLiteral(" (") +
-                                    m_model->workload(r).origin + QLatin1Char(')'));
+            m_heatWorkload->addItem(toQString(m_model->workload(r).name) + QStringLiteral(" (") +
+                                    toQString(m_model->workload(r).origin) + QLatin1Char(')'));
     }
     // Keep the heat map's workload; else show the one with the most addressable time.
     int row = -1;
     for (int r = 0; r < m_model->rowCount(); ++r) {
-        if (!previous.isEmpty() && m_model->workload(r).name == previous)
+        if (!previous.isEmpty() && toQString(m_model->workload(r).name) == previous)
             row = r;
     }
     if (row < 0 && previous.isEmpty()) {
@@ -354,27 +356,19 @@ void ProjectionView::setHeatRow(int row) {
 
 void ProjectionView::rebuildHeatMap() {
     QCPColorMapData* data = m_map->data();
-    double maxGain = 0;
     const bool valid = m_heatRow >= 0 && m_heatRow < m_model->rowCount();
     const double a = valid ? m_model->projection(m_heatRow).addressableShare : 0.0;
-    const std::string name =
-        valid ? m_model->workload(m_heatRow).name.toStdString() : std::string();
+    const ProjectionGrid grid = projectionGrid(a, kHeatCells, 10.0);
     for (int xi = 0; xi < kHeatCells; ++xi) {
-        double x, y;
-        for (int yi = 0; yi < kHeatCells; ++yi) {
-            data->cellToCoord(xi, yi, &x, &y);
-            const double gain =
-                valid ? 100.0 * projectSummary(name, a, x / 100.0, std::pow(10.0, y)).savedShare
-                      : 0.0;
-            data->setCell(xi, yi, gain);
-            maxGain = std::max(maxGain, gain);
-        }
+        for (int yi = 0; yi < kHeatCells; ++yi)
+            data->setCell(xi, yi, valid ? grid.at(xi, yi) : 0.0);
     }
-    m_map->setDataRange(QCPRange(0, std::max(maxGain, 0.01)));
+    m_map->setDataRange(QCPRange(0, std::max(valid ? grid.maxGainPercent : 0.0, 0.01)));
     if (valid) {
         const ProjectWorkload& w = m_model->workload(m_heatRow);
-        m_heatTitle->setText(
-            tr("%1 (%2), addressable %3%").arg(w.name, w.origin).arg(100.0 * a, 0, 'f', 1));
+        m_heatTitle->setText(tr("%1 (%2), addressable %3%")
+                                 .arg(toQString(w.name), toQString(w.origin))
+                                 .arg(100.0 * a, 0, 'f', 1));
     } else {
         m_heatTitle->setText(QString());
     }
@@ -413,7 +407,7 @@ void ProjectionView::updateBars() {
         values[n - 1 - row] = gain;
         maxGain = std::max(maxGain, gain);
         const ProjectWorkload& w = m_model->workload(row);
-        ticker->addTick(key, w.name + QLatin1Char('\n') + w.shortOrigin());
+        ticker->addTick(key, toQString(w.name) + QLatin1Char('\n') + toQString(w.shortOrigin()));
         QCPItemText* t = m_valueLabels[size_t(row)];
         t->setText(QString::number(gain, 'f', 2) + QLatin1Char('%'));
         t->position->setCoords(gain, key);
@@ -444,6 +438,11 @@ void ProjectionView::updateMarker() {
         m_markerLabel->position->setCoords(std::min(x + 1.5, 85.0), std::min(y + 0.02, 0.93));
     }
     m_heat->layer(QStringLiteral("cursor"))->replot();
+}
+
+FigureTable ProjectionView::figureData() const {
+    return projectionFigureTable(m_session->workloads(), m_model->winRate(),
+                                 m_model->medianSpeedup());
 }
 
 }  // namespace reach

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/project/figuredata.h"
+
 #include <QWidget>
 #include <vector>
 
@@ -20,7 +22,7 @@ class QSlider;
 namespace reach {
 
 class Session;
-struct EvaluationSummary;
+struct EvaluationSet;
 
 // What-if projection: win rate and median speedup (sliders + spin boxes, presets) -> projected
 // gain per workload (bars with values) and, for one workload, a heat map of the gain over
@@ -46,6 +48,8 @@ public:
     double medianSpeedup() const { return m_model->medianSpeedup(); }
     void setParameters(double winRate, double medianSpeedup);
     void setHeatRow(int row);
+    // What the bar figure plots (core/project/figuredata.h): its CSV.
+    FigureTable figureData() const;
     // Presets by index: 0 KernelBench L1 frontier, 1 DLRM-Bench, 2 the selected evaluation set.
     bool applyPreset(int preset);
     void setSelectedEvaluation(int index);  // index into Session::evaluations(), -1 for none

@@ -54,8 +54,10 @@ void RecordsModel::recompute(int set) {
     }
     StatsOptions options;
     options.denominator = rs.denominator;
-    // The legend needs the point estimates only; the intervals are the CLI's business.
-    options.resamples = 200;
+    // The same basis as the set's summary (core/records/evaluationset.h): verified winners once
+    // Reach has judged any record. The legend needs point estimates only, not intervals.
+    options.basis = defaultBasis(rs.records);
+    options.intervals = false;
     m_stats[size_t(set)] = computeRecordStats(problemOutcomes(rs.records, options.basis),
                                               rs.name.toStdString(), options);
 }

@@ -1,7 +1,7 @@
 #include "rulesetmodel.h"
 
-#include "projectdata.h"
 #include "theme.h"
+#include "ui/qtstrings.h"
 
 namespace reach {
 

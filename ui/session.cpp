@@ -1,24 +1,18 @@
 #include "session.h"
 
-#include <QDir>
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QPromise>
 #include <QtConcurrent/QtConcurrentRun>
-#include <algorithm>
 
 #include "core/base/inputerror.h"
 #include "core/store/projectstore.h"
-#include "core/store/recordstore.h"
-#include "core/trace/profilereader.h"
-#include "defaultproject.h"
 
 namespace reach {
 
 struct Session::LoadResult {
     int generation = 0;
-    std::shared_ptr<const Workload> workload;
-    std::shared_ptr<const Breakdown> breakdown;
+    LoadedWorkload loaded;
     QString error;  // one line, naming the file; empty on success
 };
 
@@ -29,163 +23,130 @@ struct ReclassifyResult {
     std::vector<std::shared_ptr<const Breakdown>> breakdowns;  // parallel to the inputs
 };
 
-std::shared_ptr<const Breakdown> classify(const Workload& w, const RuleSet& rules) {
-    return std::make_shared<const Breakdown>(computeBreakdown(w, rules));
-}
-
 }  // namespace
 
-Session::Session(QObject* parent) : QObject(parent), m_rules(RuleSet::builtinDefault()) {}
+Session::Session(QObject* parent) : QObject(parent) {}
 
 Session::~Session() {
     cancelJobs();
 }
 
 QStringList Session::inputFiles() const {
-    return m_sources;
+    QStringList out;
+    for (const std::string& s : m_project.sources)
+        out << toQString(s);
+    return out;
 }
 
-void Session::resetProject(const QString& name) {
+// A plan made without error replaces the open project: its small parts at once, its workloads
+// in the background.
+void Session::adopt(OpenPlan plan) {
     cancelJobs();
     ++m_generation;
-    m_workloads.clear();
-    m_evaluations.clear();
-    m_sources.clear();
-    m_projectName = name;
-    m_storePath.clear();
+    Project fresh;
+    fresh.name = plan.projectName;
+    fresh.storePath = plan.storePath;
+    fresh.rules = plan.storedRules ? *plan.storedRules : m_project.rules;
+    fresh.workloads = std::move(plan.published);
+    fresh.evaluations = std::move(plan.evaluations);
+    fresh.sources = plan.sources;
+    fresh.studies = plan.studies;
+    const bool rulesChangedNow = fresh.rules.hash() != m_project.rules.hash() ||
+                                 fresh.rules.name() != m_project.rules.name();
+    m_project = std::move(fresh);
+    if (rulesChangedNow)
+        emit rulesChanged();
+    for (const std::string& w : plan.warnings)
+        emit loadError(toQString(w));
+    emit projectOpened();
+    emit workloadsChanged();
+    emit evaluationsChanged();
+    if (plan.hasWorkloadsToRead()) {
+        startLoad(plan.stores.empty() ? tr("Reading profiles") : tr("Opening project"),
+                  std::move(plan));
+    }
 }
 
 bool Session::openDefault(QString* error) {
-    const QString dir = bundledDatasetsDir();
-    if (dir.isEmpty()) {
-        if (error)
-            *error = tr("the bundled datasets were not found (set REACH_DATASETS)");
-        return false;
-    }
-    DefaultProject project;
     try {
-        project = loadDefaultProject(dir);
+        adopt(planSample());
     } catch (const InputError& e) {
         if (error)
             *error = QString::fromUtf8(e.what());
         return false;
     }
-    resetProject(tr("Sample project (bundled)"));
-    m_workloads = std::move(project.published);
-    m_evaluations = std::move(project.evaluations);
-    m_sources << dir + "/paper/table3.json";
-    emit projectOpened();
-    emit workloadsChanged();
-    emit evaluationsChanged();
-    startLoad(tr("Reading H200 sample profiles"), project.profilePaths, {});
     return true;
 }
 
 bool Session::openProject(const QString& path, QString* error) {
-    const QFileInfo info(path);
-    if (!info.exists()) {
+    // Everything small (evaluation sets, a project's rules) is read here, before anything of the
+    // open project is dropped: an input that cannot be read leaves the current one as it was.
+    try {
+        adopt(planOpen({path.toStdString()}));
+    } catch (const std::exception& e) {
         if (error)
-            *error = tr("%1: no such file or directory").arg(path);
+            *error = QString::fromUtf8(e.what());
         return false;
-    }
-    // A project's evaluation sets are small next to its profiles (thousands of rows at most), so
-    // they are read here, before anything of the open project is dropped: a project that cannot
-    // be read leaves the current one as it was. Workloads, which can be large, load in the
-    // background below.
-    std::vector<EvaluationSummary> storedSets;
-    std::optional<RuleSet> storedRules;
-    QString rulesError;
-    const bool isStore = info.isFile() && info.suffix() == QLatin1String("reach");
-    if (isStore) {
-        try {
-            const ProjectStore project = ProjectStore::open(info.absoluteFilePath().toStdString(),
-                                                            ProjectStore::Mode::MustExist);
-            for (const RecordSetEntry& set : recordSets(project)) {
-                storedSets.push_back(EvaluationSummary::fromRecords(
-                    QString::fromStdString(set.name), QString::fromStdString(set.source),
-                    loadRecordSet(project, set.id)));
-            }
-            // The rules the project was last used with (imported with, or last edited in the
-            // GUI): its numbers are shown as they were left. A stored set that no longer parses
-            // is reported and the current rules stay; the project still opens.
-            try {
-                storedRules = project.latestRuleSet();
-            } catch (const InputError& e) {
-                rulesError = QString::fromUtf8(e.what());
-            }
-        } catch (const std::exception& e) {
-            if (error)
-                *error = QString::fromStdString(e.what());
-            return false;
-        }
-    }
-    resetProject(info.fileName());
-    m_evaluations = std::move(storedSets);
-    if (isStore)
-        m_storePath = info.absoluteFilePath();
-    if (storedRules) {
-        m_rules = std::move(*storedRules);
-        emit rulesChanged();
-    }
-    if (!rulesError.isEmpty())
-        emit loadError(rulesError);
-    emit projectOpened();
-    emit workloadsChanged();
-    emit evaluationsChanged();
-    if (info.isDir()) {
-        QStringList profiles;
-        for (const QFileInfo& f : QDir(path).entryInfoList(
-                 {"*.json.gz", "*.json", "*.sqlite"}, QDir::Files, QDir::Size | QDir::Reversed)) {
-            if (f.fileName() != QLatin1String("manifest.json"))
-                profiles << f.absoluteFilePath();
-        }
-        startLoad(tr("Reading profiles"), profiles, {});
-    } else if (info.suffix() == QLatin1String("reach")) {
-        startLoad(tr("Opening project"), {}, info.absoluteFilePath());
-    } else {
-        startLoad(tr("Reading profile"), {info.absoluteFilePath()}, {});
     }
     return true;
 }
 
 void Session::importProfiles(const QStringList& paths) {
-    QStringList profiles;
+    OpenPlan all;
     for (const QString& path : paths) {
-        if (!isPublishedStudyFile(path)) {
-            profiles << path;
-            continue;
-        }
         try {
-            PublishedProject study = loadPublishedStudy(path);
-            for (ProjectWorkload& w : study.workloads)
-                m_workloads.push_back(std::move(w));
-            for (EvaluationSummary& set : study.benchmarks)
-                m_evaluations.push_back(std::move(set));
-            m_sources << path;
-            emit workloadsChanged();
-            emit evaluationsChanged();
-        } catch (const InputError& e) {
+            OpenPlan one = planOpen({path.toStdString()});
+            for (ProjectWorkload& w : one.published)
+                m_project.workloads.push_back(std::move(w));
+            for (EvaluationSet& e : one.evaluations)
+                m_project.evaluations.push_back(std::move(e));
+            for (std::string& s : one.sources)
+                m_project.sources.push_back(std::move(s));
+            for (const std::string& w : one.warnings)
+                emit loadError(toQString(w));
+            if (!one.published.empty())
+                emit workloadsChanged();
+            if (!one.evaluations.empty())
+                emit evaluationsChanged();
+            for (std::string& p : one.profiles)
+                all.profiles.push_back(std::move(p));
+            for (std::string& s : one.stores)
+                all.stores.push_back(std::move(s));
+        } catch (const std::exception& e) {
             emit loadError(QString::fromUtf8(e.what()));
         }
     }
-    if (!profiles.isEmpty())
-        startLoad(tr("Importing %n profile(s)", nullptr, int(profiles.size())), profiles, {});
+    emit workloadsChanged();
+    emit evaluationsChanged();
+    if (all.hasWorkloadsToRead()) {
+        startLoad(tr("Importing %n profile(s)", nullptr, int(all.profiles.size())), std::move(all));
+    }
 }
 
-void Session::addEvaluationSet(EvaluationSummary set) {
-    m_evaluations.push_back(std::move(set));
+void Session::adoptLoaded(Project project) {
+    cancelJobs();
+    ++m_generation;
+    m_project = std::move(project);
+    emit rulesChanged();
+    emit projectOpened();
+    emit workloadsChanged();
+    emit evaluationsChanged();
+}
+
+void Session::addEvaluationSet(EvaluationSet set) {
+    m_project.evaluations.push_back(std::move(set));
     emit evaluationsChanged();
 }
 
 void Session::setRules(RuleSet rules, bool keepInProject) {
-    m_rules = std::move(rules);
+    m_project.rules = std::move(rules);
     // An open project file keeps the edited rules, so reopening it shows the same numbers. A
     // failed save is reported; the edit itself stays in effect.
-    if (keepInProject && !m_storePath.isEmpty()) {
+    if (keepInProject && !m_project.storePath.empty()) {
         try {
             ProjectStore project =
-                ProjectStore::open(m_storePath.toStdString(), ProjectStore::Mode::MustExist);
-            project.saveRuleSet(m_rules);
+                ProjectStore::open(m_project.storePath, ProjectStore::Mode::MustExist);
+            project.saveRuleSet(m_project.rules);
         } catch (const std::exception& e) {
             emit loadError(QString::fromStdString(e.what()));
         }
@@ -207,8 +168,7 @@ void Session::jobEnded() {
     }
 }
 
-void Session::startLoad(const QString& label, const QStringList& profiles,
-                        const QString& storePath) {
+void Session::startLoad(const QString& label, OpenPlan plan) {
     std::stop_source stop;
     m_stops.push_back(stop);
     ++m_activeJobs;
@@ -224,79 +184,33 @@ void Session::startLoad(const QString& label, const QStringList& profiles,
         watcher->deleteLater();
         jobEnded();
     });
-
     // The job gets copies: the rule set may change on the GUI thread while it runs (the
     // breakdown then carries the old hash and is re-classified on arrival).
-    const RuleSet rules = m_rules;
-    const std::vector<std::string> paths = [&] {
-        std::vector<std::string> v;
-        for (const QString& p : profiles)
-            v.push_back(p.toStdString());
-        return v;
-    }();
-    const std::string store = storePath.toStdString();
+    const RuleSet rules = m_project.rules;
     const std::stop_token token = stop.get_token();
-    watcher->setFuture(QtConcurrent::run([paths, store, rules, token,
-                                          generation](QPromise<LoadResult>& promise) {
-        promise.setProgressRange(0, 1000);
-        auto deliver = [&](Workload w) {
-            LoadResult r;
-            r.generation = generation;
-            auto workload = std::make_shared<const Workload>(std::move(w));
-            r.breakdown = classify(*workload, rules);
-            r.workload = std::move(workload);
-            promise.addResult(std::move(r));
-        };
-        auto fail = [&](const std::string& message) {
-            LoadResult r;
-            r.generation = generation;
-            r.error = QString::fromStdString(message);
-            promise.addResult(std::move(r));
-        };
-        try {
-            if (!store.empty()) {
-                ProjectStore project = ProjectStore::open(store, ProjectStore::Mode::MustExist);
-                const auto entries = project.workloadEntries();
-                for (size_t i = 0; i < entries.size(); ++i) {
-                    if (token.stop_requested())
-                        return;
-                    deliver(project.loadWorkload(entries[i].id));
-                    promise.setProgressValue(int(1000.0 * (i + 1) / entries.size()));
-                }
-                return;
+    watcher->setFuture(QtConcurrent::run(
+        [plan = std::move(plan), rules, token, generation](QPromise<LoadResult>& promise) {
+            promise.setProgressRange(0, 1000);
+            auto send = [&](LoadResult r) {
+                r.generation = generation;
+                promise.addResult(std::move(r));
+            };
+            try {
+                readPlanWorkloads(
+                    plan, rules,
+                    [&](LoadedWorkload w) {
+                        send({0, std::move(w), {}});
+                    },
+                    [&](const InputError& e) {
+                        send({0, {}, QString::fromUtf8(e.what())});
+                    },
+                    [&](double f) { promise.setProgressValue(int(1000.0 * f)); }, token);
+            } catch (const Cancelled&) {
+                // Nothing more to deliver: the user asked to stop; what arrived before stays.
+            } catch (const std::exception& e) {
+                send({0, {}, QString::fromUtf8(e.what())});
             }
-            // Progress is weighted by file size so the bar moves evenly across small and
-            // large traces.
-            std::vector<double> sizes;
-            double total = 0;
-            for (const std::string& p : paths) {
-                sizes.push_back(std::max<double>(1.0, QFileInfo(QString::fromStdString(p)).size()));
-                total += sizes.back();
-            }
-            double done = 0;
-            for (size_t i = 0; i < paths.size(); ++i) {
-                if (token.stop_requested())
-                    return;
-                try {
-                    const double base = done, weight = sizes[i];
-                    deliver(readProfile(
-                        paths[i],
-                        [&](double f) {
-                            promise.setProgressValue(int(1000.0 * (base + f * weight) / total));
-                        },
-                        token));
-                } catch (const InputError& e) {
-                    fail(e.what());
-                }
-                done += sizes[i];
-                promise.setProgressValue(int(1000.0 * done / total));
-            }
-        } catch (const Cancelled&) {
-            // Nothing to deliver: the user asked to stop; what arrived before stays.
-        } catch (const std::exception& e) {
-            fail(store + ": " + e.what());
-        }
-    }));
+        }));
 }
 
 void Session::acceptLoaded(const LoadResult& result) {
@@ -306,33 +220,15 @@ void Session::acceptLoaded(const LoadResult& result) {
         emit loadError(result.error);
         return;
     }
-    ProjectWorkload entry;
-    entry.name = QString::fromStdString(result.workload->name);
-    entry.origin = result.workload->device.empty()
-                       ? tr("profile")
-                       : QString::fromStdString(result.workload->device);
-    entry.workload = result.workload;
-    entry.breakdown = result.breakdown;
-    m_sources << QString::fromStdString(result.workload->source);
-    // Re-importing the same bytes replaces the row instead of adding a twin.
-    auto same = std::find_if(m_workloads.begin(), m_workloads.end(), [&](const ProjectWorkload& w) {
-        return w.workload && w.workload->sourceHash == result.workload->sourceHash;
-    });
-    if (same != m_workloads.end())
-        *same = std::move(entry);
-    else
-        m_workloads.push_back(std::move(entry));
+    const bool stale = result.loaded.breakdown->rulesHash != m_project.rules.hash();
+    m_project.addMeasured(measuredWorkload(result.loaded.workload, result.loaded.breakdown));
     emit workloadsChanged();
-    if (result.breakdown->rulesHash != m_rules.hash())
+    if (stale)
         startReclassify();
 }
 
 void Session::startReclassify() {
-    std::vector<std::shared_ptr<const Workload>> inputs;
-    for (const ProjectWorkload& w : m_workloads) {
-        if (w.workload)
-            inputs.push_back(w.workload);
-    }
+    const std::vector<std::shared_ptr<const Workload>> inputs = m_project.measured();
     if (inputs.empty())
         return;
     const int id = ++m_reclassifyId;
@@ -352,7 +248,7 @@ void Session::startReclassify() {
                 if (current) {
                     const ReclassifyResult r = watcher->future().result();
                     for (size_t i = 0; i < inputs.size(); ++i) {
-                        for (ProjectWorkload& w : m_workloads) {
+                        for (ProjectWorkload& w : m_project.workloads) {
                             if (w.workload == inputs[i])
                                 w.breakdown = r.breakdowns[i];
                         }
@@ -361,19 +257,19 @@ void Session::startReclassify() {
                 }
                 jobEnded();
             });
-    const RuleSet rules = m_rules;
+    const RuleSet rules = m_project.rules;
     const std::stop_token token = stop.get_token();
-    watcher->setFuture(
-        QtConcurrent::run([inputs, rules, id, token](QPromise<ReclassifyResult>& promise) {
-            ReclassifyResult r;
-            r.id = id;
-            for (const auto& w : inputs) {
-                if (token.stop_requested())
-                    return;
-                r.breakdowns.push_back(classify(*w, rules));
-            }
-            promise.addResult(std::move(r));
-        }));
+    watcher->setFuture(QtConcurrent::run([inputs, rules, id,
+                                          token](QPromise<ReclassifyResult>& promise) {
+        ReclassifyResult r;
+        r.id = id;
+        for (const auto& w : inputs) {
+            if (token.stop_requested())
+                return;
+            r.breakdowns.push_back(std::make_shared<const Breakdown>(computeBreakdown(*w, rules)));
+        }
+        promise.addResult(std::move(r));
+    }));
 }
 
 }  // namespace reach

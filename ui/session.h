@@ -3,42 +3,47 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
-#include <memory>
 #include <stop_token>
 #include <vector>
 
-#include "core/analysis/ruleset.h"
-#include "projectdata.h"
+#include "core/project/openplan.h"
+#include "core/project/project.h"
+#include "ui/qtstrings.h"
 
 namespace reach {
 
-// The open project as the GUI sees it: workloads, evaluation sets and the rule set, plus the
-// background jobs that read profiles and re-classify them. Lives on the GUI thread; jobs run
-// on QtConcurrent's pool with copies of what they need, and their results come back as values.
-// Results of a job that was superseded (a newer project, a newer rule edit) are dropped by id.
+// The open project as the GUI sees it: a thin Qt adapter over core/project (the same plan and
+// reading steps every reach-cli subcommand uses), which runs the reading and re-classifying in
+// the background. Lives on the GUI thread; jobs run on QtConcurrent's pool with copies of what
+// they need, and their results come back as values. Results of a job that was superseded (a
+// newer project, a newer rule edit) are dropped by id.
 class Session : public QObject {
     Q_OBJECT
 public:
     explicit Session(QObject* parent = nullptr);
     ~Session() override;
 
-    const std::vector<ProjectWorkload>& workloads() const { return m_workloads; }
-    const std::vector<EvaluationSummary>& evaluations() const { return m_evaluations; }
-    const RuleSet& rules() const { return m_rules; }
-    QString projectName() const { return m_projectName; }
+    const Project& project() const { return m_project; }
+    const std::vector<ProjectWorkload>& workloads() const { return m_project.workloads; }
+    const std::vector<EvaluationSet>& evaluations() const { return m_project.evaluations; }
+    const RuleSet& rules() const { return m_project.rules; }
+    QString projectName() const { return toQString(m_project.name); }
+    QString storePath() const { return toQString(m_project.storePath); }
     QStringList inputFiles() const;  // every file the shown numbers come from
 
-    // Opens the bundled sample (published study at once, H200 profiles in the background).
-    // Returns false with an error message when the datasets cannot be found or read.
+    // Opens the bundled sample (published study and evaluation sets at once, H200 profiles in the
+    // background). Returns false with the error when its datasets cannot be found or read.
     bool openDefault(QString* error = nullptr);
-    // A directory of profiles, a `.reach` project, or one profile file.
+    // A directory of profiles or of records, a `.reach` project, a published table, one profile.
+    // An input that cannot be opened leaves the open project as it was.
     bool openProject(const QString& path, QString* error = nullptr);
-    // Adds profiles (read in the background) to the open project.
-    // Profiles load in the background; a published study file (table3.json's format) is read
-    // at once and adds its workloads and benchmark summaries, or emits loadError and adds
-    // nothing.
+    // Adds inputs (profiles, published tables, records files) to the open project: what is small
+    // at once, profiles in the background. An unreadable input emits loadError and adds nothing.
     void importProfiles(const QStringList& paths);
-    void addEvaluationSet(EvaluationSummary set);
+    void addEvaluationSet(EvaluationSet set);
+    // A project read elsewhere (reach-cli figure reads it with core's openInputs, at once):
+    // shown as it is, with nothing left to load in the background.
+    void adoptLoaded(Project project);
 
     // Replaces the rule set and re-classifies every measured workload in the background.
     // With keepInProject, an open .reach project file also stores the rules (reopening it
@@ -63,18 +68,13 @@ signals:
 
 private:
     struct LoadResult;
-    void resetProject(const QString& name);
-    void startLoad(const QString& label, const QStringList& profiles, const QString& storePath);
+    void adopt(OpenPlan plan);
+    void startLoad(const QString& label, OpenPlan plan);
     void startReclassify();
     void acceptLoaded(const LoadResult& result);
     void jobEnded();
 
-    std::vector<ProjectWorkload> m_workloads;
-    std::vector<EvaluationSummary> m_evaluations;
-    RuleSet m_rules;
-    QString m_projectName;
-    QString m_storePath;  // the open .reach file, where edited rules are kept; empty otherwise
-    QStringList m_sources;
+    Project m_project;
 
     // Every open/import belongs to a generation; opening a new project starts a new one and
     // cancels the jobs of the old one, whose late results are then ignored.

@@ -1,5 +1,7 @@
 #include "ui/speedupplot.h"
 
+#include "core/project/figuredata.h"
+
 #include <qcustomplot.h>
 #include <algorithm>
 #include <cmath>
@@ -84,7 +86,7 @@ std::vector<RecordRef> SpeedupPlot::plottedRecords(const RecordsModel& model, in
     const auto& records = model.sets().at(size_t(set)).records;
     for (size_t i = 0; i < records.size(); ++i) {
         const EvalRecord& r = records[i];
-        if (r.correct && r.speedup && *r.speedup > 0)
+        if (isPlottedSpeedup(r))
             refs.push_back({set, int(i)});
     }
     std::stable_sort(refs.begin(), refs.end(), [&](RecordRef a, RecordRef b) {
@@ -286,7 +288,17 @@ FigureExporter::Written SpeedupPlot::exportFigure(const RecordsModel& model, Mod
     QCustomPlot plot;
     SpeedupPlot builder;
     builder.build(plot, model, mode);
-    return FigureExporter::exportFigure(plot, path, options, provenance);
+    return FigureExporter::exportFigure(plot, path, options, provenance, dataTable(model));
+}
+
+FigureTable SpeedupPlot::dataTable(const RecordsModel& model) {
+    std::vector<std::string> names;
+    for (const RecordSet& s : model.sets())
+        names.push_back(s.name.toStdString());
+    std::vector<NamedRecords> sets;
+    for (size_t i = 0; i < model.sets().size(); ++i)
+        sets.push_back({names[i], &model.sets()[i].records});
+    return speedupFigureTable(sets);
 }
 
 }  // namespace reach

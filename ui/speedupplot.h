@@ -39,6 +39,9 @@ public:
                                                 const QString& path, const FigureOptions& options,
                                                 const FigureProvenance& provenance);
 
+    // What the figure plots, as the table its CSV is written from.
+    static FigureTable dataTable(const RecordsModel& model);
+
     // The records behind a clicked data point (one for strip/ECDF points and marks, all of the
     // bin's for a histogram step); empty for anything else.
     std::vector<RecordRef> recordsAt(const QCPAbstractPlottable* plottable, int dataIndex) const;

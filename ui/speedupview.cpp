@@ -12,6 +12,7 @@
 #include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -19,8 +20,11 @@
 #include <QVBoxLayout>
 
 #include "core/base/inputerror.h"
+#include "core/project/recordjob.h"
+#include "core/records/recordimportverify.h"
+#include "core/store/projectstore.h"
+#include "core/store/verificationstore.h"
 #include "core/verify/verification.h"
-#include "ui/verificationstore.h"
 
 namespace reach {
 
@@ -214,44 +218,27 @@ void SpeedupView::onPlottableClick(QCPAbstractPlottable* plottable, int dataInde
 }
 
 std::optional<VerifyJob> SpeedupView::defaultJob(const EvalRecord& r, QString* why) {
-    if (r.artifactPath.empty()) {
+    // One resolver for the GUI and `reach-cli verify --record` (core/project/recordjob.h): the
+    // files must lie in the record's folder, Reach's resources or a folder the user chose.
+    const QSettings settings;
+    RecordJobOptions options;
+    for (const QString& d : settings.value(QStringLiteral("verify/trustedDirs")).toStringList())
+        options.trustedDirs.push_back(d.toStdString());
+    options.kernelBenchDir =
+        settings.value(QStringLiteral("verify/kernelbenchDir")).toString().toStdString();
+    std::string reason;
+    const std::optional<RecordJob> resolved = jobForRecord(r, options, &reason);
+    if (!resolved) {
         if (why)
-            *why = tr("the record names no candidate source (artifact_path)");
+            *why = qs(reason);
         return std::nullopt;
     }
-    const QDir sourceDir = QFileInfo(qs(r.source)).absoluteDir();
-    QString candidate = qs(r.artifactPath);
-    if (QFileInfo(candidate).isRelative())
-        candidate = sourceDir.filePath(candidate);
-    if (!QFileInfo::exists(candidate)) {
-        if (why)
-            *why = tr("candidate source %1 not found").arg(candidate);
-        return std::nullopt;
-    }
-    const QStringList names = {qs(r.problemId) + ".json", qs(r.problemName) + ".json"};
-    const QList<QDir> dirs = {QDir(sourceDir.filePath("problems")),
-                              QDir(QFileInfo(candidate).absoluteDir().filePath("problems")),
-                              QFileInfo(candidate).absoluteDir()};
-    for (const QDir& d : dirs) {
-        for (const QString& n : names) {
-            if (n != ".json" && QFileInfo::exists(d.filePath(n))) {
-                VerifyJob job;
-                job.problemPath = d.filePath(n);
-                job.candidatePath = candidate;
-                // The record's own baseline competes with Reach's (the faster one counts).
-                if (const auto base = r.effectiveBaselineUs()) {
-                    job.extraArguments << QStringLiteral("--baseline-us")
-                                       << QString::number(*base, 'g', 17);
-                }
-                return job;
-            }
-        }
-    }
-    if (why) {
-        *why = tr("no problem file %1 in %2")
-                   .arg(names.join(tr(" or ")), sourceDir.filePath("problems"));
-    }
-    return std::nullopt;
+    VerifyJob job;
+    job.problemPath = qs(resolved->request.problemFile);
+    job.candidatePath = qs(resolved->request.candidateFile);
+    for (const std::string& a : resolved->request.extraArgs)
+        job.extraArguments << qs(a);
+    return job;
 }
 
 int SpeedupView::reverify(const std::vector<RecordRef>& refs) {
@@ -290,62 +277,39 @@ void SpeedupView::applyOutcome(const VerifyOutcome& outcome) {
         return;
     const QString problem = qs(m_model->record(*ref).problemName);
     using S = VerifyOutcome::Status;
-    switch (outcome.status) {
-        case S::Finished: {
-            VerificationResult result;
-            try {
-                result = VerificationResult::fromJson(
-                    nlohmann::json::parse(outcome.stdoutJson.toStdString()), "reach-verify");
-            } catch (const std::exception& e) {
-                emit statusMessage(tr("%1: unreadable verifier output: %2").arg(problem, e.what()));
-                return;
-            }
-            if (result.verdict == verdict::kNoGpu) {
-                if (m_queue)
-                    m_queue->setGpuAvailable(false, qs(result.device.reason));
-                emit statusMessage(tr("%1: no GPU (%2)").arg(problem, qs(result.device.reason)));
-                return;
-            }
-            if (result.verdict == verdict::kError) {
-                emit statusMessage(
-                    tr("%1: verifier error: %2")
-                        .arg(problem,
-                             qs(result.reasons.empty() ? result.log : result.reasons.front())));
-                return;
-            }
-            std::vector<std::string> reasons = result.reasons;
-            if (!result.passed())
-                reasons.insert(reasons.begin(), result.verdict);
-            std::optional<double> floor;
-            if (result.roofline && result.roofline->floorUs > 0)
-                floor = result.roofline->floorUs;
-            m_model->setVerification(*ref,
-                                     result.passed() ? Verification::Passed : Verification::Failed,
-                                     reasons, floor);
-            emit statusMessage(tr("%1: %2").arg(problem, qs(result.verdict)));
-            break;
-        }
-        case S::Crashed:
-        case S::TimedOut: {
-            // The candidate runs inside reach-verify: its crash or hang is the candidate's verdict.
-            const std::string v =
-                outcome.status == S::Crashed ? verdict::kCrashed : verdict::kTimeout;
-            m_model->setVerification(*ref, Verification::Failed,
-                                     {v, outcome.log.section('\n', -1).toStdString()});
-            emit statusMessage(tr("%1: %2").arg(problem, qs(v)));
-            break;
-        }
-        case S::Cancelled:
-            emit statusMessage(tr("%1: verification cancelled").arg(problem));
-            return;
-        case S::FailedToStart:
-        case S::BadOutput:
-            emit statusMessage(tr("%1: %2").arg(problem, outcome.log.section('\n', -1)));
-            return;
+    if (outcome.status == S::Cancelled) {
+        emit statusMessage(tr("%1: verification cancelled").arg(problem));
+        return;
     }
+    if (outcome.status == S::FailedToStart || outcome.status == S::BadOutput) {
+        // Reach's own trouble (no verifier, garbage on stdout), not the candidate's verdict.
+        emit statusMessage(tr("%1: %2").arg(problem, outcome.log.section('\n', -1)));
+        return;
+    }
+    const VerificationResult& result = outcome.result;
+    if (result.verdict == verdict::kNoGpu) {
+        if (m_queue)
+            m_queue->setGpuAvailable(false, qs(result.device.reason));
+        emit statusMessage(tr("%1: no GPU (%2)").arg(problem, qs(result.device.reason)));
+        return;
+    }
+    // What the verdict means for the record is core's rule (the CLI applies the same one).
+    EvalRecord updated = m_model->record(*ref);
+    if (!applyVerification(updated, result)) {
+        emit statusMessage(
+            tr("%1: verifier error: %2")
+                .arg(problem, qs(result.reasons.empty() ? result.log : result.reasons.front())));
+        return;
+    }
+    m_model->setVerification(*ref, updated.verification, updated.verificationReasons,
+                             updated.rooflineFloorUs);
+    emit statusMessage(tr("%1: %2").arg(problem, qs(result.verdict)));
     if (!m_projectPath.isEmpty()) {
         try {
-            VerificationStore::store(m_projectPath, m_model->record(*ref), outcome);
+            ProjectStore store =
+                ProjectStore::open(m_projectPath.toStdString(), ProjectStore::Mode::MustExist);
+            storeVerification(store, m_model->record(*ref), result,
+                              outcome.stdoutJson.toStdString(), outcome.wallMs);
         } catch (const std::exception& e) {
             emit statusMessage(tr("%1: verdict not stored in %2: %3")
                                    .arg(problem, m_projectPath, QString::fromUtf8(e.what())));

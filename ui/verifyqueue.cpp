@@ -8,6 +8,8 @@
 #include <QProcess>
 #include <QTimer>
 
+#include "core/verify/verifyprocess.h"
+
 namespace reach {
 
 namespace {
@@ -43,6 +45,7 @@ QString VerifyOutcome::statusKey(Status s) {
 
 void VerifyWorker::start(const QString& program, const VerifyJob& job, int timeoutMs) {
     m_job = job;
+    m_timeoutMs = timeoutMs;
     m_done = false;
     m_killReason.reset();
     m_startedMs = QDateTime::currentMSecsSinceEpoch();
@@ -130,6 +133,22 @@ void VerifyWorker::finish(VerifyOutcome::Status status) {
     }
     out.status = status;
     out.log = log.trimmed();
+    // The same translation of a finished process as reach-cli's (core/verify/verifyprocess.h).
+    VerifyProcessRequest req;
+    req.verifier = m_process->program().toStdString();
+    req.problemFile = m_job.problemPath.toStdString();
+    req.candidateFile = m_job.candidatePath.toStdString();
+    req.timeoutSeconds = m_timeoutMs / 1000.0;
+    VerifierRun run;
+    run.started = status != VerifyOutcome::Status::FailedToStart;
+    run.startError = m_process->errorString().toStdString();
+    run.timedOut = status == VerifyOutcome::Status::TimedOut;
+    run.crashed = status == VerifyOutcome::Status::Crashed;
+    run.exitCode = out.exitCode;
+    run.out = out.stdoutJson.toStdString();
+    run.err = log.toStdString();
+    run.seconds = out.wallMs / 1000.0;
+    out.result = resultFromRun(req, run);
     // Keep the QProcess object until the next start: deleting it inside its own signal is unsafe.
     m_process->disconnect(this);
     emit finished(out);
@@ -162,10 +181,7 @@ VerifyQueue::~VerifyQueue() {
 }
 
 QString VerifyQueue::defaultProgram() {
-    const QString env = qEnvironmentVariable("REACH_VERIFY");
-    if (!env.isEmpty())
-        return env;
-    return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("reach-verify"));
+    return QString::fromStdString(findVerifierExecutable());
 }
 
 void VerifyQueue::setGpuAvailable(bool available, const QString& reason) {

@@ -8,6 +8,8 @@
 #include <deque>
 #include <optional>
 
+#include "core/verify/verification.h"
+
 class QProcess;
 class QTimer;
 
@@ -42,6 +44,9 @@ struct VerifyOutcome {
     QByteArray stdoutJson;  // the verifier's JSON, verbatim (stored in the project)
     QString log;            // stderr (tail) and what the queue saw
     double wallMs = 0;
+    // The run as a verification result, by the one rule the CLI uses too (core resultFromRun):
+    // the verifier's document, or a synthesized timeout / crashed / error verdict.
+    VerificationResult result;
 
     static QString statusKey(Status s);  // "finished", "crashed", "timeout", ...
 };
@@ -66,6 +71,7 @@ private:
     QProcess* m_process = nullptr;
     QTimer* m_timer = nullptr;
     VerifyJob m_job;
+    int m_timeoutMs = 0;
     qint64 m_startedMs = 0;
     std::optional<VerifyOutcome::Status> m_killReason;
     bool m_done = true;
@@ -80,7 +86,7 @@ public:
     explicit VerifyQueue(QObject* parent = nullptr);
     ~VerifyQueue() override;
 
-    // reach-verify next to the running program, unless REACH_VERIFY names another one.
+    // core's findVerifierExecutable(): $REACH_VERIFY, else reach-verify beside the program.
     static QString defaultProgram();
     void setProgram(const QString& program) { m_program = program; }
     QString program() const { return m_program; }

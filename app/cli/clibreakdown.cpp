@@ -66,62 +66,76 @@ void printWorkload(std::ostream& os, const Breakdown& b, size_t top) {
     }
 }
 
+void printPublished(std::ostream& os, const ProjectWorkload& w) {
+    os << w.name << "  (" << w.origin << ")\n";
+    os << "  as published: library-optimized " << percent(w.publishedLibraryOptimized)
+       << ", addressable " << percent(w.publishedAddressable)
+       << " of GPU time; no kernels to classify\n";
+}
+
+nlohmann::json publishedJson(const ProjectWorkload& w) {
+    return {{"name", w.name},
+            {"origin", w.origin},
+            {"published", true},
+            {"shares",
+             {{"library_optimized", w.publishedLibraryOptimized},
+              {"addressable", w.publishedAddressable}}}};
+}
+
 int runBreakdown(const std::vector<std::string>& argv, CliIo& io) {
     const CliArgs args(argv, {{"--json"}, {"--rules", "--project", "--top"}});
-    const auto project = args.value("--project");
-    if (args.positionals().empty() && !project) {
-        throw UsageError("no input: give profile files and/or --project P.reach");
-    }
     const bool json = args.flag("--json");
     const auto top = static_cast<size_t>(
         args.integer("--top", 1, 100000).value_or(json ? kDefaultTopJson : kDefaultTopText));
-
-    const RuleSet rules = loadRules(args.value("--rules"));
-    std::vector<Workload> workloads;
-    if (project)
-        workloads = projectWorkloads(*project);
-    for (Workload& w : readProfiles(args.positionals()))
-        workloads.push_back(std::move(w));
-    if (project)
-        rememberRules(*project, rules);
-
-    std::vector<Breakdown> breakdowns;
-    breakdowns.reserve(workloads.size());
-    for (const Workload& w : workloads)
-        breakdowns.push_back(computeBreakdown(w, rules));
+    // Profiles, folders, a .reach project, published tables; nothing: the bundled sample.
+    const Project project =
+        openCliInputs(args.positionals(), args.value("--project"), args.value("--rules"));
+    for (const std::string& w : project.warnings)
+        io.err << w << "\n";
 
     if (json) {
         nlohmann::json doc;
         doc["workloads"] = nlohmann::json::array();
-        for (const Breakdown& b : breakdowns)
-            doc["workloads"].push_back(breakdownToJson(b, top));
-        doc["rules"] = {{"name", rules.name()}, {"hash", rules.hash()}};
+        for (const ProjectWorkload& w : project.workloads) {
+            doc["workloads"].push_back(w.breakdown ? breakdownToJson(*w.breakdown, top)
+                                                   : publishedJson(w));
+        }
+        doc["rules"] = {{"name", project.rules.name()}, {"hash", project.rules.hash()}};
         io.out << doc.dump(2) << "\n";
         return kExitOk;
     }
-    if (breakdowns.empty())
+    if (project.workloads.empty())
         io.out << "no workloads (the project is empty)\n";
-    for (size_t i = 0; i < breakdowns.size(); ++i) {
+    for (size_t i = 0; i < project.workloads.size(); ++i) {
         if (i)
             io.out << "\n";
-        printWorkload(io.out, breakdowns[i], top);
+        const ProjectWorkload& w = project.workloads[i];
+        if (w.breakdown)
+            printWorkload(io.out, *w.breakdown, top);
+        else
+            printPublished(io.out, w);
     }
-    io.out << "\nrules: " << rules.name() << " (" << rules.hash().substr(0, 12) << ")\n";
+    io.out << "\nrules: " << project.rules.name() << " (" << project.rules.hash().substr(0, 12)
+           << ")\n";
     return kExitOk;
 }
 
 }  // namespace
 
 CliCommand breakdownCommand() {
-    return {"breakdown", "GPU time per category, classified share, top kernels per category",
-            "breakdown FILE... [--project P.reach] [--rules R.json] [--top N] [--json]\n"
-            "  FILE         profile: Kineto/PyTorch trace (.json, .json.gz) or nsys SQLite export\n"
-            "  --project P  also every workload imported into project P (and remember the rules)\n"
-            "  --rules R    classification rules (default: the built-in rule set)\n"
-            "  --top N      kernels shown per category (text, default 5) or listed (JSON, "
-            "default 20)\n"
-            "  --json       one JSON document: {\"workloads\":[...],\"rules\":{\"name\",\"hash\"}}",
-            runBreakdown};
+    return {
+        "breakdown", "GPU time per category, classified share, top kernels per category",
+        "breakdown [INPUT...] [--project P.reach] [--rules R.json] [--top N] [--json]\n"
+        "  INPUT        profile: Kineto/PyTorch trace (.json, .json.gz) or nsys SQLite export;\n"
+        "               a folder of profiles; a .reach project; a published study table\n"
+        "               (workloads as published); none: the bundled sample project\n"
+        "  --project P  project P first (its workloads; --rules are remembered in it)\n"
+        "  --rules R    classification rules (default: the project's last-used rules, else\n"
+        "               the built-in rule set)\n"
+        "  --top N      kernels shown per category (text, default 5) or listed (JSON, "
+        "default 20)\n"
+        "  --json       one JSON document: {\"workloads\":[...],\"rules\":{\"name\",\"hash\"}}",
+        runBreakdown};
 }
 
 }  // namespace reach::cli

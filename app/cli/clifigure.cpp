@@ -5,9 +5,7 @@
 // Headless figure export: the same plot code as the GUI (ui/), rendered by FigureExporter on the
 // offscreen platform. Built only when the GUI is (reach-cli links reach_ui for this command).
 #include <QApplication>
-#include <QEventLoop>
 #include <QFileInfo>
-#include <QTimer>
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
@@ -17,6 +15,8 @@
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "core/analysis/projection.h"
+#include "core/base/inputerror.h"
+#include "core/project/openplan.h"
 #include "core/records/recordreader.h"
 #include "core/records/suspicion.h"
 #include "ui/breakdownview.h"
@@ -48,55 +48,6 @@ void ensureApplication() {
     static char* argv[] = {name, nullptr};
     static QApplication* app = new QApplication(argc, argv);
     (void)app;
-}
-
-// Loads profiles (or a .reach project, or a folder of profiles) into a GUI session and waits for
-// the background readers; the bundled sample when no input is given.
-void loadSession(Session& session, const std::vector<std::string>& inputs,
-                 const std::optional<std::string>& rulesPath) {
-    QStringList errors;
-    QObject::connect(&session, &Session::loadError,
-                     [&errors](const QString& message) { errors << message; });
-    std::optional<RuleSet> rules;
-    if (rulesPath) {
-        rules = loadRules(rulesPath);
-        session.setRules(*rules, false);  // before anything loads: every profile classified once
-    }
-    if (inputs.empty()) {
-        QString error;
-        if (!session.openDefault(&error))
-            throw UsageError(error.toStdString());
-    } else {
-        QStringList profiles;
-        for (size_t i = 0; i < inputs.size(); ++i) {
-            const QFileInfo info(qs(inputs[i]));
-            if (!info.exists()) {
-                requireReadableFile(inputs[i],
-                                    "a profile, a folder of profiles or a .reach project");
-            }
-            if (i == 0 && (info.isDir() || info.suffix() == QLatin1String("reach"))) {
-                QString error;
-                if (!session.openProject(info.absoluteFilePath(), &error)) {
-                    throw UsageError(error.toStdString());
-                }
-            } else {
-                requireReadableFile(inputs[i], "a profile");
-                profiles << info.absoluteFilePath();
-            }
-        }
-        session.importProfiles(profiles);
-    }
-    // Opening a .reach project restores the rules it was last used with; --rules still wins.
-    if (rules && session.rules().hash() != rules->hash())
-        session.setRules(*rules, false);
-    if (session.isBusy()) {
-        QEventLoop loop;
-        QObject::connect(&session, &Session::idle, &loop, &QEventLoop::quit);
-        QTimer::singleShot(600000, &loop, &QEventLoop::quit);
-        loop.exec();
-    }
-    if (!errors.isEmpty())
-        throw UsageError(errors.first().toStdString());
 }
 
 struct FigureArgs {
@@ -150,24 +101,30 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
     prov.figure = qs(fa.kind);
     FigureExporter::Written written;
 
+    // What the figure plots is read by core, at once, with the loader every subcommand and the
+    // GUI use (core/project/openplan.h); ui/ only paints it.
     if (fa.kind == "speedups") {
-        if (fa.inputs.empty())
-            throw UsageError("speedups: give one or more records files");
-        RecordReadOptions read;
+        OpenOptions open;
         for (const auto& b : baselines)
-            read.kernelBench.baselines.push_back({b});
+            open.records.kernelBench.baselines.push_back({b});
+        const OpenPlan plan = planOpen(fa.inputs, open);
         std::vector<RecordSet> sets;
-        for (const std::string& path : fa.inputs) {
-            requireReadableFile(path, "a records file");
-            read.kernelBench.model = QFileInfo(qs(path)).completeBaseName().toStdString();
+        for (const EvaluationSet& e : plan.evaluations) {
+            if (e.records.empty())
+                continue;  // published summaries have no records to draw
             RecordSet set;
-            set.name = QFileInfo(qs(path)).completeBaseName();
-            set.records = readRecords(path, read);
+            set.name = qs(e.name);
+            set.records = e.records;
             if (auto d = args.integer("--denominator", 1, 1000000))
                 set.denominator = int(*d);
             sets.push_back(std::move(set));
-            prov.inputs << qs(path);
         }
+        if (sets.empty()) {
+            throw InputError(fa.inputs.empty() ? std::string("the bundled sample") : fa.inputs[0],
+                             "", "no evaluation records to plot");
+        }
+        for (const std::string& src : plan.sources)
+            prov.inputs << qs(src);
         for (const auto& b : baselines)
             prov.inputs << qs(b);
         SuspicionOptions flags;
@@ -192,15 +149,21 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
         prov.extra["mode"] = m;
         written = SpeedupPlot::exportFigure(model, mode, fa.out, o, prov);
     } else {
+        std::optional<RuleSet> rules;
+        if (auto r = args.value("--rules"))
+            rules = loadRules(r);
+        // A figure never edits a project: the rules are not remembered in it.
+        Project project = openInputs(fa.inputs, rules);
         Session session;
-        loadSession(session, fa.inputs, args.value("--rules"));
+        session.adoptLoaded(std::move(project));
         for (const QString& f : session.inputFiles())
             prov.inputs << f;
         prov.rulesName = qs(session.rules().name());
         prov.rulesHash = qs(session.rules().hash());
         if (fa.kind == "breakdown") {
             BreakdownView view(&session);
-            written = FigureExporter::exportFigure(*view.plot(), fa.out, o, prov);
+            written =
+                FigureExporter::exportFigure(*view.plot(), fa.out, o, prov, view.figureData());
         } else {
             // The study's projection (DLRM-Bench 5/12, 1.552x) unless told otherwise.
             const double w = args.number("--win-rate", 0.0, 1.0).value_or(0.417);
@@ -210,7 +173,8 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
             prov.sliders = {{QStringLiteral("win_rate"), w},
                             {QStringLiteral("median_speedup"), med}};
             prov.extra["assumptions"] = projectionAssumptions();
-            written = FigureExporter::exportFigure(*view.barPlot(), fa.out, o, prov);
+            written =
+                FigureExporter::exportFigure(*view.barPlot(), fa.out, o, prov, view.figureData());
         }
     }
 
@@ -241,7 +205,9 @@ CliCommand figureCommand() {
             "                         project, and published study tables (the format of\n"
             "                         datasets/paper/table3.json: workloads as published);\n"
             "                         none: the bundled sample project\n"
-            "  speedups               INPUTS are records files, one evaluation set each\n"
+            "  speedups               INPUTS are records files (one evaluation set each), a\n"
+            "                         folder of reach-verify outputs (one set), a .reach\n"
+            "                         project; none: the bundled sample's evaluation sets\n"
             "  --out       the figure; F.csv (plotted data) and F.json (provenance) are written\n"
             "              beside it\n"
             "  --width-in  3.5 (single column, default) or 7 (double column); height defaults\n"

@@ -30,11 +30,6 @@ std::vector<Workload> readProfiles(const std::vector<std::string>& paths) {
     return out;
 }
 
-std::vector<Workload> projectWorkloads(const std::string& projectPath) {
-    ProjectStore store = ProjectStore::open(projectPath, ProjectStore::Mode::MustExist);
-    return store.workloads();
-}
-
 RuleSet loadRules(const std::optional<std::string>& path) {
     if (!path)
         return RuleSet::builtinDefault();
@@ -42,9 +37,22 @@ RuleSet loadRules(const std::optional<std::string>& path) {
     return RuleSet::fromFile(*path);
 }
 
-void rememberRules(const std::string& projectPath, const RuleSet& rules) {
-    ProjectStore store = ProjectStore::open(projectPath, ProjectStore::Mode::MustExist);
-    store.saveRuleSet(rules);
+Project openCliInputs(std::vector<std::string> inputs, const std::optional<std::string>& project,
+                      const std::optional<std::string>& rulesPath, const OpenOptions& options) {
+    if (project) {
+        requireReadableFile(*project, "a Reach project (.reach)");
+        inputs.insert(inputs.begin(), *project);
+    }
+    std::optional<RuleSet> rules;
+    if (rulesPath)
+        rules = loadRules(rulesPath);
+    Project opened = openInputs(inputs, rules, options);
+    // The project remembers which rule set its numbers were last made with (as the GUI does).
+    if (!opened.storePath.empty()) {
+        ProjectStore store = ProjectStore::open(opened.storePath, ProjectStore::Mode::MustExist);
+        store.saveRuleSet(opened.rules);
+    }
+    return opened;
 }
 
 }  // namespace reach::cli

@@ -3,9 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <ostream>
 
@@ -13,32 +10,11 @@
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "clitext.h"
-#include "core/analysis/breakdown.h"
 #include "core/analysis/projection.h"
-#include "core/analysis/publishedstudy.h"
 
 namespace reach::cli {
 
 namespace {
-
-// Published-study tables are small JSON objects with a "workloads" list and no "traceEvents";
-// anything else is handed to the profile reader, which reports its own errors.
-constexpr std::uintmax_t kStudyMaxBytes = 4u << 20;
-
-bool looksLikePublishedStudy(const std::string& path) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec || size == 0 || size > kStudyMaxBytes)
-        return false;
-    std::ifstream in(path, std::ios::binary);
-    const std::string text((std::istreambuf_iterator<char>(in)), {});
-    if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
-        static_cast<unsigned char>(text[1]) == 0x8b) {
-        return false;  // gzip: a trace
-    }
-    const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
-    return doc.is_object() && doc.contains("workloads") && !doc.contains("traceEvents");
-}
 
 struct Input {
     std::string name;
@@ -55,30 +31,31 @@ int runProject(const std::vector<std::string>& argv, CliIo& io) {
     const CliArgs args(
         argv, {{"--json"},
                {"--win-rate", "--median", "--rules", "--project", "--addressable", "--name"}});
-    const auto project = args.value("--project");
     const auto addressable = args.number("--addressable", 0.0, 1.0);
-    if (args.positionals().empty() && !project && !addressable) {
-        throw UsageError(
-            "no input: give profiles, a published study table, --project P.reach or "
-            "--addressable A");
-    }
     auto winRate = args.number("--win-rate", 0.0, 1.0);
     auto median = args.number("--median", 1e-9, 1e9);
 
+    // Profiles, folders, a .reach project, published tables; nothing (and no --addressable): the
+    // bundled sample, whose study table carries its projection.
     std::vector<Input> inputs;
-    std::optional<PublishedStudy> study;
-    std::vector<std::string> profiles;
-    for (const std::string& path : args.positionals()) {
-        requireReadableFile(path, "a profile or a published study table (.json)");
-        if (!looksLikePublishedStudy(path)) {
-            profiles.push_back(path);
-            continue;
+    std::optional<PublishedProjection> study;
+    std::optional<RuleSet> rules;
+    const bool openAnything =
+        !args.positionals().empty() || args.value("--project") || !addressable;
+    if (openAnything) {
+        const Project project =
+            openCliInputs(args.positionals(), args.value("--project"), args.value("--rules"));
+        for (const std::string& w : project.warnings)
+            io.err << w << "\n";
+        bool measured = false;
+        for (const ProjectWorkload& w : project.workloads) {
+            inputs.push_back({w.name, w.addressableShare()});
+            measured = measured || !w.published;
         }
-        PublishedStudy s = readPublishedStudy(path);
-        for (const PublishedWorkload& w : s.workloads)
-            inputs.push_back({w.name, w.addressable});
-        if (!study)
-            study = std::move(s);
+        if (measured)
+            rules = project.rules;
+        if (!project.studies.empty())
+            study = project.studies.front();
     }
     // A study table carries the win rate and median it was projected with; explicit flags win.
     if (study) {
@@ -89,22 +66,6 @@ int runProject(const std::vector<std::string>& argv, CliIo& io) {
     }
     if (!winRate || !median) {
         throw UsageError("--win-rate W and --median M are required (W in [0,1], M > 0)");
-    }
-
-    std::optional<RuleSet> rules;
-    if (project || !profiles.empty()) {
-        rules = loadRules(args.value("--rules"));
-        std::vector<Workload> workloads;
-        if (project)
-            workloads = projectWorkloads(*project);
-        for (Workload& w : readProfiles(profiles))
-            workloads.push_back(std::move(w));
-        if (project)
-            rememberRules(*project, *rules);
-        for (const Workload& w : workloads) {
-            const Breakdown b = computeBreakdown(w, *rules);
-            inputs.push_back({b.workload, b.share(Category::Addressable)});
-        }
     }
     if (addressable)
         inputs.push_back({args.value("--name").value_or("manual"), *addressable});
@@ -152,19 +113,22 @@ int runProject(const std::vector<std::string>& argv, CliIo& io) {
 }  // namespace
 
 CliCommand projectCommand() {
-    return {"project", "projected end-to-end gain per workload (Amdahl, DOMAIN.md)",
-            "project [FILE...] [--project P.reach] [--addressable A [--name N]] --win-rate W "
-            "--median M [--rules R.json] [--json]\n"
-            "  FILE           a profile (its addressable share comes from its breakdown) or a\n"
-            "                 published study table (datasets/paper/table3.json: its shares; its\n"
-            "                 win rate and median are used unless --win-rate/--median are given)\n"
-            "  --addressable  an addressable share given directly, in [0,1]\n"
-            "  --win-rate W   share of problems with a verified faster kernel, in [0,1]\n"
-            "  --median M     median speedup of the winners (e.g. 1.552)\n"
-            "  --json         {\"workloads\":[{\"name\",\"addressable_share\",\"win_rate\",\n"
-            "                 \"median_speedup\",\"saved_share\",\"end_to_end_speedup\"}],\n"
-            "                 \"assumptions\",\"rules\",\"study\"}",
-            runProject};
+    return {
+        "project", "projected end-to-end gain per workload (Amdahl, DOMAIN.md)",
+        "project [INPUT...] [--project P.reach] [--addressable A [--name N]] --win-rate W "
+        "--median M [--rules R.json] [--json]\n"
+        "  INPUT          a profile (its addressable share comes from its breakdown), a folder\n"
+        "                 of profiles, a .reach project, or a published study table\n"
+        "                 (datasets/paper/table3.json: its shares; its win rate and median\n"
+        "                 are used unless --win-rate/--median are given); none and no\n"
+        "                 --addressable: the bundled sample project\n"
+        "  --addressable  an addressable share given directly, in [0,1]\n"
+        "  --win-rate W   share of problems with a verified faster kernel, in [0,1]\n"
+        "  --median M     median speedup of the winners (e.g. 1.552)\n"
+        "  --json         {\"workloads\":[{\"name\",\"addressable_share\",\"win_rate\",\n"
+        "                 \"median_speedup\",\"saved_share\",\"end_to_end_speedup\"}],\n"
+        "                 \"assumptions\",\"rules\",\"study\"}",
+        runProject};
 }
 
 }  // namespace reach::cli

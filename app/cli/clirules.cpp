@@ -62,8 +62,13 @@ int checkRules(const CliArgs& args, CliIo& io) {
         args.number("--min-classified", 0.0, 1.0).value_or(kDefaultMinClassified);
     const RuleSet rules = loadRules(args.value("--rules"));
     std::vector<Workload> workloads;
-    if (auto project = args.value("--project"))
-        workloads = projectWorkloads(*project);
+    if (auto project = args.value("--project")) {
+        // The rule set under test is the one given (or the default), not the project's own.
+        for (const ProjectWorkload& w : openInputs({*project}, rules).workloads) {
+            if (w.workload)
+                workloads.push_back(*w.workload);
+        }
+    }
     for (Workload& w : readProfiles(files))
         workloads.push_back(std::move(w));
 

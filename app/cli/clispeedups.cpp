@@ -1,4 +1,4 @@
-// reach-cli speedups RECORDS... [--json] [--group-by model|backend|category|level]
+// reach-cli speedups [RECORDS...] [--json] [--group-by model|backend|category|level]
 //   [--denominator N] [--map FIELD=COLUMN ...] [--baseline FILE ...] [--project P.reach]
 #include <nlohmann/json.hpp>
 
@@ -12,6 +12,7 @@
 #include "clitext.h"
 #include "core/analysis/breakdown.h"
 #include "core/analysis/projection.h"
+#include "core/project/openplan.h"
 #include "core/records/recordprojection.h"
 #include "core/records/recordreader.h"
 #include "core/records/recordstats.h"
@@ -40,13 +41,10 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
     const auto profiles = takeRepeated(remaining, "--profile");
     const CliArgs args(
         remaining, {{"--json", "--verified-only"},
-                    {"--group-by", "--denominator", "--level", "--model", "--backend", "--dtype",
-                     "--categories", "--project", "--seed", "--resamples", "--threshold",
+                    {"--basis", "--group-by", "--denominator", "--level", "--model", "--backend",
+                     "--dtype", "--categories", "--project", "--seed", "--resamples", "--threshold",
                      "--degenerate", "--preset", "--save-preset", "--rules"}});
     const auto project = args.value("--project");
-    if (args.positionals().empty() && !project) {
-        throw UsageError("no records: give one or more records files or --project P.reach");
-    }
     StatsOptions options;
     GroupBy groupBy = GroupBy::None;
     if (auto g = args.value("--group-by")) {
@@ -61,8 +59,10 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
         options.seed = static_cast<uint64_t>(*s);
     if (auto r = args.integer("--resamples", 100, 1000000))
         options.resamples = static_cast<int>(*r);
-    if (args.flag("--verified-only"))
-        options.basis = CorrectnessBasis::Verified;
+    const std::string basis =
+        args.flag("--verified-only") ? "verified" : args.value("--basis").value_or("harness");
+    if (basis != "harness" && basis != "verified" && basis != "auto")
+        throw UsageError("--basis: expected harness, verified or auto");
 
     RecordReadOptions read;
     read.kernelBench.level = static_cast<int>(args.integer("--level", 1, 3).value_or(1));
@@ -100,32 +100,61 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
         saveMappingPreset(*store, *read.mapping);
     }
 
+    // Records files, folders of reach-verify outputs, .reach projects, published tables; nothing
+    // (and no --project): the bundled sample's evaluation sets. With --project, each records file
+    // given is also stored there (one transaction per file: a bad file stores nothing).
+    std::vector<std::string> inputs = args.positionals();
+    if (store && inputs.empty())
+        inputs.push_back(*project);
+    OpenOptions open;
+    open.records = read;
+    // One input at a time: with --project, each file is stored before the next is read, so a bad
+    // file stores nothing and the ones before it stay stored.
+    std::vector<OpenPlan> plans;
+    plans.reserve(inputs.size() + 1);  // published summaries below point into them
     std::vector<EvalRecord> records;
-    for (const std::string& path : args.positionals()) {
-        auto rs = readRecords(path, read);
-        // A stored import is one transaction per file: a bad file stores nothing.
-        if (store)
-            importRecordSet(*store, path, path, detectRecordFormat(path, read), rs);
-        for (auto& r : rs)
-            records.push_back(std::move(r));
-    }
-    if (store && args.positionals().empty()) {
-        for (const RecordSetEntry& set : recordSets(*store)) {
-            for (auto& r : loadRecordSet(*store, set.id))
-                records.push_back(std::move(r));
-            if (!options.denominator && set.denominator)
-                options.denominator = set.denominator;
+    std::vector<const EvaluationSet*> published;
+    auto take = [&](OpenPlan plan) {
+        plans.push_back(std::move(plan));
+        for (const std::string& w : plans.back().warnings)
+            io.err << w << "\n";
+        for (const EvaluationSet& set : plans.back().evaluations) {
+            if (set.published) {
+                published.push_back(&set);
+                continue;
+            }
+            if (store && !set.storeId)
+                importRecordSet(*store, set.origin, set.origin,
+                                detectRecordFormat(set.origin, read), set.records);
+            if (set.storeId && !options.denominator && set.denominator != set.attempted)
+                options.denominator = set.denominator;  // a project's stored denominator
+            for (const EvalRecord& r : set.records)
+                records.push_back(r);
         }
-    }
+    };
+    if (inputs.empty())
+        take(planSample());
+    for (const std::string& input : inputs)
+        take(planOpen({input}, open));
+    // Which "correct" counts: the harness's word (default), Reach's verdict, or "auto": Reach's
+    // verdict once it has judged any record, as the GUI's summaries do
+    // (core/records/evaluationset.h).
+    options.basis = basis == "verified" ? CorrectnessBasis::Verified
+                    : basis == "auto"   ? defaultBasis(records)
+                                        : CorrectnessBasis::Harness;
+    if (records.empty() && published.empty())
+        throw InputError(inputs.empty() ? std::string("the bundled sample") : inputs.front(), "",
+                         "no evaluation records in the input");
 
-    const std::vector<RecordStats> groups = computeGroupedStats(records, groupBy, options);
+    const std::vector<RecordStats> groups = records.empty()
+                                                ? std::vector<RecordStats>{}
+                                                : computeGroupedStats(records, groupBy, options);
     // Projection per profiled workload (only when asked: the plain JSON stays the contract).
     std::vector<RecordProjection> projections;
     if (!profiles.empty()) {
         const RuleSet rules = loadRules(args.value("--rules"));
         RecordProjectionOptions po;
-        po.basis =
-            args.flag("--verified-only") ? CorrectnessBasis::Verified : CorrectnessBasis::Harness;
+        po.basis = options.basis;
         po.denominator = options.denominator;
         po.seed = options.seed;
         po.resamples = options.resamples;
@@ -134,7 +163,20 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
         }
     }
     if (args.flag("--json")) {
-        nlohmann::json doc = recordStatsToJson(groups);
+        nlohmann::json doc = records.empty() ? nlohmann::json{{"groups", nlohmann::json::array()}}
+                                             : recordStatsToJson(groups);
+        if (!published.empty()) {
+            doc["published_summaries"] = nlohmann::json::array();
+            for (const EvaluationSet* p : published) {
+                doc["published_summaries"].push_back(
+                    {{"name", p->name},
+                     {"winners", p->winners},
+                     {"denominator", p->denominator},
+                     {"win_rate", p->winRate()},
+                     {"median_speedup", p->medianSpeedup ? nlohmann::json(*p->medianSpeedup)
+                                                         : nlohmann::json(nullptr)}});
+            }
+        }
         if (!profiles.empty()) {
             doc["projections"] = nlohmann::json::array();
             for (const auto& p : projections)
@@ -174,6 +216,15 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
                   speedupText(s.medianSpeedupCorrect), fixed(s.fastP[3], 3), fixed(s.fastP[5], 3)});
     }
     io.out << t.render();
+    if (!published.empty()) {
+        io.out << "\npublished summaries (no records behind them):\n";
+        TextTable pt({"set", "winners", "win rate", "median"});
+        for (const EvaluationSet* p : published) {
+            pt.addRow({p->name, std::to_string(p->winners) + "/" + std::to_string(p->denominator),
+                       percent(p->winRate()), speedupText(p->medianSpeedup)});
+        }
+        io.out << pt.render();
+    }
     io.out << "\nwin rate = winners / denominator (" +
                   std::string(options.denominator
                                   ? "set with --denominator"
@@ -221,8 +272,8 @@ CliCommand speedupsCommand() {
     return {
         "speedups",
         "win rate, median/geomean/max speedup, fast_p and intervals of evaluation records",
-        "speedups RECORDS... [--json] [--group-by model|backend|category|level]\n"
-        "         [--denominator N] [--verified-only] [--map FIELD=COLUMN ...]\n"
+        "speedups [RECORDS...] [--json] [--group-by model|backend|category|level]\n"
+        "         [--denominator N] [--verified-only | --basis B] [--map FIELD=COLUMN ...]\n"
         "         [--baseline FILE ...] [--level L] [--model M] [--backend B] [--dtype D]\n"
         "         [--categories level1_categories.csv] [--project P.reach]\n"
         "         [--preset NAME] [--save-preset NAME] [--seed S] [--resamples R]\n"
@@ -232,9 +283,15 @@ CliCommand speedupsCommand() {
         "                 --baseline baseline_time_*.json, repeatable; the fastest is used),\n"
         "                 reach-verify output (a file or a folder of them), or a CSV/JSON list\n"
         "                 read with --map (problem=, model=, speedup=, candidate_time=,\n"
-        "                 baseline_time=, correct=, level=, category=, time_unit=ms, ...)\n"
+        "                 baseline_time=, correct=, level=, category=, time_unit=ms, ...);\n"
+        "                 also a folder of reach-verify outputs (one set), a .reach project\n"
+        "                 (its record sets), a published study table (its summaries); none:\n"
+        "                 the bundled sample's evaluation sets\n"
         "  --denominator  win-rate denominator (e.g. 56); attempted problems by default\n"
-        "  --verified-only  count as correct only what Reach's verifier passed\n"
+        "  --verified-only  count as correct only what Reach's verifier passed (--basis\n"
+        "                 verified); --basis auto: Reach's verdict once it has judged any\n"
+        "                 record, else the harness's (what the GUI's summaries use); default\n"
+        "                 harness: the harness's word\n"
         "  --profile      also project each profiled workload: (a) the summary A*w*(1-1/m) and\n"
         "                 (b) per family (its category's records, exact Amdahl), with intervals;\n"
         "                 --json then adds \"projections\"\n"
@@ -245,7 +302,8 @@ CliCommand speedupsCommand() {
         "                 \"win_rate\",\"median_speedup\",\"geomean_speedup\",\"max_speedup\",\n"
         "                 "
         "\"median_speedup_correct\",\"fast_p\":{\"0\",\"0.5\",\"0.8\",\"1\",\"1.5\",\"2\"},\n"
-        "                 \"ci95\":{\"win_rate\":[lo,hi],\"median_speedup\":[lo,hi]}}]}",
+        "                 \"ci95\":{\"win_rate\":[lo,hi],\"median_speedup\":[lo,hi]}}],\n"
+        "                 \"basis\":\"verified\"|\"harness\", \"published_summaries\":[...]}",
         runSpeedups};
 }
 

@@ -13,6 +13,11 @@
 #include "clitext.h"
 #include "core/base/inputerror.h"
 #include "core/base/resourcepaths.h"
+#include "core/project/recordjob.h"
+#include "core/records/recordimportverify.h"
+#include "core/store/projectstore.h"
+#include "core/store/recordstore.h"
+#include "core/store/verificationstore.h"
 #include "core/verify/controlset.h"
 #include "core/verify/verifyprocess.h"
 
@@ -105,6 +110,57 @@ int runOne(const CliArgs& args, CliIo& io) {
     return r.passed() ? kExitOk : kExitDataSaysNo;
 }
 
+// Re-verifies one record stored in a project and stores the result, exactly as the GUI's
+// Re-verify does: the same job resolution (core/project/recordjob.h), the same translation of
+// the run (core resultFromRun), the same record update and store (core/store/verificationstore.h).
+int runRecord(const CliArgs& args, const std::vector<std::string>& trusted, CliIo& io) {
+    const auto key = args.value("--record");
+    const auto project = args.value("--project");
+    if (!project)
+        throw UsageError("verify --record KEY needs --project P.reach (the record's project)");
+    ProjectStore store = ProjectStore::open(*project, ProjectStore::Mode::MustExist);
+    std::vector<EvalRecord> matches = findStoredRecords(store, *key);
+    if (matches.empty())
+        throw InputError(*project, "record " + *key,
+                         "a stored record (#ID, or problem[/model[/backend[/sample]]])");
+    if (matches.size() > 1) {
+        std::string ids;
+        for (size_t i = 0; i < matches.size() && i < 8; ++i)
+            ids += (i ? ", #" : "#") + std::to_string(matches[i].storeId);
+        throw InputError(*project, "record " + *key,
+                         "one record, found " + std::to_string(matches.size()) + " (ids " + ids +
+                             (matches.size() > 8 ? ", ..." : "") + "): give its id");
+    }
+    EvalRecord record = matches.front();
+    RecordJobOptions options;
+    options.trustedDirs = trusted;
+    options.kernelBenchDir = args.value("--kernelbench-dir").value_or("");
+    std::string why;
+    const std::optional<RecordJob> job = jobForRecord(record, options, &why);
+    if (!job)
+        throw InputError(*project, "record " + std::to_string(record.storeId), why);
+    VerifyProcessRequest req = job->request;
+    req.verifier = findVerifierExecutable();
+    for (const std::string& a : passThrough(args))
+        req.extraArgs.push_back(a);
+    req.timeoutSeconds = args.number("--timeout", 1, 86400).value_or(120);
+    VerifierRun run;
+    const VerificationResult r = runVerifierProcess(req, &run);
+    if (r.verdict == verdict::kError && r.exitCode == 2)
+        throw InputError(req.problemFile, "reach-verify",
+                         r.reasons.empty() ? "valid input" : r.reasons[0]);
+    if (applyVerification(record, r))
+        storeVerification(store, record, r, run.out, run.seconds * 1000.0);
+    if (args.flag("--json"))
+        io.out << r.toJson().dump(2) << "\n";
+    else {
+        printResult(r, io);
+        io.out << "stored in " << *project << " for record " << record.storeId << " ("
+               << record.problemName << ", " << record.model << ")\n";
+    }
+    return r.passed() ? kExitOk : kExitDataSaysNo;
+}
+
 int runControls(const CliArgs& args, CliIo& io) {
     std::string res = args.value("--resources").value_or(findResourceDir());
     if (res.empty())
@@ -156,15 +212,22 @@ int runControls(const CliArgs& args, CliIo& io) {
 }
 
 int runVerify(const std::vector<std::string>& argv, CliIo& io) {
+    std::vector<std::string> remaining = argv;
+    const auto trusted = takeRepeated(remaining, "--trust");
     ArgSpec spec;
     spec.flags = {"--json", "--controls", "--no-timing", "--no-baseline"};
-    spec.options = {"--problem", "--candidate",  "--reps",        "--warmup",    "--seed",
-                    "--scale",   "--thresholds", "--baseline-us", "--cache-dir", "--resources",
-                    "--timeout", "--seeds",      "--only"};
-    CliArgs args(argv, spec);
+    spec.options = {"--problem",   "--candidate", "--reps",       "--warmup",
+                    "--seed",      "--scale",     "--thresholds", "--baseline-us",
+                    "--cache-dir", "--resources", "--timeout",    "--seeds",
+                    "--only",      "--record",    "--project",    "--kernelbench-dir"};
+    CliArgs args(remaining, spec);
     if (!args.positionals().empty())
         throw UsageError("verify: unexpected argument '" + args.positionals().front() + "'");
-    return args.flag("--controls") ? runControls(args, io) : runOne(args, io);
+    if (args.flag("--controls"))
+        return runControls(args, io);
+    if (args.value("--record"))
+        return runRecord(args, trusted, io);
+    return runOne(args, io);
 }
 
 }  // namespace
@@ -173,7 +236,13 @@ CliCommand verifyCommand() {
     return {"verify", "verify a candidate kernel on the GPU (reach-verify in a child process)",
             "reach-cli verify --problem P.json --candidate C.cu [--reps N] [--seed S] [--scale X]\n"
             "                 [--thresholds T.json] [--baseline-us US] [--timeout S] [--json]\n"
+            "reach-cli verify --record KEY --project P.reach [--trust DIR ...]\n"
+            "                 [--kernelbench-dir DIR] [--reps N] [--timeout S] [--json]\n"
             "reach-cli verify --controls [--seeds K] [--reps N] [--only NAME] [--json]\n"
+            "  --record KEY   re-verify a stored record (#ID, or problem[/model[/backend\n"
+            "                 [/sample]]]) and store the result in the project, as the GUI's\n"
+            "                 Re-verify does; its files must lie beside the record's source, in\n"
+            "                 Reach's resources or in a folder given with --trust\n"
             "Exit 0 when the verdict is pass (or every control behaved as designed), 1 otherwise,\n"
             "2 for bad usage or input.",
             runVerify};

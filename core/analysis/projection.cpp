@@ -1,5 +1,8 @@
 #include "core/analysis/projection.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <limits>
 #include <stdexcept>
 
@@ -56,6 +59,27 @@ std::string projectionAssumptions() {
            "rate and median speedup carry over to this workload's addressable kernels, and the "
            "profile's shapes, batch size and GPU are the ones that matter. Kernel-name "
            "classification is approximate; the rule set is named beside every figure.";
+}
+
+double ProjectionGrid::medianAt(int j) const {
+    return std::pow(10.0, (j + 0.5) / cells * std::log10(maxMedian));
+}
+
+ProjectionGrid projectionGrid(double addressableShare, int cells, double maxMedian) {
+    ProjectionGrid g;
+    g.cells = cells;
+    g.maxMedian = maxMedian;
+    g.gainPercent.resize(size_t(cells) * size_t(cells));
+    for (int i = 0; i < cells; ++i) {
+        for (int j = 0; j < cells; ++j) {
+            const double gain =
+                100.0 *
+                projectSummary("", addressableShare, g.winRateAt(i), g.medianAt(j)).savedShare;
+            g.gainPercent[size_t(i) * size_t(cells) + size_t(j)] = gain;
+            g.maxGainPercent = std::max(g.maxGainPercent, gain);
+        }
+    }
+    return g;
 }
 
 }  // namespace reach

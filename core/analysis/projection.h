@@ -27,6 +27,20 @@ double amdahlSavedShare(const std::vector<std::pair<double, double>>& shareAndSp
 // 1 / (1 - saved); +infinity when saved >= 1.
 double endToEndSpeedup(double savedShare);
 
+// The projected gain (percent of GPU time saved) of one workload over a grid of (win rate,
+// median speedup): cells x cells points, win rate from 0 to 1 and log10(median) from 0 to
+// log10(maxMedian), at cell centres. The heat map draws it; tests check it against the formula.
+struct ProjectionGrid {
+    int cells = 0;
+    double maxMedian = 10;
+    std::vector<double> gainPercent;  // [winIndex * cells + medianIndex]
+    double maxGainPercent = 0;
+    double winRateAt(int i) const { return (i + 0.5) / cells; }
+    double medianAt(int j) const;
+    double at(int i, int j) const { return gainPercent[size_t(i) * size_t(cells) + size_t(j)]; }
+};
+ProjectionGrid projectionGrid(double addressableShare, int cells, double maxMedian = 10);
+
 // The assumptions every projected number rests on, to be shown next to it.
 std::string projectionAssumptions();
 

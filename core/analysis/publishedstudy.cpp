@@ -92,7 +92,55 @@ PublishedStudy readPublishedStudy(const std::string& path) {
         }
         study.workloads.push_back(std::move(pw));
     }
+
+    auto benchmarks = doc.find("benchmarks");
+    if (benchmarks != doc.end()) {
+        if (!benchmarks->is_array())
+            throw InputError(path, "benchmarks", "expected an array");
+        for (size_t i = 0; i < benchmarks->size(); ++i) {
+            const std::string place = "benchmarks[" + std::to_string(i) + "]";
+            const json& b = (*benchmarks)[i];
+            auto count = [&](const char* key) {
+                auto it = b.find(key);
+                if (it == b.end() || !it->is_number_integer() || it->get<int64_t>() < 0 ||
+                    it->get<int64_t>() > 1000000000)
+                    throw InputError(path, place + "." + key, "expected a count (an integer >= 0)");
+                return int(it->get<int64_t>());
+            };
+            auto speedup = [&](const char* key) -> std::optional<double> {
+                auto it = b.find(key);
+                if (it == b.end() || it->is_null())
+                    return std::nullopt;
+                if (!it->is_number() || !(it->get<double>() > 0))
+                    throw InputError(path, place + "." + key, "expected a number > 0 or null");
+                return it->get<double>();
+            };
+            if (!b.is_object() || !b.contains("name") || !b["name"].is_string())
+                throw InputError(path, place + ".name", "expected an object with a \"name\"");
+            PublishedBenchmark pb;
+            pb.name = b["name"].get<std::string>();
+            pb.denominator = count("denominator");
+            pb.verifiedFaster = count("verified_faster");
+            pb.medianSpeedup = speedup("median_speedup");
+            pb.maxSpeedup = speedup("max_speedup");
+            study.benchmarks.push_back(std::move(pb));
+        }
+    }
     return study;
+}
+
+bool isPublishedStudyFile(const std::string& path) {
+    const std::string ext = std::filesystem::path(path).extension().string();
+    if (ext != ".json" && ext != ".JSON")
+        return false;
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return false;
+    std::string head(64 * 1024, '\0');
+    in.read(head.data(), std::streamsize(head.size()));
+    head.resize(size_t(in.gcount()));
+    return head.find("\"workloads\"") != std::string::npos &&
+           head.find("\"traceEvents\"") == std::string::npos;
 }
 
 }  // namespace reach

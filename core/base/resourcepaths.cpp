@@ -42,4 +42,21 @@ std::string findResourceDir(const std::string& argv0) {
     return "";
 }
 
+std::string findDatasetsDir() {
+    std::vector<std::string> candidates;
+    if (const char* env = std::getenv("REACH_DATASETS"))
+        candidates.push_back(env);
+    if (const std::string exe = executableDir(); !exe.empty())
+        candidates.push_back(exe + "/../share/reach/datasets");
+#ifdef REACH_SOURCE_DATASETS
+    candidates.push_back(REACH_SOURCE_DATASETS);
+#endif
+    for (const auto& d : candidates) {
+        std::error_code ec;
+        if (fs::exists(fs::path(d) / "paper/table3.json", ec))
+            return fs::weakly_canonical(d, ec).string();
+    }
+    return "";
+}
+
 }  // namespace reach

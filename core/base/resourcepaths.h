@@ -16,4 +16,9 @@ std::string executableDir();
 // The directories findResourceDir tries, in order (for error messages).
 std::vector<std::string> resourceDirCandidates(const std::string& argv0 = "");
 
+// The bundled datasets (the sample project): $REACH_DATASETS; <exe dir>/../share/reach/datasets
+// (installed); the source tree's datasets/ compiled in. The first that holds paper/table3.json,
+// or "" when none does.
+std::string findDatasetsDir();
+
 }  // namespace reach

@@ -1,5 +1,10 @@
 #include "core/base/sha256.h"
 
+#include <fstream>
+#include <vector>
+
+#include "core/base/inputerror.h"
+
 #include <cstring>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -211,6 +216,21 @@ std::string Sha256::hexPortable(std::string_view data) {
 
 bool Sha256::usesShaExtensions() {
     return kCompress != compressPortable;
+}
+
+std::string Sha256::hexOfFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(path, "file", "a readable file");
+    Sha256 h;
+    std::vector<char> buf(1 << 16);
+    while (in) {
+        in.read(buf.data(), std::streamsize(buf.size()));
+        h.update(buf.data(), size_t(in.gcount()));
+    }
+    if (in.bad())
+        throw InputError(path, "file", "a readable file (read error)");
+    return h.hexDigest();
 }
 
 }  // namespace reach

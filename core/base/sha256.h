@@ -20,6 +20,8 @@ public:
     std::string hexDigest();           // finishes; lower-case hex
 
     static std::string hex(std::string_view data);
+    // Lower-case hex SHA-256 of a file's bytes; throws InputError when it cannot be read.
+    static std::string hexOfFile(const std::string& path);
     // The portable code path alone (tests check it against the hardware path).
     static std::string hexPortable(std::string_view data);
     static bool usesShaExtensions();

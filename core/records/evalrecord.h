@@ -53,6 +53,7 @@ struct EvalRecord {
 
     std::string source;      // file the record was imported from
     int64_t sourceLine = 0;  // 1-based line (JSONL/CSV) or list index + 1 (JSON)
+    int64_t storeId = 0;     // its row in a .reach project (eval_records.id); 0: not stored
 
     // The fastest of the available baselines (the study's rule); nullopt when none is known.
     std::optional<double> effectiveBaselineUs() const;

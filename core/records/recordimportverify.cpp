@@ -158,4 +158,16 @@ bool looksLikeVerifierOutput(const std::string& path) {
     return isVerifierObject(j);
 }
 
+bool applyVerification(EvalRecord& record, const VerificationResult& result) {
+    if (result.verdict == verdict::kNoGpu || result.verdict == verdict::kError)
+        return false;
+    record.verification = result.passed() ? Verification::Passed : Verification::Failed;
+    record.verificationReasons = result.reasons;
+    if (!result.passed())
+        record.verificationReasons.insert(record.verificationReasons.begin(), result.verdict);
+    if (result.roofline && result.roofline->floorUs > 0)
+        record.rooflineFloorUs = result.roofline->floorUs;
+    return true;
+}
+
 }  // namespace reach

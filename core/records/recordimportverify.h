@@ -29,4 +29,10 @@ std::vector<EvalRecord> importVerifierOutput(const std::string& path,
 
 bool looksLikeVerifierOutput(const std::string& path);
 
+// What a verifier run says about the record whose candidate it checked: passed or failed, the
+// reasons (the verdict first when it is not "pass"), and the roofline floor it measured. A run
+// that measured nothing ("no_gpu", "error": bad input or Reach's own failure) says nothing about
+// the candidate: the record is left as it was and false is returned.
+bool applyVerification(EvalRecord& record, const VerificationResult& result);
+
 }  // namespace reach

@@ -74,8 +74,19 @@ std::string_view groupByKey(GroupBy g) {
     return "none";
 }
 
+std::string_view correctnessBasisKey(CorrectnessBasis b) {
+    return b == CorrectnessBasis::Verified ? "verified" : "harness";
+}
+
 std::string_view correctnessBasisLabel(CorrectnessBasis b) {
     return b == CorrectnessBasis::Verified ? "verified by Reach" : "correct by the harness";
+}
+
+CorrectnessBasis defaultBasis(const std::vector<EvalRecord>& records) {
+    const bool verified = std::any_of(records.begin(), records.end(), [](const EvalRecord& r) {
+        return r.verification != Verification::Unverified;
+    });
+    return verified ? CorrectnessBasis::Verified : CorrectnessBasis::Harness;
 }
 
 std::vector<ProblemOutcome> problemOutcomes(const std::vector<EvalRecord>& records,
@@ -154,14 +165,14 @@ RecordStats computeRecordStats(const std::vector<ProblemOutcome>& units, std::st
 
     // Problems are the resampled unit: the win rate's interval comes from resampling every
     // attempted problem, the median's from resampling the winners (the study's "5 winners").
-    if (!s.unitValues.empty()) {
+    if (options.intervals && !s.unitValues.empty()) {
         const int denominator = s.denominator;
         s.winRateCi = bootstrapInterval(
             s.unitValues,
             [denominator](const std::vector<double>& v) { return winRateOf(v, denominator); },
             options.resamples, options.seed, options.level);
     }
-    if (!s.winnerSpeedups.empty()) {
+    if (options.intervals && !s.winnerSpeedups.empty()) {
         s.medianSpeedupCi = bootstrapInterval(
             s.winnerSpeedups, [](const std::vector<double>& v) { return median(v); },
             options.resamples, options.seed + 1, options.level);

@@ -22,6 +22,11 @@ std::string_view groupByKey(GroupBy g);
 // passed. The projection can use only verified winners and says which basis it used.
 enum class CorrectnessBasis { Harness, Verified };
 std::string_view correctnessBasisLabel(CorrectnessBasis b);
+std::string_view correctnessBasisKey(CorrectnessBasis b);  // "verified" or "harness"
+// The basis a set's summary uses unless told otherwise: once Reach's verifier has judged any of
+// its records, only what it passed counts (a harness's "correct" is what the study found fooled
+// by zeros and half-written outputs); otherwise the harness's word.
+CorrectnessBasis defaultBasis(const std::vector<EvalRecord>& records);
 
 // KernelBench's thresholds: fast_p = share of attempted problems correct with speedup > p.
 inline constexpr std::array<double, 6> kFastPThresholds = {0.0, 0.5, 0.8, 1.0, 1.5, 2.0};
@@ -34,6 +39,8 @@ struct StatsOptions {
     int resamples = 10000;
     uint64_t seed = 20260929;
     double level = 0.95;
+    // Bootstrap intervals cost resamples x units; a summary that shows none skips them.
+    bool intervals = true;
 };
 
 // One attempted unit: a problem as one model/backend attempted it, over all its samples. The best

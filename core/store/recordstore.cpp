@@ -35,16 +35,11 @@ std::string fileHash(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec))
         return {};
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    try {
+        return Sha256::hexOfFile(path);
+    } catch (const InputError&) {
         return {};
-    Sha256 h;
-    char buf[1 << 16];
-    while (in) {
-        in.read(buf, sizeof buf);
-        h.update(buf, static_cast<size_t>(in.gcount()));
     }
-    return h.hexDigest();
 }
 
 }  // namespace
@@ -120,7 +115,7 @@ std::vector<EvalRecord> loadRecordSet(const ProjectStore& store, int64_t setId) 
         "SELECT problem_id, problem_name, level, suite, category, dtype, model, backend, "
         "sample_id, compiled, correct, candidate_time_us, baseline_eager_us, "
         "baseline_compile_us, baseline_recorded_us, speedup, artifact_path, harness, hardware, "
-        "date, verification, verification_reasons, roofline_floor_us, source, source_line "
+        "date, verification, verification_reasons, roofline_floor_us, source, source_line, id "
         "FROM eval_records WHERE set_id = ?1 ORDER BY position");
     st.bind(1, setId);
     std::vector<EvalRecord> out;
@@ -158,9 +153,71 @@ std::vector<EvalRecord> loadRecordSet(const ProjectStore& store, int64_t setId) 
         r.rooflineFloorUs = columnOptional(st, 22);
         r.source = st.columnText(23);
         r.sourceLine = st.columnInt(24);
+        r.storeId = st.columnInt(25);
         out.push_back(std::move(r));
     }
     return out;
+}
+
+std::optional<int64_t> findStoredRecord(const ProjectStore& store, const EvalRecord& record) {
+    SqliteStatement st = store.database().prepare(
+        "SELECT id FROM eval_records WHERE (?1 > 0 AND id = ?1) OR (?1 = 0 AND suite = ?2 AND "
+        "problem_id = ?3 AND model = ?4 AND backend = ?5 AND sample_id = ?6 AND source = ?7) "
+        "ORDER BY id DESC LIMIT 1");
+    st.bind(1, record.storeId).bind(2, record.suite).bind(3, record.problemId);
+    st.bind(4, record.model).bind(5, record.backend).bind(6, record.sampleId);
+    st.bind(7, record.source);
+    if (!st.step())
+        return std::nullopt;
+    return st.columnInt(0);
+}
+
+std::vector<EvalRecord> findStoredRecords(const ProjectStore& store, const std::string& key) {
+    std::vector<EvalRecord> out;
+    for (const RecordSetEntry& set : recordSets(store)) {
+        for (EvalRecord& r : loadRecordSet(store, set.id)) {
+            if (recordMatchesKey(r, key))
+                out.push_back(std::move(r));
+        }
+    }
+    return out;
+}
+
+bool recordMatchesKey(const EvalRecord& r, const std::string& key) {
+    // "#17": the row id (problem ids are often numbers themselves: KernelBench's are).
+    if (key.size() > 1 && key[0] == '#')
+        return std::to_string(r.storeId) == key.substr(1);
+    // problem[/model[/backend[/sample]]]: each part given must equal the record's.
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (true) {
+        const size_t slash = key.find('/', start);
+        parts.push_back(key.substr(start, slash == std::string::npos ? slash : slash - start));
+        if (slash == std::string::npos)
+            break;
+        start = slash + 1;
+    }
+    const std::string* fields[] = {&r.problemId, &r.model, &r.backend, &r.sampleId};
+    if (parts.size() > 4)
+        return false;
+    if (parts[0] != r.problemId && parts[0] != r.problemName)
+        return false;
+    for (size_t i = 1; i < parts.size(); ++i) {
+        if (!parts[i].empty() && parts[i] != *fields[i])
+            return false;
+    }
+    return true;
+}
+
+void updateStoredVerification(ProjectStore& store, int64_t recordId, const EvalRecord& record) {
+    SqliteStatement upd = store.database().prepare(
+        "UPDATE eval_records SET verification = ?1, verification_reasons = ?2, "
+        "roofline_floor_us = coalesce(?3, roofline_floor_us) WHERE id = ?4");
+    upd.bind(1, verificationKey(record.verification));
+    upd.bind(2, nlohmann::json(record.verificationReasons).dump());
+    bindOptional(upd, 3, record.rooflineFloorUs);
+    upd.bind(4, recordId);
+    upd.run();
 }
 
 bool removeRecordSet(ProjectStore& store, int64_t setId) {

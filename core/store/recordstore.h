@@ -31,6 +31,17 @@ int64_t importRecordSet(ProjectStore& store, const std::string& name, const std:
 std::vector<RecordSetEntry> recordSets(const ProjectStore& store);  // in import order
 std::vector<EvalRecord> loadRecordSet(const ProjectStore& store, int64_t setId);
 bool removeRecordSet(ProjectStore& store, int64_t setId);
+
+// The one record key of a project: a record's row id (EvalRecord::storeId) when it was loaded
+// from the project, else (suite, problem, model, backend, sample, source file). The latest
+// matching row; nullopt when the project has none.
+std::optional<int64_t> findStoredRecord(const ProjectStore& store, const EvalRecord& record);
+// What `reach-cli verify --record KEY` names: "#ID" (the row id), or
+// "problem[/model[/backend[/sample]]]" (problem id or name; an empty part matches anything).
+bool recordMatchesKey(const EvalRecord& record, const std::string& key);
+std::vector<EvalRecord> findStoredRecords(const ProjectStore& store, const std::string& key);
+// Writes the record's verification status, reasons and roofline floor into row recordId.
+void updateStoredVerification(ProjectStore& store, int64_t recordId, const EvalRecord& record);
 void setRecordSetDenominator(ProjectStore& store, int64_t setId, std::optional<int> denominator);
 
 // Column-mapping presets, by name (saving a name again replaces it).

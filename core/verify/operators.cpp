@@ -50,6 +50,18 @@ nlohmann::json Thresholds::toJson() const {
             {"written_fraction", writtenFraction}};
 }
 
+Problem parseProblem(const nlohmann::json& j, const std::string& file) {
+    Problem p = Problem::fromJson(j, file);
+    operatorFor(p.op, file).validate(p);
+    return p;
+}
+
+Problem loadProblem(const std::string& path) {
+    Problem p = Problem::load(path);
+    operatorFor(p.op, path).validate(p);
+    return p;
+}
+
 void Operator::validate(const Problem& p) const {
     for (const auto& s : inputSpecs(p))
         (void)s;

@@ -59,6 +59,11 @@ public:
 
 // The operator named `op`; throws InputError(file, "key 'op'", list of known operators).
 const Operator& operatorFor(const std::string& op, const std::string& file = "problem");
+
+// A problem read and checked by its operator (shapes and params it needs, consistent): what
+// the verifier runs. Throws InputError naming the file and the key.
+Problem parseProblem(const nlohmann::json& j, const std::string& file);
+Problem loadProblem(const std::string& path);
 std::vector<std::string> operatorNames();
 
 // Helpers the operator files share.

@@ -14,8 +14,9 @@ namespace reach {
 // A verification problem (one JSON file):
 //   {"id": "softmax_4096x8192_bf16", "op": "softmax", "dtype": "bf16",
 //    "shapes": {"x": [4096, 8192]}, "params": {"scale": 1.0}, "seed": 42}
-// The operator (core/operators.h) decides which shape keys and params it needs; unknown
-// operators, dtypes or malformed shapes are InputErrors naming the file and the key.
+// This is the file as data; parseProblem/loadProblem (core/verify/operators.h) also ask the
+// operator whether the shapes and params it needs are there. Unknown dtypes or malformed shapes
+// are InputErrors naming the file and the key.
 struct Problem {
     std::string id;
     std::string op;
@@ -34,7 +35,7 @@ struct Problem {
 
     nlohmann::json toJson() const;
     static Problem fromJson(const nlohmann::json& j, const std::string& file);
-    static Problem load(const std::string& path);
+    static Problem load(const std::string& path);  // the file's JSON through fromJson
 };
 
 }  // namespace reach

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <sstream>
 
 #include "core/base/inputerror.h"
 #include "core/base/resourcepaths.h"
@@ -11,71 +13,106 @@
 namespace reach {
 
 namespace {
+
 std::string tail(std::string s, size_t n = 8000) {
     while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
         s.pop_back();
     return s.size() <= n ? s : "..." + s.substr(s.size() - n);
 }
+
 }  // namespace
 
+std::vector<std::string> verifierArguments(const VerifyProcessRequest& req) {
+    std::vector<std::string> argv = {req.verifier, "--problem", req.problemFile, "--candidate",
+                                     req.candidateFile};
+    argv.insert(argv.end(), req.extraArgs.begin(), req.extraArgs.end());
+    return argv;
+}
+
 std::string findVerifierExecutable() {
-    if (const char* e = std::getenv("REACH_VERIFY"))
+    if (const char* e = std::getenv("REACH_VERIFY"); e && *e)
         return e;
-    std::string here = executableDir() + "/reach-verify";
+    const std::string here = executableDir() + "/reach-verify";
     if (access(here.c_str(), X_OK) == 0)
         return here;
     return "reach-verify";
 }
 
-VerificationResult runVerifierProcess(const VerifyProcessRequest& req) {
-    std::vector<std::string> argv = {req.verifier, "--problem", req.problemFile, "--candidate",
-                                     req.candidateFile};
-    argv.insert(argv.end(), req.extraArgs.begin(), req.extraArgs.end());
-    ChildResult c = runChild(argv, req.timeoutSeconds);
+bool verifierExecutableFound() {
+    const std::string v = findVerifierExecutable();
+    if (v.find('/') != std::string::npos)
+        return access(v.c_str(), X_OK) == 0;
+    const char* path = std::getenv("PATH");
+    std::stringstream dirs(path ? path : "");
+    for (std::string dir; std::getline(dirs, dir, ':');) {
+        if (!dir.empty() && access((dir + "/" + v).c_str(), X_OK) == 0)
+            return true;
+    }
+    return false;
+}
 
+VerificationResult resultFromRun(const VerifyProcessRequest& req, const VerifierRun& run) {
     VerificationResult r;
     r.problemFile = req.problemFile;
     r.candidateFile = req.candidateFile;
-    r.exitCode = c.exitCode;
-    r.termSignal = c.termSignal;
-    r.wallSeconds = c.seconds;
-    if (!c.started) {
+    r.exitCode = run.exitCode;
+    r.termSignal = run.termSignal;
+    r.wallSeconds = run.seconds;
+    if (!run.started) {
         r.verdict = verdict::kError;
-        r.reasons = {"cannot start the verifier: " + c.error};
+        r.reasons = {"cannot start the verifier '" + req.verifier + "': " + run.startError};
         return r;
     }
-    if (c.timedOut) {
+    if (run.timedOut) {
         r.verdict = verdict::kTimeout;
         r.reasons = {"timeout: killed after " + std::to_string(int(req.timeoutSeconds)) +
                      " s (a hang, or a job slower than the timeout)"};
-        r.log = tail(c.err);
+        r.log = tail(run.err);
         return r;
     }
-    if (!c.out.empty()) {
+    if (!run.out.empty()) {
         try {
             VerificationResult parsed =
-                VerificationResult::fromJson(nlohmann::json::parse(c.out), req.verifier);
-            parsed.exitCode = c.exitCode;
-            parsed.termSignal = c.termSignal;
-            if (!c.err.empty())
-                parsed.log += tail(c.err);
+                VerificationResult::fromJson(nlohmann::json::parse(run.out), req.verifier);
+            parsed.exitCode = run.exitCode;
+            parsed.termSignal = run.termSignal;
+            if (!run.err.empty())
+                parsed.log += tail(run.err);
             return parsed;
         } catch (const std::exception&) {
-            // Fall through: output cut short by a crash.
+            // Fall through: output cut short by a crash, or not the verifier's document.
         }
     }
-    if (c.exitCode == 2) {
+    if (!run.crashed && run.exitCode == 2) {
         r.verdict = verdict::kError;
-        r.reasons = {"bad input: " + tail(c.err, 400)};
+        r.reasons = {"bad input: " + tail(run.err, 400)};
     } else {
         r.verdict = verdict::kCrashed;
-        r.reasons = {c.termSignal ? "crashed: the verifier process died of signal " +
-                                        std::to_string(c.termSignal)
-                                  : "crashed: the verifier exited " + std::to_string(c.exitCode) +
-                                        " without a result"};
+        r.reasons = {run.crashed
+                         ? "crashed: the verifier process died" +
+                               (run.termSignal ? " of signal " + std::to_string(run.termSignal)
+                                               : std::string())
+                         : "crashed: the verifier exited " + std::to_string(run.exitCode) +
+                               " without a result"};
     }
-    r.log = tail(c.err + "\n" + c.out);
+    r.log = tail(run.err + "\n" + run.out);
     return r;
+}
+
+VerificationResult runVerifierProcess(const VerifyProcessRequest& req, VerifierRun* out) {
+    const ChildResult c = runChild(verifierArguments(req), req.timeoutSeconds);
+    VerifierRun local;
+    VerifierRun& run = out ? *out : local;
+    run.started = c.started;
+    run.startError = c.error;
+    run.timedOut = c.timedOut;
+    run.crashed = c.termSignal != 0;
+    run.exitCode = c.exitCode;
+    run.termSignal = c.termSignal;
+    run.out = c.out;
+    run.err = c.err;
+    run.seconds = c.seconds;
+    return resultFromRun(req, run);
 }
 
 }  // namespace reach

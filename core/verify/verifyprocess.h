@@ -7,21 +7,46 @@
 
 namespace reach {
 
-// Runs one reach-verify job in its own process and turns whatever happens into a result: the
-// child's JSON when it printed one; otherwise a synthesized result whose verdict is "timeout"
-// (killed after timeoutSeconds), "crashed" (a signal, or no JSON) or "error" (exit 2: bad
-// input), with the child's stderr in `log`. The caller never dies with the child.
+// One reach-verify job to run in its own process.
 struct VerifyProcessRequest {
-    std::string verifier;  // path of reach-verify
+    std::string verifier;  // path of reach-verify (findVerifierExecutable)
     std::string problemFile;
     std::string candidateFile;
     std::vector<std::string> extraArgs;  // --reps N, --seed S, ...
     double timeoutSeconds = 60;
 };
 
-VerificationResult runVerifierProcess(const VerifyProcessRequest& req);
+// The command line of a request: verifier --problem P --candidate C extraArgs...
+std::vector<std::string> verifierArguments(const VerifyProcessRequest& req);
 
-// reach-verify beside the running executable, else $REACH_VERIFY, else "reach-verify" (PATH).
+// What the caller saw of one finished reach-verify process, however it ran it (the CLI through
+// core/verify/childprocess.h, the GUI through a QProcess on its worker thread).
+struct VerifierRun {
+    bool started = true;     // false: the program could not be started (startError says why)
+    std::string startError;  //
+    bool timedOut = false;   // killed after the timeout
+    bool crashed = false;    // died abnormally (a signal; termSignal when known)
+    int exitCode = 0;
+    int termSignal = 0;
+    std::string out, err;  // stdout and stderr, whole
+    double seconds = 0;
+};
+
+// The one way a finished run becomes a result: the verifier's JSON when it printed one (its
+// verdict, whatever it is); otherwise a synthesized result whose verdict is "timeout" (killed
+// after the timeout), "crashed" (a signal, or an exit without a document) or "error" (it could
+// not start, or exit 2: bad input), with the tail of stderr in `log`.
+VerificationResult resultFromRun(const VerifyProcessRequest& req, const VerifierRun& run);
+
+// Runs the request in a child process (timeout, process group killed) and returns resultFromRun.
+// The caller never dies with the child.
+// `run`, when given, receives what the process did (its stdout verbatim, for storing).
+VerificationResult runVerifierProcess(const VerifyProcessRequest& req, VerifierRun* run = nullptr);
+
+// Where reach-verify is, by one rule for the CLI and the GUI: $REACH_VERIFY when set; else
+// reach-verify beside the running executable; else "reach-verify" (found on PATH when started).
 std::string findVerifierExecutable();
+// Whether findVerifierExecutable() names a program that can be started.
+bool verifierExecutableFound();
 
 }  // namespace reach

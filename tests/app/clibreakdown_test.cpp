@@ -109,11 +109,11 @@ TEST(CliBreakdown, TextShowsSharesBusyTimeAndTopKernels) {
 }
 
 TEST(CliBreakdown, UsageErrorsExitTwoWithOneLine) {
-    for (const std::vector<std::string>& args : {std::vector<std::string>{"breakdown"},
-                                                 {"breakdown", kResnet, "--top", "zero"},
-                                                 {"breakdown", kResnet, "--frobnicate"},
-                                                 {"no-such-command"},
-                                                 {}}) {
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"breakdown", kResnet, "--top", "zero"},
+          {"breakdown", kResnet, "--frobnicate"},
+          {"no-such-command"},
+          {}}) {
         const auto r = runCli(args);
         EXPECT_EQ(r.status, 2) << r.err;
         EXPECT_FALSE(r.crashed);
@@ -131,4 +131,20 @@ TEST(CliBreakdown, HelpExitsZero) {
     const auto h = runCli({"breakdown", "--help"});
     EXPECT_EQ(h.status, 0);
     EXPECT_NE(h.out.find("--rules"), std::string::npos);
+}
+
+TEST(CliBreakdown, NoInputBreaksDownTheBundledSample) {
+    // Like the GUI with no argument: the study as published and the H200 profiles, classified.
+    const auto r = runCli({"breakdown", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto doc = nlohmann::json::parse(r.out);
+    int published = 0, measured = 0;
+    for (const auto& w : doc["workloads"]) {
+        if (w.value("published", false))
+            ++published;
+        else
+            measured += w.contains("gpu_time_us");
+    }
+    EXPECT_EQ(published, 7);
+    EXPECT_GE(measured, 6);
 }

@@ -129,7 +129,14 @@ TEST(CliSpeedups, BadInputExitsTwoWithOneLineNamingFileAndField) {
     EXPECT_NE(r.err.find("baseline"), std::string::npos);
     EXPECT_EQ(runCli({"speedups", kSmall, "--group-by", "gpu"}).status, 2);
     EXPECT_EQ(runCli({"speedups", kSmall, "--map", "speed=x"}).status, 2);
-    EXPECT_EQ(runCli({"speedups"}).status, 2);
+}
+
+TEST(CliSpeedups, NoInputSummarizesTheBundledSample) {
+    // Like the GUI: the sample's measured sets and the study's published summaries.
+    const json doc = parseOk(runCli({"speedups", "--json"}));
+    EXPECT_GT(doc["groups"][0]["attempted"].get<int>(), 10);
+    ASSERT_EQ(doc["published_summaries"].size(), 3u);
+    EXPECT_EQ(doc["published_summaries"][2]["winners"], 5);
 }
 
 TEST(CliSpeedups, ProjectsAProfiledWorkloadBothWays) {

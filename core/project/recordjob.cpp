@@ -1,0 +1,159 @@
+#include "core/project/recordjob.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "core/base/resourcepaths.h"
+
+namespace reach {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Canonical (symlinks resolved) so a link cannot smuggle a path out of a trusted folder.
+fs::path resolved(const fs::path& p) {
+    std::error_code ec;
+    fs::path c = fs::weakly_canonical(p, ec);
+    return ec ? p.lexically_normal() : c;
+}
+
+bool inside(const fs::path& file, const fs::path& dir) {
+    const fs::path f = resolved(file), d = resolved(dir);
+    auto fi = f.begin();
+    for (auto di = d.begin(); di != d.end(); ++di, ++fi) {
+        if (di->empty())
+            continue;  // a trailing separator
+        if (fi == f.end() || *fi != *di)
+            return false;
+    }
+    return true;
+}
+
+bool plainName(const std::string& name) {
+    return !name.empty() && name.find('/') == std::string::npos && name != "." && name != "..";
+}
+
+struct Places {
+    fs::path recordDir;
+    fs::path resources;
+    std::vector<fs::path> trusted;  // recordDir, resources, the user's folders
+
+    std::optional<fs::path> trustedFile(const fs::path& p) const {
+        std::error_code ec;
+        if (!fs::is_regular_file(p, ec))
+            return std::nullopt;
+        for (const fs::path& t : trusted) {
+            if (!t.empty() && inside(p, t))
+                return resolved(p);
+        }
+        return std::nullopt;
+    }
+};
+
+// A path as a record names it: relative to the record file's folder; "resources/..." (what
+// reach-verify writes for Reach's own files) relative to Reach's resources.
+std::vector<fs::path> spellings(const std::string& named, const Places& places) {
+    std::vector<fs::path> out;
+    const fs::path p(named);
+    if (p.is_absolute()) {
+        out.push_back(p);
+        return out;
+    }
+    out.push_back(places.recordDir / p);
+    const std::string prefix = "resources/";
+    if (!places.resources.empty() && named.rfind(prefix, 0) == 0)
+        out.push_back(places.resources / named.substr(prefix.size()));
+    return out;
+}
+
+}  // namespace
+
+std::optional<RecordJob> jobForRecord(const EvalRecord& r, const RecordJobOptions& options,
+                                      std::string* why) {
+    auto fail = [&](std::string text) -> std::optional<RecordJob> {
+        if (why)
+            *why = std::move(text);
+        return std::nullopt;
+    };
+    if (r.artifactPath.empty())
+        return fail("the record names no candidate source (artifact_path)");
+    Places places;
+    places.recordDir = fs::absolute(fs::path(r.source)).parent_path();
+    const std::string res = options.resourceDir.empty() ? findResourceDir() : options.resourceDir;
+    if (!res.empty())
+        places.resources = fs::path(res);
+    places.trusted = {places.recordDir, places.resources};
+    for (const std::string& d : options.trustedDirs)
+        places.trusted.push_back(fs::absolute(d));
+    if (!options.kernelBenchDir.empty())
+        places.trusted.push_back(fs::absolute(options.kernelBenchDir));
+
+    std::optional<fs::path> candidate;
+    bool exists = false;
+    for (const fs::path& p : spellings(r.artifactPath, places)) {
+        std::error_code ec;
+        exists = exists || fs::exists(p, ec);
+        if ((candidate = places.trustedFile(p)))
+            break;
+    }
+    if (!candidate) {
+        if (!exists)
+            return fail("candidate source " + r.artifactPath + " not found beside " + r.source);
+        return fail("candidate source " + r.artifactPath +
+                    " lies outside the record file's folder and the folders you chose; Reach "
+                    "runs nothing a record file names elsewhere (choose its folder to allow it)");
+    }
+    const bool python = candidate->extension() == ".py";
+
+    // The problem: "<problem>.json|.py" in a "problems" folder beside the records or the
+    // candidate, beside the candidate, in Reach's resources, else in the KernelBench checkout.
+    std::vector<fs::path> tries;
+    const std::string ext = python ? ".py" : ".json";
+    for (const std::string& name : {r.problemId, r.problemName}) {
+        if (!plainName(name))
+            continue;
+        for (const fs::path& dir :
+             {places.recordDir / "problems", candidate->parent_path() / "problems",
+              candidate->parent_path()})
+            tries.push_back(dir / (name + ext));
+        // Reach's own problems (what its measured sets were run on).
+        if (!places.resources.empty())
+            tries.push_back(places.resources / (python ? "kernelbench/problems" : "problems") /
+                            (name + ext));
+        if (python && !options.kernelBenchDir.empty() && r.level > 0) {
+            const fs::path kb(options.kernelBenchDir);
+            const std::string level = "level" + std::to_string(r.level);
+            tries.push_back(kb / "KernelBench" / level / (name + ext));
+            tries.push_back(kb / level / (name + ext));
+        }
+    }
+    std::optional<fs::path> problem;
+    for (const fs::path& p : tries) {
+        if ((problem = places.trustedFile(p)))
+            break;
+    }
+    if (!problem) {
+        const std::string name = plainName(r.problemName) ? r.problemName : r.problemId;
+        if (!plainName(name))
+            return fail("the record's problem '" + r.problemId + "' is not a plain file name");
+        return fail("no problem file " + name + ext + " in " +
+                    (places.recordDir / "problems").string() +
+                    (python ? (options.kernelBenchDir.empty()
+                                   ? " (set the KernelBench folder to find its problems)"
+                                   : " or " + options.kernelBenchDir)
+                            : std::string()));
+    }
+    RecordJob job;
+    job.kernelBenchFormat = python;
+    job.request.problemFile = problem->string();
+    job.request.candidateFile = candidate->string();
+    if (const auto base = r.effectiveBaselineUs()) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%.17g", *base);
+        job.request.extraArgs = {"--baseline-us", text};
+    }
+    return job;
+}
+
+}  // namespace reach

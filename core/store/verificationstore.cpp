@@ -1,0 +1,81 @@
+#include "core/store/verificationstore.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/store/projectstore.h"
+#include "core/store/recordstore.h"
+#include "core/store/sqlitedb.h"
+
+namespace reach {
+
+int64_t storeVerification(ProjectStore& store, const EvalRecord& record,
+                          const VerificationResult& result, const std::string& rawJson,
+                          double wallMs) {
+    SqliteDb& db = store.database();
+    int64_t id = 0;
+    store.transaction([&] {
+        const std::optional<int64_t> recordId = findStoredRecord(store, record);
+        SqliteStatement ins = db.prepare(
+            "INSERT INTO verifications(record_id, suite, problem_id, model, backend, sample_id, "
+            "problem_file, candidate_file, verdict, reasons, median_us, speedup, device, wall_ms, "
+            "json, log, verified_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+            "?13, ?14, ?15, ?16, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))");
+        recordId ? ins.bind(1, *recordId) : ins.bindNull(1);
+        ins.bind(2, record.suite).bind(3, record.problemId).bind(4, record.model);
+        ins.bind(5, record.backend).bind(6, record.sampleId);
+        ins.bind(7, result.problemFile).bind(8, result.candidateFile).bind(9, result.verdict);
+        ins.bind(10, nlohmann::json(result.reasons).dump());
+        result.timing ? ins.bind(11, result.timing->medianUs) : ins.bindNull(11);
+        result.speedup > 0 ? ins.bind(12, result.speedup) : ins.bindNull(12);
+        // The document as printed, without the line break that ends it (GUI and CLI alike).
+        std::string json = rawJson;
+        while (!json.empty() && (json.back() == '\n' || json.back() == '\r' || json.back() == ' '))
+            json.pop_back();
+        ins.bind(13, result.device.name).bind(14, wallMs).bind(15, json);
+        ins.bind(16, result.log);
+        ins.run();
+        id = db.lastInsertId();
+        if (recordId)
+            updateStoredVerification(store, *recordId, record);
+    });
+    return id;
+}
+
+std::vector<StoredVerification> loadVerifications(const ProjectStore& store) {
+    std::vector<StoredVerification> out;
+    if (!store.database().tableExists("verifications"))
+        return out;
+    SqliteStatement st = store.database().prepare(
+        "SELECT id, record_id, suite, problem_id, model, backend, sample_id, verdict, reasons, "
+        "median_us, speedup, device, json, verified_at FROM verifications ORDER BY id");
+    while (st.step()) {
+        StoredVerification v;
+        v.id = st.columnInt(0);
+        if (!st.columnIsNull(1))
+            v.recordId = st.columnInt(1);
+        v.suite = st.columnText(2);
+        v.problemId = st.columnText(3);
+        v.model = st.columnText(4);
+        v.backend = st.columnText(5);
+        v.sampleId = st.columnText(6);
+        v.verdict = st.columnText(7);
+        const auto reasons = nlohmann::json::parse(st.columnText(8), nullptr, false);
+        if (reasons.is_array()) {
+            for (const auto& r : reasons) {
+                if (r.is_string())
+                    v.reasons.push_back(r.get<std::string>());
+            }
+        }
+        if (!st.columnIsNull(9))
+            v.medianUs = st.columnDouble(9);
+        if (!st.columnIsNull(10))
+            v.speedup = st.columnDouble(10);
+        v.device = st.columnText(11);
+        v.json = st.columnText(12);
+        v.verifiedAt = st.columnText(13);
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
+}  // namespace reach
