@@ -10,6 +10,8 @@
 #include <regex>
 #include <sstream>
 
+#include "core/base/cachedir.h"
+#include "core/base/inputerror.h"
 #include "core/base/sha256.h"
 #include "core/verify/childprocess.h"
 
@@ -52,13 +54,7 @@ std::string CandidateCompiler::findNvcc() {
 }
 
 std::string CandidateCompiler::defaultCacheDir() {
-    if (const char* x = std::getenv("REACH_CACHE_DIR"))
-        return x;
-    if (const char* x = std::getenv("XDG_CACHE_HOME"))
-        return std::string(x) + "/reach/candidates";
-    if (const char* h = std::getenv("HOME"))
-        return std::string(h) + "/.cache/reach/candidates";
-    return "/tmp/reach-cache/candidates";
+    return reach::defaultCacheDir("candidates");  // private: 0700, owned by the user
 }
 
 CandidateCompiler::CandidateCompiler(Options o) : m_opt(std::move(o)) {
@@ -105,7 +101,13 @@ CompileInfo CandidateCompiler::compile(const std::string& sourcePath) const {
     info.sourceHash = Sha256::hex(src);
     std::string key = h.hexDigest().substr(0, 32) + "-" + m_opt.arch + "-nvcc" + m_nvccVersion;
     std::error_code ec;
-    fs::create_directories(m_opt.cacheDir, ec);
+    try {
+        requirePrivateDir(m_opt.cacheDir);
+    } catch (const InputError& e) {
+        info.status = "error";
+        info.log = e.what();
+        return info;
+    }
     std::string so = m_opt.cacheDir + "/" + key + ".so";
     std::vector<std::string> argv = {m_nvcc, "-O3", "-std=c++17", "-arch=" + m_opt.arch, "-shared",
                                      "-Xcompiler", "-fPIC",
@@ -116,10 +118,22 @@ CompileInfo CandidateCompiler::compile(const std::string& sourcePath) const {
     std::string tmp = so + ".tmp" + std::to_string(getpid());
     argv.insert(argv.end(), {"-o", tmp, sourcePath});
     info.command = quoteArgs(argv);
+    // A cached object is used only when its bytes are the ones Reach wrote (their SHA-256 is
+    // kept beside it at publish): a damaged or replaced object is compiled again.
     if (fs::exists(so, ec)) {
-        info.status = "cached";
-        info.sharedObject = so;
-        return info;
+        bool sumOk = false;
+        const std::string recorded = readFile(so + ".sha256", &sumOk);
+        std::string actual;
+        try {
+            actual = Sha256::hexOfFile(so);
+        } catch (const InputError&) {
+        }
+        if (sumOk && !actual.empty() && recorded.rfind(actual, 0) == 0) {
+            info.status = "cached";
+            info.sharedObject = so;
+            return info;
+        }
+        fs::remove(so, ec);
     }
     auto t0 = std::chrono::steady_clock::now();
     ChildResult r = runChild(argv, m_opt.timeoutSeconds);
@@ -134,8 +148,21 @@ CompileInfo CandidateCompiler::compile(const std::string& sourcePath) const {
         fs::remove(tmp, ec);
         return info;
     }
-    // Atomic publish: a concurrent verifier never loads a half-written object.
-    fs::rename(tmp, so, ec);
+    // Atomic publish: a concurrent verifier never loads a half-written object. The checksum goes
+    // first, so an object is never visible without it.
+    try {
+        const std::string sum = Sha256::hexOfFile(tmp) + "\n";
+        const std::string sumTmp = so + ".sha256.tmp" + std::to_string(getpid());
+        {
+            std::ofstream out(sumTmp, std::ios::binary | std::ios::trunc);
+            out << sum;
+        }
+        fs::rename(sumTmp, so + ".sha256", ec);
+    } catch (const InputError&) {
+        ec = std::make_error_code(std::errc::io_error);
+    }
+    if (!ec)
+        fs::rename(tmp, so, ec);
     if (ec) {
         info.status = "error";
         info.log += "\ncannot move the object into the cache: " + ec.message();

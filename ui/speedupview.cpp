@@ -238,6 +238,17 @@ std::optional<VerifyJob> SpeedupView::defaultJob(const EvalRecord& r, QString* w
     job.candidatePath = qs(resolved->request.candidateFile);
     for (const std::string& a : resolved->request.extraArgs)
         job.extraArguments << qs(a);
+    if (resolved->kernelBenchFormat) {
+        // Two Python workers (KernelBench's verdict, then Reach's), each with PyTorch's start-up,
+        // its builds and a torch.compile baseline: a longer limit, half of it for each.
+        job.timeoutMs = 30 * 60 * 1000;
+        job.extraArguments << QStringLiteral("--worker-timeout") << QStringLiteral("810");
+        // The precision the record was measured in, when it is one the worker knows.
+        const QString precision = qs(r.dtype);
+        if (precision == QLatin1String("fp32") || precision == QLatin1String("bf16") ||
+            precision == QLatin1String("fp16"))
+            job.extraArguments << QStringLiteral("--precision") << precision;
+    }
     return job;
 }
 

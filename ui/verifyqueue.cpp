@@ -228,7 +228,8 @@ void VerifyQueue::dispatchNext() {
     m_running = m_pending.front();
     m_pending.pop_front();
     emit jobStarted(m_running->id, m_running->recordKey);
-    emit startOnWorker(m_program, *m_running, m_timeoutMs);
+    emit startOnWorker(m_program, *m_running,
+                       m_running->timeoutMs > 0 ? m_running->timeoutMs : m_timeoutMs);
 }
 
 void VerifyQueue::onWorkerFinished(const VerifyOutcome& outcome) {

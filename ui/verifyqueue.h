@@ -24,6 +24,7 @@ struct VerifyJob {
     QString candidatePath;
     int reps = 100;
     QStringList extraArguments;
+    int timeoutMs = 0;  // 0: the queue's limit (a KernelBench-format job needs longer)
 };
 
 // What came back from one job. A verifier that crashes, hangs or prints garbage is an outcome

@@ -162,9 +162,26 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
             projections.push_back(projectFromRecords(computeBreakdown(w, rules), records, po));
         }
     }
+    // Records the harness called correct and Reach's verifier failed: the harness was fooled.
+    std::vector<const EvalRecord*> fooled;
+    for (const EvalRecord& r : records) {
+        if (r.correct && r.verification == Verification::Failed)
+            fooled.push_back(&r);
+    }
     if (args.flag("--json")) {
         nlohmann::json doc = records.empty() ? nlohmann::json{{"groups", nlohmann::json::array()}}
                                              : recordStatsToJson(groups);
+        doc["fooled"] = nlohmann::json::array();
+        for (const EvalRecord* r : fooled) {
+            doc["fooled"].push_back(
+                {{"problem", r->problemName.empty() ? r->problemId : r->problemName},
+                 {"model", r->model},
+                 {"backend", r->backend},
+                 {"sample", r->sampleId},
+                 {"harness", r->harness},
+                 {"reasons", r->verificationReasons},
+                 {"source", r->source}});
+        }
         if (!published.empty()) {
             doc["published_summaries"] = nlohmann::json::array();
             for (const EvaluationSet* p : published) {
@@ -233,6 +250,22 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
                   "fast_p (KernelBench) = share of attempted problems correct with speedup > p; "
                   "intervals: seeded percentile bootstrap (seed "
            << options.seed << ", " << options.resamples << " resamples)\n";
+    if (!fooled.empty()) {
+        io.out << "\nfooled: " << fooled.size()
+               << " record(s) the harness called correct and Reach's verifier failed\n";
+        for (size_t i = 0; i < fooled.size() && i < 10; ++i) {
+            const EvalRecord& r = *fooled[i];
+            io.out << "  " << (r.problemName.empty() ? r.problemId : r.problemName)
+                   << (r.model.empty() ? "" : " (" + r.model + ")") << ": "
+                   << (r.verificationReasons.empty() ? std::string("failed")
+                                                     : r.verificationReasons.size() > 1
+                                                           ? r.verificationReasons[1]
+                                                           : r.verificationReasons[0])
+                   << "\n";
+        }
+        if (fooled.size() > 10)
+            io.out << "  ... and " << fooled.size() - 10 << " more (--json lists them all)\n";
+    }
     if (!flagged.empty()) {
         io.out << "\nsuspicion flags (records):";
         for (const auto& [kind, n] : flagged)
@@ -303,7 +336,8 @@ CliCommand speedupsCommand() {
         "                 "
         "\"median_speedup_correct\",\"fast_p\":{\"0\",\"0.5\",\"0.8\",\"1\",\"1.5\",\"2\"},\n"
         "                 \"ci95\":{\"win_rate\":[lo,hi],\"median_speedup\":[lo,hi]}}],\n"
-        "                 \"basis\":\"verified\"|\"harness\", \"published_summaries\":[...]}",
+        "                 \"fooled\":[{\"problem\",\"model\",\"backend\",\"sample\",\"harness\",\n"
+        "                 \"reasons\",\"source\"}], \"published_summaries\":[...] (when any)}",
         runSpeedups};
 }
 

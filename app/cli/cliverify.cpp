@@ -19,6 +19,7 @@
 #include "core/store/recordstore.h"
 #include "core/store/verificationstore.h"
 #include "core/verify/controlset.h"
+#include "core/verify/kbverify.h"
 #include "core/verify/verifyprocess.h"
 
 namespace reach::cli {
@@ -36,13 +37,48 @@ std::string num(double v, const char* f = "%.3g") {
 std::vector<std::string> passThrough(const CliArgs& args) {
     std::vector<std::string> extra;
     for (const char* o : {"--reps", "--warmup", "--seed", "--scale", "--thresholds",
-                          "--baseline-us", "--cache-dir", "--resources"})
+                          "--baseline-us", "--cache-dir", "--resources", "--python", "--precision",
+                          "--kb-tolerance", "--worker-device"})
         if (auto v = args.value(o))
             extra.insert(extra.end(), {o, *v});
-    for (const char* f : {"--no-timing", "--no-baseline"})
+    for (const char* f : {"--no-timing", "--no-baseline", "--no-compile-baseline"})
         if (args.flag(f))
             extra.push_back(f);
     return extra;
+}
+
+// A KernelBench-format job runs two Python processes (each with PyTorch's start-up, builds and
+// a torch.compile baseline): its default limit is longer, and each worker gets half of it.
+double timeoutFor(const CliArgs& args, const std::string& problem, const std::string& candidate,
+                  std::vector<std::string>& extra) {
+    const bool python = isKernelBenchFormat(problem, candidate);
+    const double t = args.number("--timeout", 1, 86400).value_or(python ? 1800 : 60);
+    if (python)
+        extra.insert(extra.end(), {"--worker-timeout", std::to_string(int(t * 0.45))});
+    return t;
+}
+
+// reach-verify said the input is bad (exit 2): its one line already names the file and the place;
+// pass it on as it is.
+void throwIfBadInput(const VerificationResult& r, const std::string& fallbackFile) {
+    if (r.verdict != verdict::kError || r.exitCode != 2)
+        return;
+    std::string line = r.reasons.empty() ? std::string("valid input") : r.reasons[0];
+    if (line.rfind("bad input: ", 0) == 0)
+        line = line.substr(11);
+    const size_t colon = line.find(": ");
+    if (colon == std::string::npos || colon == 0)
+        throw InputError(fallbackFile, "reach-verify", line);
+    throw InputError(line.substr(0, colon), "", line.substr(colon + 2));
+}
+
+// No GPU (or no PyTorch) is an ordinary answer: one line, exit 2, nothing else to read.
+void throwIfNoGpu(const VerificationResult& r, const std::string& where) {
+    if (r.verdict == verdict::kNoGpu)
+        throw InputError(where, "device",
+                         "a GPU to verify on (" +
+                             (r.device.reason.empty() ? std::string("none found") : r.device.reason) +
+                             ")");
 }
 
 void printResult(const VerificationResult& r, CliIo& io) {
@@ -60,7 +96,7 @@ void printResult(const VerificationResult& r, CliIo& io) {
         if (!r.log.empty())
             io.out << "log:\n" << r.log << "\n";
     }
-    if (r.hasMetrics) {
+    if (r.hasMetrics || !r.checks.empty()) {
         TextTable t({"check", "value", "limit", "ok"});
         for (const auto& c : r.checks)
             t.addRow({c.name, num(c.value), num(c.threshold), c.passed ? "yes" : "NO"});
@@ -73,7 +109,8 @@ void printResult(const VerificationResult& r, CliIo& io) {
     if (r.timing) {
         io.out << "time: median " << num(r.timing->medianUs, "%.2f") << " us (p10 "
                << num(r.timing->p10Us, "%.2f") << ", p90 " << num(r.timing->p90Us, "%.2f") << ", "
-               << r.timing->reps << " reps, cold L2), SM clock " << r.timing->smClockBeforeMhz
+               << r.timing->reps << " reps" << (r.timing->l2Flushed ? ", cold L2" : "")
+               << "), SM clock " << r.timing->smClockBeforeMhz
                << " -> " << r.timing->smClockAfterMhz << " MHz\n";
     }
     if (r.baseline)
@@ -87,6 +124,22 @@ void printResult(const VerificationResult& r, CliIo& io) {
            << (r.device.available ? r.device.name + " " + r.device.arch
                                   : "none (" + r.device.reason + ")")
            << "\n";
+    if (r.kernelBenchFormat()) {
+        const nlohmann::json& kb = r.kernelbench;
+        io.out << "KernelBench's own verdict (" << kb.value("reproduces", std::string("?"))
+               << "): " << (kb.value("correctness", false) ? "correct" : "incorrect") << " "
+               << (kb.contains("correctness_trials") && kb["correctness_trials"].is_string()
+                       ? kb["correctness_trials"].get<std::string>()
+                       : std::string())
+               << (kb.value("runtime_ms", -1.0) > 0
+                       ? ", " + num(kb.value("runtime_ms", -1.0) * 1000.0, "%.2f") + " us (mean)"
+                       : std::string())
+               << "\n";
+        for (const std::string& f : r.flags)
+            io.out << "flag: " << f << "\n";
+        if (r.fooled)
+            io.out << "FOOLED: " << r.fooledReason << "\n";
+    }
 }
 
 int runOne(const CliArgs& args, CliIo& io) {
@@ -98,11 +151,10 @@ int runOne(const CliArgs& args, CliIo& io) {
     req.problemFile = *problem;
     req.candidateFile = *candidate;
     req.extraArgs = passThrough(args);
-    req.timeoutSeconds = args.number("--timeout", 1, 86400).value_or(60);
+    req.timeoutSeconds = timeoutFor(args, *problem, *candidate, req.extraArgs);
     VerificationResult r = runVerifierProcess(req);
-    if (r.verdict == verdict::kError && r.exitCode == 2)
-        throw InputError(*problem, "reach-verify",
-                         r.reasons.empty() ? "valid input" : r.reasons[0]);
+    throwIfBadInput(r, *problem);
+    throwIfNoGpu(r, *candidate);
     if (args.flag("--json"))
         io.out << r.toJson().dump(2) << "\n";
     else
@@ -143,12 +195,11 @@ int runRecord(const CliArgs& args, const std::vector<std::string>& trusted, CliI
     req.verifier = findVerifierExecutable();
     for (const std::string& a : passThrough(args))
         req.extraArgs.push_back(a);
-    req.timeoutSeconds = args.number("--timeout", 1, 86400).value_or(120);
+    req.timeoutSeconds = timeoutFor(args, req.problemFile, req.candidateFile, req.extraArgs);
     VerifierRun run;
     const VerificationResult r = runVerifierProcess(req, &run);
-    if (r.verdict == verdict::kError && r.exitCode == 2)
-        throw InputError(req.problemFile, "reach-verify",
-                         r.reasons.empty() ? "valid input" : r.reasons[0]);
+    throwIfBadInput(r, req.problemFile);
+    throwIfNoGpu(r, req.candidateFile);
     if (applyVerification(record, r))
         storeVerification(store, record, r, run.out, run.seconds * 1000.0);
     if (args.flag("--json"))
@@ -184,6 +235,8 @@ int runControls(const CliArgs& args, CliIo& io) {
             req.extraArgs.insert(req.extraArgs.end(), {"--seed", std::to_string(s)});
             req.timeoutSeconds = args.number("--timeout", 1, 86400).value_or(c.timeoutSeconds);
             VerificationResult r = runVerifierProcess(req);
+            // Without a GPU no control can run: say so once, not once per control.
+            throwIfNoGpu(r, "verify --controls");
             ControlJudgement j = judgeControl(c, r);
             ++ran;
             bad += !j.asDesigned;
@@ -215,11 +268,12 @@ int runVerify(const std::vector<std::string>& argv, CliIo& io) {
     std::vector<std::string> remaining = argv;
     const auto trusted = takeRepeated(remaining, "--trust");
     ArgSpec spec;
-    spec.flags = {"--json", "--controls", "--no-timing", "--no-baseline"};
+    spec.flags = {"--json", "--controls", "--no-timing", "--no-baseline", "--no-compile-baseline"};
     spec.options = {"--problem",   "--candidate", "--reps",       "--warmup",
                     "--seed",      "--scale",     "--thresholds", "--baseline-us",
                     "--cache-dir", "--resources", "--timeout",    "--seeds",
-                    "--only",      "--record",    "--project",    "--kernelbench-dir"};
+                    "--only",      "--record",    "--project",    "--kernelbench-dir",
+                    "--python",    "--precision", "--kb-tolerance", "--worker-device"};
     CliArgs args(remaining, spec);
     if (!args.positionals().empty())
         throw UsageError("verify: unexpected argument '" + args.positionals().front() + "'");

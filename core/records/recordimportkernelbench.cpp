@@ -276,6 +276,15 @@ std::vector<EvalRecord> importKernelBenchRun(const std::string& evalResultsPath,
                 }
             }
             r.harness = "KernelBench; baselines: " + baselineNote;
+            // KernelBench keeps each sample's kernel beside the run's results; linked, a record
+            // can be re-verified with one click (its problem file comes from the user's
+            // KernelBench checkout, core/project/recordjob.h).
+            const std::string kernel = "level_" + std::to_string(options.level) + "_problem_" +
+                                       r.problemId + "_sample_" + r.sampleId + "_kernel.py";
+            std::error_code ec;
+            if (std::filesystem::is_regular_file(
+                    std::filesystem::path(evalResultsPath).parent_path() / kernel, ec))
+                r.artifactPath = kernel;
             r.source = evalResultsPath;
             r.sourceLine = static_cast<int64_t>(records.size()) + 1;
             finishRecord(r, evalResultsPath, place);

@@ -1,5 +1,6 @@
 #include "core/records/recordimportverify.h"
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -39,6 +40,55 @@ std::string categoryForOp(const std::string& op) {
 
 std::optional<double> positive(double v) {
     return std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt;
+}
+
+// A KernelBench-format result carries two verdicts: KernelBench's own (the harness's claim, the
+// record's `correct`) and Reach's (its `verification`). Where they disagree, Reach's verifier
+// refuted the harness: the record is flagged (suspicion refuted_by_verifier, "fooled").
+void applyKernelBenchVerdict(EvalRecord& r, const VerificationResult& v) {
+    const json& kb = v.kernelbench;
+    const json& re = v.reachOracle;
+    r.correct = kb.is_object() && kb.value("correctness", false);
+    r.compiled = kb.is_object() ? kb.value("compiled", false) : r.compiled;
+    if (re.is_object()) {
+        if (re.contains("kernelbench_category") && re["kernelbench_category"].is_string())
+            r.category = re["kernelbench_category"].get<std::string>();
+        if (re.contains("backend") && re["backend"].is_string())
+            r.backend = re["backend"].get<std::string>();
+        r.baselineEagerUs.reset();
+        for (const auto& b : re.value("baselines", json::array())) {
+            if (!b.contains("us") || !b["us"].is_number())
+                continue;
+            const double us = b["us"].get<double>();
+            const std::string kind = b.value("kind", std::string());
+            if (kind == "eager")
+                r.baselineEagerUs = positive(us);
+            else if (kind == "torch_compile")
+                r.baselineCompileUs = positive(us);
+            else if (kind == "recorded")
+                r.baselineRecordedUs = positive(us);
+        }
+    }
+    // Level and problem number from a KernelBench problem file name ("23_Softmax.py").
+    const std::string stem = std::filesystem::path(v.problemFile).stem().string();
+    size_t digits = 0;
+    while (digits < stem.size() && std::isdigit(static_cast<unsigned char>(stem[digits])))
+        ++digits;
+    if (digits > 0 && digits < stem.size() && stem[digits] == '_') {
+        r.suite = "KernelBench";
+        r.problemId = stem.substr(0, digits);
+        r.problemName = stem;
+        const std::string path = v.problemFile;
+        for (int level = 1; level <= 3; ++level) {
+            if (path.find("level" + std::to_string(level)) != std::string::npos)
+                r.level = level;
+        }
+    }
+    std::string kbText = "KernelBench (reproduced): ";
+    kbText += r.correct ? "correct" : "incorrect";
+    if (kb.is_object() && kb.contains("correctness_trials") && kb["correctness_trials"].is_string())
+        kbText += " " + kb["correctness_trials"].get<std::string>();
+    r.harness = kbText + "; Reach: " + v.verdict + " (reach-verify, KernelBench format)";
 }
 
 }  // namespace
@@ -86,6 +136,8 @@ EvalRecord recordFromVerification(const VerificationResult& v, const std::string
     r.harness = "reach-verify (schema " + std::to_string(v.schemaVersion) +
                 (baselineKind.empty() ? "" : ", baseline " + baselineKind) +
                 (v.timing && v.timing->l2Flushed ? ", cold L2" : "") + ")";
+    if (v.kernelBenchFormat())
+        applyKernelBenchVerdict(r, v);
     r.hardware = v.device.name;
     r.date = v.startedAt;
     r.source = file;

@@ -1,5 +1,7 @@
 #include "core/verify/operators.h"
 
+#include "core/verify/defaultthresholds.h"
+
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -10,20 +12,13 @@
 namespace reach {
 
 Thresholds Thresholds::forDtype(DType d) {
+    // One table for the C++ oracle and the Python worker: resources/oracle/thresholds.json,
+    // compiled in (it says why each number is what it is).
+    static const nlohmann::json table =
+        nlohmann::json::parse(kDefaultThresholdsJson).at("precisions");
+    const char* key = d == DType::BF16 ? "bf16" : d == DType::F16 ? "fp16" : "fp32";
     Thresholds t;
-    if (d == DType::BF16) {
-        // bf16 keeps 8 significant bits: rounding a correct fp32 result costs up to 2^-9
-        // relative per element, so 1e-2 is ~5x the worst rounding and far below any real bug
-        // (a missing element, a wrong normalization) which shows up as O(1).
-        t.relFrobenius = 1e-2;
-        t.normMaxError = 2e-2;
-        t.invariant = 2e-2;
-    } else {
-        // fp32 arithmetic lands near 1e-6; 1e-3 still admits TF32 matmuls (about 3e-4).
-        t.relFrobenius = 1e-3;
-        t.normMaxError = 5e-3;
-        t.invariant = 1e-3;
-    }
+    t.apply(table.at(key), "resources/oracle/thresholds.json");
     return t;
 }
 

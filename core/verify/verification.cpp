@@ -197,6 +197,14 @@ json VerificationResult::toJson() const {
     j["term_signal"] = termSignal;
     j["wall_seconds"] = wallSeconds;
     j["started_at"] = startedAt;
+    j["format"] = format;
+    j["flags"] = flags;
+    if (kernelBenchFormat()) {
+        j["kernelbench"] = kernelbench;
+        j["reach"] = reachOracle;
+        j["fooled"] = fooled;
+        j["fooled_reason"] = fooledReason;
+    }
     return j;
 }
 
@@ -297,6 +305,14 @@ VerificationResult VerificationResult::fromJson(const json& j, const std::string
     v.termSignal = r.get<int>(j, "term_signal", "", 0);
     v.wallSeconds = r.get<double>(j, "wall_seconds", "", 0);
     v.startedAt = r.get<std::string>(j, "started_at", "", "");
+    v.format = r.get<std::string>(j, "format", "", "reach");
+    v.flags = r.get<std::vector<std::string>>(j, "flags", "", {});
+    if (j.contains("kernelbench"))
+        v.kernelbench = j.at("kernelbench");
+    if (j.contains("reach"))
+        v.reachOracle = j.at("reach");
+    v.fooled = r.get<bool>(j, "fooled", "", false);
+    v.fooledReason = r.get<std::string>(j, "fooled_reason", "", "");
     return v;
 }
 

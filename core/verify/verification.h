@@ -126,7 +126,19 @@ struct VerificationResult {
     double wallSeconds = 0;
     std::string startedAt;  // ISO 8601 UTC
 
+    // KernelBench-format candidates (docs/kernelbench.md): "kernelbench" for them, "reach" for
+    // C++ candidates. The two verdicts as the Python worker printed them, whether KernelBench's
+    // own check was fooled (it said correct, Reach says otherwise) and why, and the oracle's
+    // flags ("timing": work outside the timed stream, the device-wide time used).
+    std::string format = "reach";
+    nlohmann::json kernelbench;  // null for C++ candidates
+    nlohmann::json reachOracle;  // the "reach" object; null for C++ candidates
+    bool fooled = false;
+    std::string fooledReason;
+    std::vector<std::string> flags;
+
     bool passed() const { return verdict == verdict::kPass; }
+    bool kernelBenchFormat() const { return format == "kernelbench"; }
     nlohmann::json toJson() const;
     // Throws InputError(file, key, what) on a document that is not a verifier result.
     static VerificationResult fromJson(const nlohmann::json& j, const std::string& file);

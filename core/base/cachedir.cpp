@@ -1,0 +1,69 @@
+#include "core/base/cachedir.h"
+
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "core/base/inputerror.h"
+
+namespace reach {
+
+namespace {
+
+std::string homeDir() {
+    if (const char* h = std::getenv("HOME"); h && *h)
+        return h;
+    if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir)
+        return pw->pw_dir;
+    return "";
+}
+
+}  // namespace
+
+void requirePrivateDir(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::path p(dir);
+    if (!std::filesystem::exists(p, ec)) {
+        std::filesystem::create_directories(p.parent_path(), ec);
+        if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+            throw InputError(dir, "cache directory", std::string("a directory Reach can create (") +
+                                                         std::strerror(errno) + ")");
+    }
+    struct stat st{};
+    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        throw InputError(dir, "cache directory", "a directory (not a link or a file)");
+    if (st.st_uid != getuid())
+        throw InputError(dir, "cache directory", "a directory owned by you (it belongs to uid " +
+                                                     std::to_string(st.st_uid) + ")");
+    if (st.st_mode & (S_IWGRP | S_IWOTH))
+        throw InputError(dir, "cache directory",
+                         "a directory only you can write (chmod go-w it, or choose another "
+                         "with REACH_CACHE_DIR)");
+}
+
+std::string defaultCacheDir(const std::string& what) {
+    std::string root;
+    if (const char* x = std::getenv("REACH_CACHE_DIR"); x && *x) {
+        root = x;
+    } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
+        root = std::string(x) + "/reach";
+    } else {
+        const std::string home = homeDir();
+        if (home.empty())
+            throw InputError("the compile cache", "directory",
+                             "a home directory or REACH_CACHE_DIR (Reach never caches compiled "
+                             "code in a shared directory)");
+        root = home + "/.cache/reach";
+    }
+    requirePrivateDir(root);
+    const std::string dir = root + "/" + what;
+    requirePrivateDir(dir);
+    return dir;
+}
+
+}  // namespace reach

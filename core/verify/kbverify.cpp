@@ -1,0 +1,321 @@
+#include "core/verify/kbverify.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/base/inputerror.h"
+#include "core/verify/childprocess.h"
+
+namespace reach {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string tail(std::string s, size_t n = 4000) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+        s.pop_back();
+    return s.size() <= n ? s : "..." + s.substr(s.size() - n);
+}
+
+double number(const json& j, const char* key, double fallback = std::nan("")) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+std::string text(const json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// The worker writes timing objects with the C++ keys (docs/verifier.md).
+std::optional<TimingStats> timingOf(const json& t) {
+    if (!t.is_object() || !t.contains("median_us") || !t["median_us"].is_number())
+        return std::nullopt;
+    TimingStats s;
+    s.reps = int(number(t, "reps", 0));
+    s.warmup = int(number(t, "warmup", 0));
+    s.medianUs = number(t, "median_us");
+    s.p10Us = number(t, "p10_us");
+    s.p90Us = number(t, "p90_us");
+    s.minUs = number(t, "min_us");
+    s.maxUs = number(t, "max_us");
+    s.meanUs = number(t, "mean_us");
+    s.l2Flushed = t.value("l2_flushed", false);
+    s.l2FlushBytes = number(t, "l2_flush_bytes", 0);
+    s.smClockBeforeMhz = int(number(t, "sm_clock_before_mhz", -1));
+    s.smClockAfterMhz = int(number(t, "sm_clock_after_mhz", -1));
+    s.clockSource = text(t, "clock_source");
+    return s;
+}
+
+// What a worker that did not print its answer means: the part's own verdict.
+json failedPart(const WorkerOutcome& w, const char* mode) {
+    json j = {{"mode", mode}};
+    if (!w.started) {
+        j["verdict"] = verdict::kError;
+        j["error"] = "cannot start the worker: " + w.startError;
+    } else if (w.timedOut) {
+        j["verdict"] = verdict::kTimeout;
+        j["error"] = "timeout: the worker was killed after " + std::to_string(int(w.seconds)) +
+                     " s (a hang, or a job slower than the timeout)";
+    } else if (w.termSignal) {
+        j["verdict"] = verdict::kCrashed;
+        j["error"] = "crashed: the worker died of signal " + std::to_string(w.termSignal);
+    } else {
+        j["verdict"] = verdict::kCrashed;
+        j["error"] = "crashed: the worker exited " + std::to_string(w.exitCode) +
+                     " without its JSON answer";
+    }
+    j["log"] = tail(w.err);
+    return j;
+}
+
+WorkerOutcome runWorker(const KernelBenchJob& job, const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {job.python, job.worker};
+    argv.insert(argv.end(), args.begin(), args.end());
+    // The worker's own output must not be buffered away when it dies.
+    const ChildResult c = runChild(argv, job.timeoutSeconds, {"PYTHONUNBUFFERED=1"});
+    WorkerOutcome w;
+    w.started = c.started;
+    w.startError = c.error;
+    w.timedOut = c.timedOut;
+    w.exitCode = c.exitCode;
+    w.termSignal = c.termSignal;
+    w.err = c.err;
+    w.seconds = c.seconds;
+    if (!c.out.empty())
+        w.doc = json::parse(c.out, nullptr, false);
+    if (w.doc.is_discarded())
+        w.doc = nullptr;
+    return w;
+}
+
+// The worker said the input is bad (exit 2): reach-verify's own bad-input answer.
+void throwIfBadInput(const WorkerOutcome& w, const KernelBenchJob& job) {
+    if (!w.started || w.timedOut || w.termSignal || w.exitCode != 2)
+        return;
+    std::string line = w.doc.is_object() ? text(w.doc, "error") : std::string();
+    if (line.empty())
+        line = tail(w.err, 400);
+    throw InputError(job.problemFile, "kernelbench worker", line.empty() ? "valid input" : line);
+}
+
+std::string stem(const std::string& path) {
+    return fs::path(path).stem().string();
+}
+
+}  // namespace
+
+bool isKernelBenchFormat(const std::string& problemFile, const std::string& candidateFile) {
+    auto py = [](const std::string& p) { return fs::path(p).extension() == ".py"; };
+    return py(problemFile) && py(candidateFile);
+}
+
+std::string findPython(const std::string& given) {
+    if (!given.empty())
+        return given;
+    if (const char* e = std::getenv("REACH_PYTHON"); e && *e)
+        return e;
+    return "python3";
+}
+
+VerificationResult composeKernelBench(const KernelBenchJob& job, const json& probe,
+                                      const WorkerOutcome& kbRun, const WorkerOutcome& reachRun) {
+    VerificationResult r;
+    r.format = "kernelbench";
+    r.problemFile = job.problemFile;
+    r.candidateFile = job.candidateFile;
+    r.problemId = stem(job.problemFile);
+    r.dtype = job.precision;
+    r.seed = job.seed.value_or(1);
+    r.compile.status = "skipped";  // the worker builds (load_inline, Triton) inside its run
+    r.kernelbench = kbRun.doc.is_object() ? kbRun.doc : failedPart(kbRun, "kernelbench");
+    r.reachOracle = reachRun.doc.is_object() ? reachRun.doc : failedPart(reachRun, "reach");
+    const json& kb = r.kernelbench;
+    const json& re = r.reachOracle;
+
+    r.verdict = text(re, "verdict");
+    if (r.verdict.empty())
+        r.verdict = verdict::kError;
+    if (re.contains("reasons") && re["reasons"].is_array()) {
+        for (const auto& s : re["reasons"])
+            if (s.is_string())
+                r.reasons.push_back(s.get<std::string>());
+    }
+    if (r.reasons.empty() && re.contains("error") && re["error"].is_string())
+        r.reasons.push_back(re["error"].get<std::string>());
+    r.op = text(re, "category");
+    if (r.verdict == verdict::kCompileError) {
+        r.compile.status = "error";
+        r.compile.log = text(re, "compile_log");
+    } else if (r.verdict != verdict::kNoGpu && r.verdict != verdict::kError) {
+        r.compile.status = "ok";
+    }
+
+    if (re.contains("checks") && re["checks"].is_array()) {
+        for (const auto& c : re["checks"]) {
+            CheckResult cr;
+            cr.name = text(c, "name");
+            cr.value = number(c, "value");
+            cr.threshold = number(c, "threshold");
+            cr.passed = c.value("passed", false);
+            cr.detail = text(c, "detail");
+            r.checks.push_back(std::move(cr));
+        }
+    }
+    if (re.contains("metrics") && re["metrics"].is_object()) {
+        const json& m = re["metrics"];
+        r.hasMetrics = true;
+        r.metrics.relFrobenius = number(m, "rel_frobenius");
+        r.metrics.normMaxError = number(m, "norm_max_error");
+        r.metrics.maxAbsReference = number(m, "max_abs_reference");
+        r.metrics.totalCount = int64_t(number(m, "total_count", 0));
+        r.metrics.writtenCount = int64_t(number(m, "written_count", 0));
+        r.metrics.writtenFraction = number(m, "written_fraction");
+        r.metrics.nonFinite = int64_t(number(m, "non_finite", 0));
+        r.metrics.inputsUnchanged = m.value("inputs_unchanged", true);
+        r.metrics.kernelbenchAllclose = m.value("kernelbench_allclose", false);
+        r.metrics.zerosPassKernelbench = m.value("zeros_pass_kernelbench", false);
+    }
+    if (re.contains("thresholds") && re["thresholds"].is_object())
+        r.thresholds.apply(re["thresholds"], job.problemFile);
+    if (re.contains("timing"))
+        r.timing = timingOf(re["timing"]);
+    if (re.contains("baseline_used") && re["baseline_used"].is_object()) {
+        BaselineInfo b;
+        b.kind = text(re["baseline_used"], "kind");
+        b.usedUs = number(re["baseline_used"], "us", 0);
+        std::string others;
+        for (const auto& each : re.value("baselines", json::array())) {
+            const std::string kind = text(each, "kind");
+            if (kind == b.kind)
+                b.timing = timingOf(each.value("timing", json()));
+            const double us = number(each, "us");
+            others += (others.empty() ? "" : ", ") + kind +
+                      (std::isfinite(us) ? " " + std::to_string(us) + " us" : " not timed");
+        }
+        b.source = b.kind == "eager"           ? "Model (eager PyTorch)"
+                   : b.kind == "torch_compile" ? "torch.compile(Model)"
+                                               : job.recordedBaselineSource;
+        b.recordedUs = job.recordedBaselineUs;
+        b.note = "fastest of: " + others;
+        r.baseline = b;
+    }
+    r.speedup = number(re, "speedup", 0);
+    if (!std::isfinite(r.speedup))
+        r.speedup = 0;
+    for (const auto& f : re.value("flags", json::array()))
+        if (f.is_string())
+            r.flags.push_back(f.get<std::string>());
+
+    // The device: what the worker saw (PyTorch's view of it), else the probe's.
+    const json& dev = re.contains("device") && re["device"].is_object() ? re["device"]
+                                                                        : probe.value("device", json());
+    if (dev.is_object() && text(dev, "type") != "cpu") {
+        r.device.available = true;
+        r.device.name = text(dev, "name");
+        if (dev.contains("capability") && dev["capability"].is_array() &&
+            dev["capability"].size() == 2)
+            r.device.arch = "sm_" + std::to_string(dev["capability"][0].get<int>()) +
+                            std::to_string(dev["capability"][1].get<int>());
+        r.device.smCount = int(number(dev, "sm_count", 0));
+        r.device.l2Bytes = int64_t(number(dev, "l2_bytes", 0));
+        r.device.memoryBytes = int64_t(number(dev, "memory_bytes", 0));
+    } else {
+        r.device.available = false;
+        r.device.reason = text(probe, "reason");
+    }
+    const json versions = re.value("versions", json::object());
+    if (versions.is_object())
+        r.device.runtimeVersion = text(versions, "cuda");
+
+    // KernelBench fooled: it judged the candidate correct, Reach's oracle does not.
+    const bool kbCorrect = kb.value("correctness", false);
+    if (kbCorrect && !r.passed() && r.verdict != verdict::kNoGpu && r.verdict != verdict::kError) {
+        r.fooled = true;
+        r.fooledReason = "KernelBench's check passed it (" + text(kb, "correctness_trials") +
+                         "), Reach's oracle says " + r.verdict +
+                         (r.reasons.empty() ? std::string() : ": " + r.reasons.front());
+    }
+    r.log = tail(text(re, "log"), 6000);
+    if (!kbRun.doc.is_object() || !reachRun.doc.is_object())
+        r.log += (r.log.empty() ? "" : "\n") + tail(kbRun.err + "\n" + reachRun.err, 6000);
+    r.wallSeconds = kbRun.seconds + reachRun.seconds;
+    return r;
+}
+
+VerificationResult runKernelBenchJob(const KernelBenchJob& job) {
+    for (const std::string& f : {job.problemFile, job.candidateFile}) {
+        std::error_code ec;
+        if (!fs::is_regular_file(f, ec))
+            throw InputError(f, "file", "a readable KernelBench-format .py file");
+    }
+    // Is there PyTorch (and a GPU) in this interpreter? An ordinary answer either way.
+    KernelBenchJob probeJob = job;
+    probeJob.timeoutSeconds = std::min(job.timeoutSeconds, 120.0);
+    const WorkerOutcome probe = runWorker(probeJob, {"probe"});
+    if (!probe.started)
+        throw InputError(job.python, "python", "an interpreter that starts (" + probe.startError + ")");
+    if (!probe.doc.is_object()) {
+        throw InputError(job.python, "python",
+                         "an interpreter that runs Reach's worker " + job.worker + " (" +
+                             tail(probe.err, 300) + ")");
+    }
+    if (probe.doc["torch"].is_null())
+        throw InputError(job.python, "", "no PyTorch in " + text(probe.doc, "python"));
+    if (job.device == "cuda" && !probe.doc.value("cuda_available", false)) {
+        VerificationResult r;
+        r.format = "kernelbench";
+        r.problemFile = job.problemFile;
+        r.candidateFile = job.candidateFile;
+        r.problemId = stem(job.problemFile);
+        r.dtype = job.precision;
+        r.verdict = verdict::kNoGpu;
+        r.device.reason = text(probe.doc, "reason");
+        r.reasons = {"no GPU: " + r.device.reason};
+        return r;
+    }
+
+    std::vector<std::string> common = {"--problem",   job.problemFile, "--candidate",
+                                       job.candidateFile, "--precision", job.precision,
+                                       "--device",    job.device};
+    if (!job.cacheDir.empty())
+        common.insert(common.end(), {"--cache-dir", job.cacheDir});
+    if (!job.timing)
+        common.push_back("--no-timing");
+
+    std::vector<std::string> kbArgs = {"kernelbench"};
+    kbArgs.insert(kbArgs.end(), common.begin(), common.end());
+    if (job.kbTolerance)
+        kbArgs.insert(kbArgs.end(), {"--tolerance", std::to_string(*job.kbTolerance)});
+    const WorkerOutcome kb = runWorker(job, kbArgs);
+    throwIfBadInput(kb, job);
+
+    std::vector<std::string> reachArgs = {"reach"};
+    reachArgs.insert(reachArgs.end(), common.begin(), common.end());
+    const uint64_t s = job.seed.value_or(1);
+    std::string seeds;
+    for (int i = 0; i < std::max(1, job.seedCount); ++i)
+        seeds += (i ? "," : "") + std::to_string(s + uint64_t(i));
+    reachArgs.insert(reachArgs.end(), {"--seeds", seeds, "--reps", std::to_string(job.reps),
+                                       "--warmup", std::to_string(job.warmup)});
+    if (!job.compileBaseline)
+        reachArgs.push_back("--no-compile-baseline");
+    if (job.recordedBaselineUs > 0) {
+        reachArgs.insert(reachArgs.end(), {"--recorded-baseline-us",
+                                           std::to_string(job.recordedBaselineUs)});
+        if (!job.recordedBaselineSource.empty())
+            reachArgs.insert(reachArgs.end(),
+                             {"--recorded-baseline-source", job.recordedBaselineSource});
+    }
+    if (!job.thresholdsFile.empty())
+        reachArgs.insert(reachArgs.end(), {"--thresholds", job.thresholdsFile});
+    const WorkerOutcome reach = runWorker(job, reachArgs);
+    throwIfBadInput(reach, job);
+    return composeKernelBench(job, probe.doc, kb, reach);
+}
+
+}  // namespace reach

@@ -1,0 +1,74 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/verify/verification.h"
+
+namespace reach {
+
+// A KernelBench-format job: a problem file with Model/get_inputs/get_init_inputs and a candidate
+// with ModelNew (both Python). reach-verify runs the Python worker (resources/python/,
+// docs/kernelbench.md) three times, each in its own child process with a timeout: `probe` (is
+// there PyTorch, a GPU?), `kernelbench` (KernelBench's own verdict and time, reproduced) and
+// then, in a fresh process with the candidate run first, `reach` (Reach's oracle and honest
+// timing). It composes one VerificationResult from the three.
+struct KernelBenchJob {
+    std::string problemFile;
+    std::string candidateFile;
+    std::string python;  // the interpreter (findPython)
+    std::string worker;  // resources/python/reach_kbworker.py
+    std::string precision = "fp32";  // fp32, bf16, fp16
+    std::optional<uint64_t> seed;    // Reach's fresh inputs use seed, seed+1, ... (seedCount)
+    int seedCount = 3;
+    int reps = 100;
+    int warmup = 10;
+    double timeoutSeconds = 900;           // each worker process
+    std::optional<double> kbTolerance;     // KernelBench's tolerance (older versions: 1e-2)
+    double recordedBaselineUs = 0;         // a recorded baseline (KernelBench timing JSON)
+    std::string recordedBaselineSource;
+    std::string cacheDir;                  // load_inline, Triton and Inductor builds
+    std::string device = "cuda";           // "cpu": the worker's test mode (CI, no GPU)
+    bool timing = true;
+    bool compileBaseline = true;  // time torch.compile(Model) as a baseline too
+    std::string thresholdsFile;
+};
+
+// Both files end in .py: the KernelBench format (a .json problem and a .cu candidate are
+// Reach's own format).
+bool isKernelBenchFormat(const std::string& problemFile, const std::string& candidateFile);
+
+// The interpreter: `given` (--python) when set, else $REACH_PYTHON, else "python3" (PATH).
+std::string findPython(const std::string& given);
+
+// What one worker process did: how it ended and the one JSON object it printed (null if none).
+struct WorkerOutcome {
+    bool started = true;
+    std::string startError;
+    bool timedOut = false;
+    int exitCode = 0;
+    int termSignal = 0;
+    std::string err;  // stderr, whole
+    nlohmann::json doc;
+    double seconds = 0;
+};
+
+// The composition, pure (tested without Python): the result's verdict is Reach's ("reach"),
+// KernelBench's verdict rides along ("kernelbench"), and `fooled` is set when KernelBench called
+// the candidate correct and Reach does not. A worker that crashed or hung is that part's
+// "crashed" / "timeout".
+VerificationResult composeKernelBench(const KernelBenchJob& job, const nlohmann::json& probe,
+                                      const WorkerOutcome& kernelbench,
+                                      const WorkerOutcome& reach);
+
+// Runs the whole job. Throws InputError (exit 2 for reach-verify) for bad input the worker
+// reports (a problem without Model, a syntax error in the problem, an unreadable file) and for
+// an interpreter without PyTorch ("no PyTorch in /usr/bin/python3"); no GPU is the verdict
+// "no_gpu", an ordinary answer.
+VerificationResult runKernelBenchJob(const KernelBenchJob& job);
+
+}  // namespace reach

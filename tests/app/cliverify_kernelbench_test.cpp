@@ -1,0 +1,156 @@
+// `reach-cli verify` on KernelBench-format candidates, end to end through reach-verify and the
+// Python worker, on the CPU (the worker's test device; CI has no GPU): the two verdicts, `fooled`,
+// the JSON contract, bad input as one line with exit 2, and the records they become.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "clirunner.h"
+
+using nlohmann::json;
+using reach::test::runCli;
+
+namespace {
+
+const std::string kPy = std::string(REACH_TEST_DATA) + "/kernelbench-py/";
+
+class CliVerifyKernelBench : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (std::string(REACH_TEST_PYTHON).empty())
+            GTEST_SKIP() << "no Python with PyTorch (scripts/deps installs python3-torch)";
+        setenv("REACH_PYTHON", REACH_TEST_PYTHON, 1);
+    }
+    static std::vector<std::string> verify(const std::string& problem, const std::string& cand,
+                                           std::vector<std::string> more = {}) {
+        std::vector<std::string> a = {"verify",       "--problem", kPy + "problems/" + problem,
+                                      "--candidate",  kPy + "candidates/" + cand,
+                                      "--worker-device", "cpu", "--reps", "5", "--json"};
+        a.insert(a.end(), more.begin(), more.end());
+        return a;
+    }
+};
+
+}  // namespace
+
+TEST_F(CliVerifyKernelBench, ZerosFoolKernelBenchOnAWideSoftmaxNotReach) {
+    const auto r = runCli(verify("23_Softmax.py", "zeros_like.py"));
+    ASSERT_EQ(r.status, 1) << r.err;  // the data says no
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["format"], "kernelbench");
+    EXPECT_EQ(j["verdict"], "fail");
+    EXPECT_TRUE(j["kernelbench"]["correctness"].get<bool>());  // KernelBench: correct (5 / 5)
+    EXPECT_EQ(j["kernelbench"]["correctness_trials"], "(5 / 5)");
+    EXPECT_EQ(j["reach"]["verdict"], "fail");
+    EXPECT_TRUE(j["fooled"].get<bool>());
+    EXPECT_NE(j["fooled_reason"].get<std::string>().find("rel_frobenius"), std::string::npos);
+    EXPECT_TRUE(j["metrics"]["zeros_pass_kernelbench"].get<bool>());  // the degenerate flag
+    EXPECT_TRUE(j["reach"]["degenerate_reference"].get<bool>());
+}
+
+TEST_F(CliVerifyKernelBench, ACorrectCandidatePassesBothAndIsTimedAgainstEager) {
+    const auto r = runCli(verify("23_Softmax.py", "softmax_correct.py"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["verdict"], "pass");
+    EXPECT_FALSE(j["fooled"].get<bool>());
+    EXPECT_TRUE(j["kernelbench"]["correctness"].get<bool>());
+    ASSERT_TRUE(j["timing"].is_object());
+    EXPECT_EQ(j["timing"]["reps"], 5);
+    ASSERT_TRUE(j["baseline"].is_object());
+    EXPECT_EQ(j["baseline"]["kind"], "eager");
+    EXPECT_GT(j["speedup"].get<double>(), 0);
+    for (const char* key : {"checks", "thresholds", "device", "reasons", "flags"})
+        EXPECT_TRUE(j.contains(key)) << key;
+}
+
+TEST_F(CliVerifyKernelBench, EveryCheatOfTheListGetsAFail) {
+    struct Case {
+        const char* problem;
+        const char* candidate;
+        const char* trips;  // a check or flag that must be among the failed ones
+    };
+    for (const Case& c : {Case{"23_Softmax.py", "softmax_chunked_1024.py", "rel_frobenius"},
+                          Case{"23_Softmax.py", "softmax_inplace.py", "inputs_unchanged"},
+                          Case{"23_Softmax.py", "softmax_zero_inputs.py", "inputs_unchanged"},
+                          Case{"23_Softmax.py", "softmax_cache_ptr.py", "result_reuse"}}) {
+        SCOPED_TRACE(c.candidate);
+        const auto r = runCli(verify(c.problem, c.candidate));
+        ASSERT_EQ(r.status, 1) << r.err;
+        const json j = json::parse(r.out);
+        EXPECT_EQ(j["verdict"], "fail");
+        bool tripped = false;
+        for (const json& check : j["checks"])
+            tripped = tripped || (check["name"] == c.trips && !check["passed"].get<bool>());
+        EXPECT_TRUE(tripped) << j["reasons"].dump();
+    }
+}
+
+TEST_F(CliVerifyKernelBench, BadCandidatesAreVerdictsBadProblemsAreOneLine) {
+    auto r = runCli(verify("23_Softmax.py", "syntax_error.py"));
+    ASSERT_EQ(r.status, 1) << r.err;
+    json j = json::parse(r.out);
+    EXPECT_EQ(j["verdict"], "compile_error");
+    EXPECT_NE(j["reasons"][0].get<std::string>().find("line"), std::string::npos) << j["reasons"];
+    r = runCli(verify("23_Softmax.py", "no_modelnew.py"));
+    EXPECT_EQ(json::parse(r.out)["verdict"], "compile_error");
+    r = runCli(verify("23_Softmax.py", "missing_import.py"));
+    EXPECT_EQ(json::parse(r.out)["verdict"], "compile_error");
+    r = runCli(verify("23_Softmax.py", "softmax_wrong_shape.py"));
+    EXPECT_EQ(json::parse(r.out)["verdict"], "fail");
+    r = runCli(verify("23_Softmax.py", "softmax_non_tensor.py"));
+    EXPECT_EQ(json::parse(r.out)["verdict"], "fail");
+
+    // The user's problem without Model: one line naming it, exit 2, no document.
+    r = runCli(verify("no_model.py", "softmax_correct.py"));
+    EXPECT_EQ(r.status, 2);
+    ASSERT_EQ(r.errLines().size(), 1u) << r.err;
+    EXPECT_NE(r.err.find("no_model.py"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("Model"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty());
+}
+
+TEST_F(CliVerifyKernelBench, NoPyTorchAndNoGpuAreOneLineAnswers) {
+    reach::test::TempDir dir;
+    // An interpreter without PyTorch: a Python that cannot import it.
+    const std::string fake = dir.path("python-without-torch");
+    reach::test::writeFile(fake, "#!/bin/sh\nexec /usr/bin/env python3 -S -I \"$@\"\n");
+    std::system(("chmod +x " + fake).c_str());
+    auto args = verify("23_Softmax.py", "softmax_correct.py", {"--python", fake});
+    auto r = runCli(args);
+    EXPECT_EQ(r.status, 2);
+    ASSERT_EQ(r.errLines().size(), 1u) << r.err;
+    EXPECT_NE(r.err.find("no PyTorch in"), std::string::npos) << r.err;
+
+    // The real interpreter, asked for the GPU this machine does not have (CI): "no GPU", exit 2.
+    args = verify("23_Softmax.py", "softmax_correct.py");
+    args.erase(std::find(args.begin(), args.end(), "--worker-device"));
+    args.erase(std::find(args.begin(), args.end(), "cpu"));
+    r = runCli(args);
+    if (r.status == 2) {
+        ASSERT_EQ(r.errLines().size(), 1u) << r.err;
+        EXPECT_NE(r.err.find("GPU"), std::string::npos) << r.err;
+    } else {
+        GTEST_SKIP() << "this machine has a GPU PyTorch can use";
+    }
+}
+
+TEST_F(CliVerifyKernelBench, AResultBecomesARecordWhoseHarnessWasFooled) {
+    reach::test::TempDir dir;
+    const auto r = runCli(verify("23_Softmax.py", "zeros_like.py"));
+    ASSERT_EQ(r.status, 1) << r.err;
+    reach::test::writeFile(dir.path("zeros.json"), r.out);
+    const auto s = runCli({"speedups", dir.path("zeros.json"), "--json"});
+    ASSERT_EQ(s.status, 0) << s.err;
+    const json doc = json::parse(s.out);
+    ASSERT_EQ(doc["fooled"].size(), 1u);
+    EXPECT_EQ(doc["fooled"][0]["problem"], "23_Softmax");
+    EXPECT_NE(doc["fooled"][0]["harness"].get<std::string>().find("KernelBench"),
+              std::string::npos);
+    EXPECT_EQ(doc["groups"][0]["correct"], 1);  // KernelBench's word: correct, and "faster"
+    EXPECT_EQ(doc["groups"][0]["winners"], 1);
+    const auto v = runCli({"speedups", dir.path("zeros.json"), "--json", "--verified-only"});
+    EXPECT_EQ(json::parse(v.out)["groups"][0]["winners"], 0);  // Reach's word: not a winner
+}
