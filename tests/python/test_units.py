@@ -186,10 +186,13 @@ class AllocatorPlan(unittest.TestCase):
             index = 0
 
         fill = allocator.fill_free_blocks(Fake, Dev(), 10 << 20)
-        self.assertEqual(requested, [10 << 20, 4 << 20, 2 << 20])
+        # OUTPUT_BLOCKS blocks that can hold the output are reserved first (no free block of the
+        # size exists yet), then every free block the new snapshot lists.
+        n = allocator.OUTPUT_BLOCKS
+        self.assertEqual(requested, [10 << 20] * n + [4 << 20, 2 << 20])
         self.assertEqual(snapshots, [])
         self.assertTrue(all(bool((t == allocator.PATTERN).all()) for t in filled))
-        self.assertEqual(fill.filled_bytes, 16 << 20)
+        self.assertEqual(fill.filled_bytes, (10 * n + 6) << 20)
 
     @needs_torch
     def test_unwritten_mask_needs_coverage(self):
@@ -218,19 +221,28 @@ class TimingStats(unittest.TestCase):
         self.assertEqual(timing.flush_bytes(4 << 20), 64 << 20)
         self.assertEqual(timing.flush_bytes(None), timing.FLUSH_UNKNOWN_L2_BYTES)
 
-    def summarize(self, ev, sy):
+    def summarize(self, ev, sy, tail):
         class Dev:
             type = "cuda"
-        samples = {"event_us": [ev] * 5, "sync_us": [sy] * 5, "launch_us": [5.0] * 5}
+        samples = {"event_us": [ev] * 5, "sync_us": [sy] * 5, "launch_us": [5.0] * 5,
+                   "tail_us": [tail] * 5}
         return timing.summarize(samples, 1, Dev(), 1 << 27, (-1, -1))
 
     def test_off_stream_rule(self):
-        t, flags, _ = self.summarize(10.0, 500.0)  # the work finished after the end event
+        # The device stayed busy 480 us after the timed stream finished: work on another stream.
+        t, flags, _ = self.summarize(10.0, 500.0, 480.0)
         self.assertEqual((flags, t["time_basis"], t["median_us"]), (["timing"], "device_sync", 500.0))
-        t, flags, _ = self.summarize(10.0, 40.0)  # launch and sync overhead of a short kernel
+        # A short kernel with 30 us of Python launch time: a large device-wide time, no tail.
+        t, flags, _ = self.summarize(10.0, 40.0, 4.0)
         self.assertEqual((flags, t["time_basis"], t["median_us"]), ([], "cuda_events", 10.0))
-        t, flags, _ = self.summarize(300.0, 500.0)  # within a factor of two
+        # A tail under the 20 us floor, and one under a tenth of a long kernel: no flag.
+        t, flags, _ = self.summarize(3.0, 60.0, 15.0)
         self.assertEqual((flags, t["time_basis"]), ([], "cuda_events"))
+        t, flags, _ = self.summarize(3000.0, 3100.0, 60.0)
+        self.assertEqual((flags, t["time_basis"]), ([], "cuda_events"))
+        # ... and a tail over both: flagged.
+        t, flags, _ = self.summarize(300.0, 650.0, 320.0)
+        self.assertEqual((flags, t["time_basis"]), (["timing"], "device_sync"))
         self.assertEqual(t["clock_source"], "none")
 
 

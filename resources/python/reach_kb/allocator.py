@@ -11,8 +11,9 @@ in Python or in a load_inline extension). That allocator hands out cached free b
 2. Allocating a uint8 tensor of exactly each free block's size, largest first, gets that block
    (or another of the same size: sizes are multiples of 512 and best-fit finds an exact fit).
    Each is `fill_(0xFF)`'ed and then freed: the blocks go back to the pool holding the pattern.
-3. If no free block is as large as the output is expected to be, one such block is reserved first
-   (a new segment), filled and freed the same way, so the output need not come from new memory.
+3. Until OUTPUT_BLOCKS free blocks are as large as the output is expected to be, such blocks are
+   reserved first (new segments), filled and freed the same way, so the output need not come
+   from new memory even when the candidate's own temporaries take one of them.
 4. After the call the output's byte range is looked up in the ranges that were filled: only then is
    the written fraction measured; otherwise it is reported as not measured, with the reason.
 
@@ -25,6 +26,7 @@ itself, or leaves exactly that NaN in place, reads as unwritten.
 
 PATTERN = 0xFF
 SMALL_SIZE = 1 << 20  # PyTorch's kSmallSize: requests up to 1 MiB use the small pool
+OUTPUT_BLOCKS = 3  # free pattern-filled blocks at least as large as the output, before each call
 
 
 def free_blocks(segments, device_index=None, stream=None):
@@ -84,12 +86,17 @@ def fill_free_blocks(torch, device, need_bytes):
     need = max(int(need_bytes), 1)
     pool = "small" if need <= SMALL_SIZE else "large"
     blocks = free_blocks(torch.cuda.memory_snapshot(), device.index, stream)
-    if not any(size >= need and p == pool for _, size, p in blocks):
+    # Several blocks that can hold the output: a candidate's own temporaries (a ones vector, a
+    # Triton scratch buffer) may take the first one, and the output must still land in pattern.
+    spare = sum(1 for _, size, p in blocks if size >= need and p == pool)
+    for _ in range(max(0, OUTPUT_BLOCKS - spare)):
         try:
             hold.append(torch.empty(need, dtype=torch.uint8, device=device))
         except RuntimeError:
             notes.append(f"could not reserve {need} bytes for the output's block")
-        # The reservation may have made a new segment: its free rest is listed only now.
+            break
+    if hold:
+        # The reservations may have made new segments: their free rests are listed only now.
         blocks = free_blocks(torch.cuda.memory_snapshot(), device.index, stream)
     for _, size, _p in blocks:
         try:

@@ -6,6 +6,7 @@ Exit 3: a bug in the worker, one line on stderr, the traceback in the JSON's `lo
 """
 
 import sys
+import time
 import traceback
 
 from . import cli, environment
@@ -27,8 +28,10 @@ def _no_gpu(res, mode):
 
 
 def main(argv, worker_dir):
+    started = time.perf_counter()
     console = Console()
     mode = None
+    phases = {}
     try:
         quiet = console.quiet()
         with quiet:
@@ -38,7 +41,9 @@ def main(argv, worker_dir):
                 result = environment.probe()
             else:
                 environment.set_cache_dir(args.cache_dir)
+                t0 = time.perf_counter()
                 torch = environment.import_torch()
+                phases["import_torch"] = round(time.perf_counter() - t0, 3)
                 if torch is None:
                     raise UserError(f"{sys.executable}: no PyTorch in this Python (import torch failed)")
                 # The verdict modules import torch at module level: only now that it is there.
@@ -68,6 +73,9 @@ def main(argv, worker_dir):
                 else:
                     reachverdict.run(torch, args, problem, prep, device, res)
         res["versions"] = environment.versions(torch)  # Triton's version once a candidate imported it
+        # Where the worker's seconds went (startup, checks, timing, baselines), for the record.
+        res.setdefault("phase_seconds", {}).update(phases)
+        res["phase_seconds"]["total"] = round(time.perf_counter() - started, 3)
         tb = res.pop("log_traceback", None)
         res["log"] = console.log_text() + (("\n" + tb) if tb else "")
         console.emit(dumps(res))

@@ -8,6 +8,7 @@ candidate's forward is a `fail` (`runtime_error: ...`); `crashed` and `timeout` 
 
 import math
 import os
+import time
 import traceback
 
 from . import categories, reachperf, thresholds as thresholds_mod
@@ -25,6 +26,7 @@ def skeleton(args):
         "reference_dtype": None, "thresholds": {}, "timing": None, "flags": [], "time_basis": None,
         "baselines": [], "baseline_used": None, "speedup": 0.0, "library_fallback": None,
         "candidate_kernels": None, "notes": [], "log": "", "versions": {}, "device": {},
+        "phase_seconds": {},
         "precision": args.precision, "problem_file": args.problem, "candidate_file": args.candidate,
         "backend": None, "seeds": args.seeds, "scales": args.scales, "compile_log": None,
     }
@@ -63,7 +65,9 @@ def run(torch, args, problem, prep, device, res):
         except BaseException as e:
             line = place(args.candidate, line_in(e, cand.filename)) + f"ModelNew(*get_init_inputs()) raised {describe(e)}"
             return _compile_error(res, line, "".join(traceback.format_exception(type(e), e, e.__traceback__)))
+        t0 = time.perf_counter()
         _runs(job, res)
+        res["phase_seconds"]["checks"] = round(time.perf_counter() - t0, 3)
         _perf(job, cand, res)
     finally:
         cand.cleanup()
@@ -107,6 +111,7 @@ def _perf(job, cand, res):
     elif not _timeable(job):
         res["notes"].append("timing skipped: the candidate raised or returned the wrong shape")
     else:
+        t0 = time.perf_counter()
         try:
             rec, ctx = reachperf.candidate_timing(job, res)
         except Exception as e:
@@ -117,11 +122,16 @@ def _perf(job, cand, res):
             return
         res["timing"] = rec
         res["time_basis"] = rec["time_basis"]
+        res["phase_seconds"]["timing"] = round(time.perf_counter() - t0, 3)
+        t0 = time.perf_counter()
         res["baselines"] = reachperf.baselines(job, ctx)
+        res["phase_seconds"]["baselines"] = round(time.perf_counter() - t0, 3)
         res["baseline_used"], res["speedup"] = reachperf.speedup(res["baselines"], rec["median_us"])
         del ctx
     if job.model_new is not None and res["runs"] and res["runs"][-1].get("error") is None:
+        t0 = time.perf_counter()
         reachperf.kernels(job, cand, res)
+        res["phase_seconds"]["profiler"] = round(time.perf_counter() - t0, 3)
 
 
 def _is_nan(v):
