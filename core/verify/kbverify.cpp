@@ -100,6 +100,10 @@ void throwIfBadInput(const WorkerOutcome& w, const KernelBenchJob& job) {
     std::string line = w.doc.is_object() ? text(w.doc, "error") : std::string();
     if (line.empty())
         line = tail(w.err, 400);
+    // The worker's line already names the file ("P.py: line 3: ..."): pass it on as it is.
+    const size_t colon = line.find(": ");
+    if (colon != std::string::npos && colon > 0 && line.find('\n') == std::string::npos)
+        throw InputError(line.substr(0, colon), "", line.substr(colon + 2));
     throw InputError(job.problemFile, "kernelbench worker", line.empty() ? "valid input" : line);
 }
 
@@ -253,32 +257,6 @@ VerificationResult runKernelBenchJob(const KernelBenchJob& job) {
         if (!fs::is_regular_file(f, ec))
             throw InputError(f, "file", "a readable KernelBench-format .py file");
     }
-    // Is there PyTorch (and a GPU) in this interpreter? An ordinary answer either way.
-    KernelBenchJob probeJob = job;
-    probeJob.timeoutSeconds = std::min(job.timeoutSeconds, 120.0);
-    const WorkerOutcome probe = runWorker(probeJob, {"probe"});
-    if (!probe.started)
-        throw InputError(job.python, "python", "an interpreter that starts (" + probe.startError + ")");
-    if (!probe.doc.is_object()) {
-        throw InputError(job.python, "python",
-                         "an interpreter that runs Reach's worker " + job.worker + " (" +
-                             tail(probe.err, 300) + ")");
-    }
-    if (probe.doc["torch"].is_null())
-        throw InputError(job.python, "", "no PyTorch in " + text(probe.doc, "python"));
-    if (job.device == "cuda" && !probe.doc.value("cuda_available", false)) {
-        VerificationResult r;
-        r.format = "kernelbench";
-        r.problemFile = job.problemFile;
-        r.candidateFile = job.candidateFile;
-        r.problemId = stem(job.problemFile);
-        r.dtype = job.precision;
-        r.verdict = verdict::kNoGpu;
-        r.device.reason = text(probe.doc, "reason");
-        r.reasons = {"no GPU: " + r.device.reason};
-        return r;
-    }
-
     std::vector<std::string> common = {"--problem",   job.problemFile, "--candidate",
                                        job.candidateFile, "--precision", job.precision,
                                        "--device",    job.device};
@@ -291,8 +269,28 @@ VerificationResult runKernelBenchJob(const KernelBenchJob& job) {
     kbArgs.insert(kbArgs.end(), common.begin(), common.end());
     if (job.kbTolerance)
         kbArgs.insert(kbArgs.end(), {"--tolerance", std::to_string(*job.kbTolerance)});
+    // KernelBench's verdict first. Its worker also says whether this interpreter has PyTorch
+    // (a bad-input answer: one line) and a GPU (no_gpu, an ordinary answer), so no separate
+    // probe process pays PyTorch's start-up again.
     const WorkerOutcome kb = runWorker(job, kbArgs);
+    if (!kb.started)
+        throw InputError(job.python, "", "an interpreter that starts (" + kb.startError + ")");
     throwIfBadInput(kb, job);
+    if (kb.doc.is_object() && text(kb.doc, "error_kind") == "no_gpu") {
+        VerificationResult r;
+        r.format = "kernelbench";
+        r.problemFile = job.problemFile;
+        r.candidateFile = job.candidateFile;
+        r.problemId = stem(job.problemFile);
+        r.dtype = job.precision;
+        r.verdict = verdict::kNoGpu;
+        r.kernelbench = kb.doc;
+        r.device.reason = text(kb.doc, "error");
+        if (r.device.reason.empty())
+            r.device.reason = "no CUDA device visible to PyTorch";
+        r.reasons = {"no GPU: " + r.device.reason};
+        return r;
+    }
 
     std::vector<std::string> reachArgs = {"reach"};
     reachArgs.insert(reachArgs.end(), common.begin(), common.end());
@@ -315,7 +313,7 @@ VerificationResult runKernelBenchJob(const KernelBenchJob& job) {
         reachArgs.insert(reachArgs.end(), {"--thresholds", job.thresholdsFile});
     const WorkerOutcome reach = runWorker(job, reachArgs);
     throwIfBadInput(reach, job);
-    return composeKernelBench(job, probe.doc, kb, reach);
+    return composeKernelBench(job, json::object(), kb, reach);
 }
 
 }  // namespace reach
