@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
 
 namespace reach {
 
@@ -37,17 +38,8 @@ PublishedStudy readPublishedStudy(const std::string& path) {
     if (std::filesystem::is_directory(path, ec)) {
         throw InputError(path, "path", "expected a JSON file, found a directory");
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(path, "file", "expected a readable JSON file (cannot open)");
-    std::ostringstream buf;
-    buf << in.rdbuf();
-    json doc;
-    try {
-        doc = json::parse(buf.str());
-    } catch (const json::parse_error& e) {
-        throw InputError(path, "byte " + std::to_string(e.byte), "expected valid JSON");
-    }
+    const json doc =
+        parseJson(readJsonFile(path, "expected a readable JSON file"), path, "expected valid JSON");
     if (!doc.is_object())
         throw InputError(path, "top level", "expected an object");
 

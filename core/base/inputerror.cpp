@@ -1,15 +1,14 @@
 #include "core/base/inputerror.h"
 
+#include "core/base/textescape.h"
+
 namespace reach {
 
 namespace {
-std::string oneLine(std::string s) {
-    // A user-facing error must stay on one line even when it quotes input.
-    for (char& c : s) {
-        if (c == '\n' || c == '\r')
-            c = ' ';
-    }
-    return s;
+// A user-facing error must stay on one line and must not steer the terminal, even when it quotes
+// input (a file name or kernel name with a newline or an ESC sequence).
+std::string oneLine(const std::string& s) {
+    return escapeControls(s);
 }
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
 
 namespace reach {
 
@@ -105,8 +106,9 @@ EvalRecord recordFromJson(const json& o, const std::string& file, int64_t line) 
     r.problemId = idText(o, "problem_id", file, line);
     r.problemName = text(o, "problem_name", file, line);
     if (auto it = o.find("level"); it != o.end() && !it->is_null()) {
-        if (!it->is_number_integer()) {
-            throw InputError(file, placeOf(line, "level"), "expected an integer");
+        if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > 1000000 ||
+            (it->is_number_unsigned() && it->get<uint64_t>() > 1000000)) {
+            throw InputError(file, placeOf(line, "level"), "expected an integer from 0 to 1000000");
         }
         r.level = it->get<int>();
     }
@@ -199,14 +201,7 @@ std::vector<EvalRecord> parseReachJsonl(std::istream& in, const std::string& sou
         const auto first = lineText.find_first_not_of(" \t");
         if (first == std::string::npos || lineText[first] == '#')
             continue;
-        json o;
-        try {
-            o = json::parse(lineText);
-        } catch (const json::parse_error& e) {
-            throw InputError(sourceName,
-                             "line " + std::to_string(line) + ", column " + std::to_string(e.byte),
-                             "expected one JSON object per line");
-        }
+        const json o = parseJson(lineText, sourceName, "expected one JSON object per line", line);
         records.push_back(recordFromJson(o, sourceName, line));
     }
     return records;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
 #include "core/records/recordimport.h"
 
 namespace reach {
@@ -159,12 +160,7 @@ EvalRecord rowToRecord(const RowReader& row, int64_t line) {
 }
 
 std::string readAll(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(path, "", "cannot open; expected a CSV file or a JSON list");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return readJsonFile(path, "expected a CSV file or a JSON list");  // same size limit
 }
 
 std::string columnsList(const std::vector<std::string>& cols) {
@@ -325,12 +321,7 @@ std::vector<EvalRecord> importMapped(const std::string& path, const ColumnMappin
     const auto first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
     std::vector<EvalRecord> records;
     if (first != std::string::npos && (text[first] == '[' || text[first] == '{')) {
-        json doc;
-        try {
-            doc = json::parse(text);
-        } catch (const json::parse_error& e) {
-            throw InputError(path, "byte " + std::to_string(e.byte), "expected a JSON list");
-        }
+        const json doc = parseJson(text, path, "expected a JSON list");
         const json* list = &doc;
         if (doc.is_object()) {
             list = nullptr;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
 #include "core/records/recordimport.h"
 
 namespace reach {
@@ -19,14 +20,8 @@ namespace {
 using nlohmann::json;
 
 json parseJsonFile(const std::string& path, const char* what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(path, "", std::string("cannot open; expected ") + what);
-    try {
-        return json::parse(in);
-    } catch (const json::parse_error& e) {
-        throw InputError(path, "byte " + std::to_string(e.byte), std::string("expected ") + what);
-    }
+    const std::string expected = std::string("expected ") + what;
+    return parseJson(readJsonFile(path, expected), path, expected);
 }
 
 std::optional<int> leadingNumber(std::string_view s) {
@@ -124,10 +119,10 @@ std::map<std::string, std::string> readKernelBenchCategories(const std::string& 
 }
 
 bool looksLikeKernelBenchRun(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    const std::optional<json> parsed = trySniffJsonFile(path);
+    if (!parsed)
         return false;
-    const json doc = json::parse(in, nullptr, false);
+    const json& doc = *parsed;
     if (!doc.is_object() || doc.empty())
         return false;
     const json& first = doc.begin().value();

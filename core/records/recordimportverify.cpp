@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
 #include "core/records/recordimport.h"
 #include "core/records/recordprojection.h"
 #include "core/verify/operators.h"
@@ -148,12 +149,11 @@ EvalRecord recordFromVerification(const VerificationResult& v, const std::string
 
 std::vector<EvalRecord> importVerifierOutput(const std::string& path,
                                              const VerifierImportOptions& options) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(path, "", "cannot open; expected reach-verify output (JSON)");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
+    const std::string text = readJsonFile(path, "expected reach-verify output (JSON)");
+    // Limits first, over the whole text, so an error names its byte offset whether the file is
+    // one document or one per line; after them no parse can go deep or meet a bad number.
+    if (auto e = checkJsonLimits(text))
+        throw InputError(path, "byte " + std::to_string(e->offset), e->what);
     std::vector<std::pair<int64_t, json>> docs;
     json whole = json::parse(text, nullptr, false);
     if (!whole.is_discarded()) {
@@ -171,13 +171,7 @@ std::vector<EvalRecord> importVerifierOutput(const std::string& path,
             ++n;
             if (line.find_first_not_of(" \t\r") == std::string::npos)
                 continue;
-            try {
-                docs.emplace_back(n, json::parse(line));
-            } catch (const json::parse_error& e) {
-                throw InputError(path,
-                                 "line " + std::to_string(n) + ", column " + std::to_string(e.byte),
-                                 "expected a reach-verify JSON document");
-            }
+            docs.emplace_back(n, parseJson(line, path, "expected a reach-verify JSON document", n));
         }
     }
     std::vector<EvalRecord> records;
@@ -193,21 +187,17 @@ std::vector<EvalRecord> importVerifierOutput(const std::string& path,
 }
 
 bool looksLikeVerifierOutput(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return false;
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const json j = json::parse(ss.str(), nullptr, false);
-    if (j.is_discarded()) {
-        std::istringstream lines(ss.str());
-        std::string first;
-        std::getline(lines, first);
-        return isVerifierObject(json::parse(first, nullptr, false));
+    if (auto whole = trySniffJsonFile(path)) {
+        const json& j = *whole;
+        if (j.is_array())
+            return !j.empty() && isVerifierObject(j[0]);
+        return isVerifierObject(j);
     }
-    if (j.is_array())
-        return !j.empty() && isVerifierObject(j[0]);
-    return isVerifierObject(j);
+    std::ifstream in(path, std::ios::binary);
+    std::string first;
+    std::getline(in, first);
+    const auto j = tryParseJson(first);
+    return j && isVerifierObject(*j);
 }
 
 bool applyVerification(EvalRecord& record, const VerificationResult& result) {

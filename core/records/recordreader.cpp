@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
 #include "core/records/recordimport.h"
 #include "core/records/recordimportverify.h"
 
@@ -26,8 +27,8 @@ std::string detectRecordFormat(const std::string& path, const RecordReadOptions&
     std::string first;
     while (in && first.find_first_not_of(" \t\r") == std::string::npos)
         std::getline(in, first);
-    const auto j = nlohmann::json::parse(first, nullptr, false);
-    if (j.is_object() && j.contains("compiled") && j.contains("correct"))
+    const auto j = tryParseJson(first);
+    if (j && j->is_object() && j->contains("compiled") && j->contains("correct"))
         return "reach-jsonl";
     return {};
 }
@@ -58,6 +59,12 @@ std::vector<EvalRecord> readRecords(const std::string& path, const RecordReadOpt
         if (!probe)
             throw InputError(path, "", "cannot open; expected an evaluation records file");
     }
+    // Every format but JSONL is read whole: past the limit the format could not even be told.
+    if (!path.ends_with(".jsonl") && fs::file_size(path, ec) > JsonLimits::kMaxDocumentBytes) {
+        throw InputError(path, "byte " + std::to_string(JsonLimits::kMaxDocumentBytes),
+                         "larger than " + std::to_string(JsonLimits::kMaxDocumentBytes >> 20) +
+                             " MiB, the limit for a records file read whole (JSONL has none)");
+    }
     const std::string format = detectRecordFormat(path, options);
     if (format == "mapped")
         return importMapped(path, *options.mapping);
@@ -73,6 +80,9 @@ std::vector<EvalRecord> readRecords(const std::string& path, const RecordReadOpt
         }
         return importKernelBenchRun(path, options.kernelBench);
     }
+    // A document past a limit cannot be parsed to tell its format: say what is wrong with it.
+    if (auto e = checkJsonLimits(readJsonFile(path, "expected an evaluation records file")))
+        throw InputError(path, "byte " + std::to_string(e->offset), e->what);
     throw InputError(path, "byte 0",
                      "expected Reach JSONL records, KernelBench eval_results.json, a reach-verify "
                      "result, or a CSV/JSON list with a column mapping (--map problem=COLUMN ...)");

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
 
 namespace reach {
 
@@ -37,15 +38,8 @@ std::string_view suspicionKey(SuspicionKind k) {
 }
 
 std::map<std::string, DegenerateProblem> readDegenerateProblems(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(path, "", "cannot open; expected kb_level1_*.json measurements");
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw InputError(path, "byte " + std::to_string(e.byte), "expected a JSON object");
-    }
+    const std::string expected = "expected kb_level1_*.json measurements (a JSON object)";
+    nlohmann::json doc = parseJson(readJsonFile(path, expected), path, expected);
     if (!doc.is_object() || !doc.contains("rows") || !doc["rows"].is_array()) {
         throw InputError(path, "key \"rows\"", "expected an array of measured problems");
     }

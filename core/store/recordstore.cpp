@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
 #include "core/base/sha256.h"
 #include "core/store/projectstore.h"
 #include "core/store/sqlitedb.h"
@@ -143,7 +144,7 @@ std::vector<EvalRecord> loadRecordSet(const ProjectStore& store, int64_t setId) 
         r.date = st.columnText(19);
         r.verification =
             verificationFromString(st.columnText(20)).value_or(Verification::Unverified);
-        const auto reasons = nlohmann::json::parse(st.columnText(21), nullptr, false);
+        const auto reasons = tryParseJson(st.columnText(21)).value_or(nlohmann::json());
         if (reasons.is_array()) {
             for (const auto& reason : reasons) {
                 if (reason.is_string())
@@ -271,7 +272,7 @@ std::vector<ColumnMapping> mappingPresets(const ProjectStore& store) {
         store.database().prepare("SELECT name, json FROM mapping_presets ORDER BY name");
     std::vector<ColumnMapping> out;
     while (st.step()) {
-        const auto j = nlohmann::json::parse(st.columnText(1), nullptr, false);
+        const auto j = tryParseJson(st.columnText(1)).value_or(nlohmann::json());
         out.push_back(
             ColumnMapping::fromJson(j, store.path() + " (preset " + st.columnText(0) + ")"));
     }

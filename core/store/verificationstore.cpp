@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/jsonparse.h"
 #include "core/store/projectstore.h"
 #include "core/store/recordstore.h"
 #include "core/store/sqlitedb.h"
@@ -59,7 +60,7 @@ std::vector<StoredVerification> loadVerifications(const ProjectStore& store) {
         v.backend = st.columnText(5);
         v.sampleId = st.columnText(6);
         v.verdict = st.columnText(7);
-        const auto reasons = nlohmann::json::parse(st.columnText(8), nullptr, false);
+        const auto reasons = tryParseJson(st.columnText(8)).value_or(nlohmann::json());
         if (reasons.is_array()) {
             for (const auto& r : reasons) {
                 if (r.is_string())

@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
 #include "core/trace/bytesource.h"
 #include "core/trace/jsontext.h"
 
@@ -27,12 +31,38 @@ struct Tables {
 };
 const Tables kT;
 
+// The first '"' or '\\' in [p, end), or end.
+const char* findQuoteOrBackslash(const char* p, const char* end) {
+    for (;;) {
+        const char* q = jsontext::findQuoteOrEscape(p, end);
+        if (q >= end)
+            return end;
+        if (*q == '"' || *q == '\\')
+            return q;
+        if (q == p) {  // fewer than eight bytes left
+            while (p < end && *p != '"' && *p != '\\')
+                ++p;
+            return p;
+        }
+        p = q;
+    }
+}
+
+bool isHex(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+std::string mib(size_t bytes) {
+    return std::to_string(bytes >> 20) + " MiB";
+}
+
 }  // namespace
 
 JsonScanner::JsonScanner(ByteSource& source) : m_source(source), m_file(source.path()) {
     m_cap = ByteSource::kChunkSize * 2;
     m_buf = std::make_unique<char[]>(m_cap);
-    m_first.reserve(16);
+    m_open.reserve(16);
+    m_skipOpen.reserve(16);
 }
 
 JsonScanner::~JsonScanner() = default;
@@ -123,20 +153,30 @@ void JsonScanner::expectChar(char c, const char* what) {
 }
 
 void JsonScanner::failValue(char c) const {
-    bool printable = static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f;
+    const auto u = static_cast<unsigned char>(c);
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x", u);
     fail(std::string("expected a JSON value, found ") +
-         (printable ? "'" + std::string(1, c) + "'"
-                    : "byte 0x" + std::to_string(static_cast<unsigned char>(c))));
+         (u >= 0x20 && u < 0x7f ? "'" + std::string(1, c) + "'" : std::string("byte ") + hex));
+}
+
+void JsonScanner::failDepth() const {
+    fail("nesting deeper than " + std::to_string(JsonLimits::kMaxDepth) +
+         " levels (the limit); expected a shallower document");
 }
 
 void JsonScanner::beginObject() {
+    if (m_open.size() >= JsonLimits::kMaxDepth && current() == '{')
+        failDepth();
     expectChar('{', "'{' (an object)");
-    m_first.push_back(1);
+    m_open.push_back(kFirst | kObject);
 }
 
 void JsonScanner::beginArray() {
+    if (m_open.size() >= JsonLimits::kMaxDepth && current() == '[')
+        failDepth();
     expectChar('[', "'[' (a list)");
-    m_first.push_back(1);
+    m_open.push_back(kFirst);
 }
 
 bool JsonScanner::nextKey(std::string_view& key) {
@@ -149,7 +189,7 @@ bool JsonScanner::nextKey(std::string_view& key) {
         while (p < end && kT.ws[static_cast<unsigned char>(*p)])
             ++p;
         bool ok = p < end && *p != '}';
-        if (ok && !m_first.back()) {
+        if (ok && !(m_open.back() & kFirst)) {
             ok = *p == ',';
             ++p;
             while (p < end && kT.ws[static_cast<unsigned char>(*p)])
@@ -165,7 +205,7 @@ bool JsonScanner::nextKey(std::string_view& key) {
                 if (q < end && *q == ':') {
                     key = std::string_view(k, size_t(p - k));
                     m_pos = size_t(q + 1 - b);
-                    m_first.back() = 0;
+                    m_open.back() &= uint8_t(~kFirst);
                     return true;
                 }
             }
@@ -174,16 +214,16 @@ bool JsonScanner::nextKey(std::string_view& key) {
     char c = current();
     if (c == '}') {
         ++m_pos;
-        m_first.pop_back();
+        m_open.pop_back();
         return false;
     }
-    if (!m_first.back()) {
+    if (!(m_open.back() & kFirst)) {
         if (c != ',')
             fail("expected ',' or '}' after an object member");
         ++m_pos;
         c = current();
     }
-    m_first.back() = 0;
+    m_open.back() &= uint8_t(~kFirst);
     if (c != '"')
         fail("expected a member name (a string) in an object");
     size_t close = scanString();
@@ -200,15 +240,15 @@ bool JsonScanner::nextElement() {
     char c = current();
     if (c == ']') {
         ++m_pos;
-        m_first.pop_back();
+        m_open.pop_back();
         return false;
     }
-    if (!m_first.back()) {
+    if (!(m_open.back() & kFirst)) {
         if (c != ',')
             fail("expected ',' or ']' after a list element");
         ++m_pos;
     }
-    m_first.back() = 0;
+    m_open.back() &= uint8_t(~kFirst);
     return true;
 }
 
@@ -246,12 +286,24 @@ size_t JsonScanner::scanString() {
             size_t slashes = 0;
             while (i - slashes > m_keep && b[i - slashes - 1] == '\\')
                 ++slashes;
-            if (slashes % 2 == 0)
+            if (slashes % 2 == 0) {
+                if (i - m_keep > JsonLimits::kMaxStringBytes) {
+                    failAt(m_base + m_keep - 1, {},
+                           "a string longer than " + mib(JsonLimits::kMaxStringBytes) +
+                               " (the limit for a name or value Reach keeps)");
+                }
                 return i;
+            }
             from = i + 1;
             continue;
         }
         size_t scanned = m_end - m_keep;
+        // A string the reader keeps is held whole in the window: bound it before it grows.
+        if (scanned > JsonLimits::kMaxStringBytes) {
+            failAt(m_base + m_keep - 1, {},
+                   "a string longer than " + mib(JsonLimits::kMaxStringBytes) +
+                       " (the limit for a name or value Reach keeps)");
+        }
         if (!refill()) {
             m_pos = m_end;
             fail("a string is not terminated: the input ends (truncated?)");
@@ -304,6 +356,11 @@ std::string_view JsonScanner::scanNumber() {
         if (i < m_end)
             break;
         size_t scanned = i - m_keep;
+        if (scanned > JsonLimits::kMaxNumberChars) {
+            failAt(m_base + m_keep, {},
+                   "a number of more than " + std::to_string(JsonLimits::kMaxNumberChars) +
+                       " characters (the limit)");
+        }
         if (!refill()) {
             i = m_end;
             break;
@@ -313,6 +370,11 @@ std::string_view JsonScanner::scanNumber() {
     size_t begin = m_keep;
     m_keep = SIZE_MAX;
     m_pos = i;
+    if (i - begin > JsonLimits::kMaxNumberChars) {
+        failAt(m_base + begin, {},
+               "a number of more than " + std::to_string(JsonLimits::kMaxNumberChars) +
+                   " characters (the limit)");
+    }
     return {m_buf.get() + begin, i - begin};
 }
 
@@ -335,8 +397,16 @@ double JsonScanner::number() {
     if (!jsontext::isValidNumber(t))
         failAt(at, {}, "malformed number '" + std::string(t.substr(0, 40)) + "'");
     auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (ec == std::errc::result_out_of_range)
-        return v;
+    if (ec == std::errc::result_out_of_range) {
+        // from_chars says this for underflow (1e-400: 0 is right) and overflow alike.
+        const double r = std::strtod(std::string(t).c_str(), nullptr);
+        if (std::isinf(r)) {
+            failAt(at, {},
+                   "number " + std::string(t.substr(0, 40)) +
+                       " is out of range (a double holds at most 1.8e308)");
+        }
+        return r;
+    }
     if (ec != std::errc() || ptr != t.data() + t.size()) {
         failAt(at, {}, "malformed number '" + std::string(t.substr(0, 40)) + "'");
     }
@@ -371,73 +441,188 @@ bool JsonScanner::boolean() {
 }
 
 void JsonScanner::skipValue() {
-    switch (peek()) {
-        case Kind::Object:
-        case Kind::Array:
-            skipContainer();
-            return;
-        case Kind::String: {
-            size_t close = scanString();
-            m_keep = SIZE_MAX;
-            m_pos = close + 1;
-            return;
-        }
-        case Kind::Number:
-            scanNumber();
-            return;
-        case Kind::True:
-            expectLiteral("true");
-            return;
-        case Kind::False:
-            expectLiteral("false");
-            return;
-        case Kind::Null:
-            expectLiteral("null");
-            return;
+    const char c = current();
+    if (c == '{' || c == '[') {
+        skipNested(false);
+    } else {
+        skipScalar(c);
     }
 }
 
-// Skips a whole object or list looking only at brackets and strings: the fast path for values
-// the reader does not need (operator arguments, large metadata blocks).
-void JsonScanner::skipContainer() {
-    skipBalanced(0);
-}
-
 void JsonScanner::skipRest() {
-    skipBalanced(1);
-    m_first.pop_back();
+    skipNested(true);
 }
 
-void JsonScanner::skipBalanced(size_t depth) {
-    uint64_t start = offset();
+// Nothing of a skipped string is kept: the window moves on as the string streams past, so a
+// string of gigabytes costs no memory. Escapes are checked as they come.
+void JsonScanner::skipString() {
+    const uint64_t start = offset();
+    ++m_pos;  // opening quote
+    bool escaped = false;
+    int hexLeft = 0;
     for (;;) {
         const char* b = m_buf.get();
         size_t i = m_pos;
         while (i < m_end) {
-            unsigned char c = static_cast<unsigned char>(b[i]);
-            if (!kT.structural[c]) {
+            if (hexLeft > 0) {
+                if (!isHex(b[i]))
+                    failAt(m_base + i, {}, "expected 4 hex digits after \\u");
+                --hexLeft;
                 ++i;
                 continue;
             }
-            if (c == '"') {
-                m_pos = i;
-                size_t close = scanString();
-                m_keep = SIZE_MAX;
-                i = close + 1;
-                b = m_buf.get();  // scanString may have refilled
+            if (escaped) {
+                switch (b[i]) {
+                    case 'u':
+                        hexLeft = 4;
+                        break;
+                    case '"':
+                    case '\\':
+                    case '/':
+                    case 'b':
+                    case 'f':
+                    case 'n':
+                    case 'r':
+                    case 't':
+                        break;
+                    default:
+                        failAt(m_base + i - 1, {}, "invalid escape in a string");
+                }
+                escaped = false;
+                ++i;
                 continue;
             }
-            if (c == '{' || c == '[') {
-                ++depth;
-            } else if (--depth == 0) {
+            i = size_t(findQuoteOrBackslash(b + i, b + m_end) - b);
+            if (i >= m_end)
+                break;
+            if (b[i] == '"') {
                 m_pos = i + 1;
                 return;
             }
+            escaped = true;
             ++i;
         }
-        m_pos = i;
-        if (!refill()) {
-            failAt(start, {}, "an object or list is not closed: the input ends (truncated?)");
+        m_pos = m_end;
+        if (!refill())
+            failAt(start, {}, "a string is not terminated: the input ends (truncated?)");
+    }
+}
+
+void JsonScanner::skipScalar(char c) {
+    switch (c) {
+        case '"':
+            skipString();
+            return;
+        case 't':
+            expectLiteral("true");
+            return;
+        case 'f':
+            expectLiteral("false");
+            return;
+        case 'n':
+            expectLiteral("null");
+            return;
+        default:
+            break;
+    }
+    if (c != '-' && !(c >= '0' && c <= '9'))
+        failValue(c);
+    const uint64_t at = offset();
+    const std::string_view t = scanNumber();
+    if (!jsontext::isValidNumber(t))
+        failAt(at, {}, "malformed number '" + std::string(t.substr(0, 40)) + "'");
+}
+
+char JsonScanner::currentInSkip(uint64_t start) {
+    if (m_pos<m_end&& static_cast<unsigned char>(m_buf[m_pos])> ' ')
+        return m_buf[m_pos];
+    skipWhitespace();
+    if (m_pos >= m_end)
+        failAt(start, {}, "an object or list is not closed: the input ends (truncated?)");
+    return m_buf[m_pos];
+}
+
+// Skips a whole object or list (or, with rest, what is left of the innermost one the reader
+// opened, its closing bracket included) checking JSON's grammar token by token: a value the
+// reader does not need still has to be JSON, and its nesting counts against the depth limit.
+void JsonScanner::skipNested(bool rest) {
+    enum class Want { Value, ValueOrClose, Key, KeyOrClose, Colon, CommaOrClose };
+    std::vector<uint8_t>& open = m_skipOpen;
+    open.clear();
+    const uint64_t start = offset();
+    Want want = Want::Value;
+    if (rest) {
+        const uint8_t top = m_open.back();
+        m_open.pop_back();
+        open.push_back(top & kObject ? 1 : 0);
+        want = !(top & kFirst)   ? Want::CommaOrClose
+               : (top & kObject) ? Want::KeyOrClose
+                                 : Want::ValueOrClose;
+    }
+    auto close = [&] {
+        ++m_pos;
+        open.pop_back();
+        want = Want::CommaOrClose;
+        return open.empty();
+    };
+    for (;;) {
+        const char c = currentInSkip(start);
+        switch (want) {
+            case Want::ValueOrClose:
+                if (c == ']') {
+                    if (close())
+                        return;
+                    continue;
+                }
+                [[fallthrough]];
+            case Want::Value:
+                if (c == '{' || c == '[') {
+                    if (open.size() + m_open.size() >= JsonLimits::kMaxDepth)
+                        failDepth();
+                    open.push_back(c == '{' ? 1 : 0);
+                    ++m_pos;
+                    want = c == '{' ? Want::KeyOrClose : Want::ValueOrClose;
+                    continue;
+                }
+                skipScalar(c);
+                if (open.empty())
+                    return;
+                want = Want::CommaOrClose;
+                continue;
+            case Want::KeyOrClose:
+                if (c == '}') {
+                    if (close())
+                        return;
+                    continue;
+                }
+                [[fallthrough]];
+            case Want::Key:
+                if (c != '"')
+                    fail("expected a member name (a string) in an object");
+                skipString();
+                want = Want::Colon;
+                continue;
+            case Want::Colon:
+                if (c != ':')
+                    fail("expected ':' after a member name");
+                ++m_pos;
+                want = Want::Value;
+                continue;
+            case Want::CommaOrClose: {
+                const bool object = open.back();
+                if (c == ',') {
+                    ++m_pos;
+                    want = object ? Want::Key : Want::Value;
+                    continue;
+                }
+                if (c == (object ? '}' : ']')) {
+                    if (close())
+                        return;
+                    continue;
+                }
+                fail(object ? "expected ',' or '}' after an object member"
+                            : "expected ',' or ']' after a list element");
+            }
         }
     }
 }

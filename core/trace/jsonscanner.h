@@ -15,7 +15,10 @@ class ByteSource;
 // Strings come back as views into that window (escapes decoded in place); they stay valid until
 // the next call, or until unpin() for those read while the window is pinned. Every syntax error
 // throws InputError naming the file and the byte offset (of the uncompressed text).
-// Values that are skipped are only checked for balanced brackets and terminated strings.
+// Values that are skipped are checked against JSON's grammar as they stream past and are never
+// held: a skipped string of any size costs no memory. The limits of docs/limits.md hold
+// (JsonLimits): nesting depth, the size of a string the reader keeps and of a number token, and
+// numbers a double cannot hold; each is an InputError at the byte offset.
 class JsonScanner {
 public:
     enum class Kind { Object, Array, String, Number, True, False, Null };
@@ -90,6 +93,7 @@ public:
 
 private:
     [[noreturn]] void failValue(char c) const;
+    [[noreturn]] void failDepth() const;
     bool refill();  // appends the next chunk; false at the end of the input
     void skipWhitespace();
     // The byte at the cursor after whitespace; fails at the end of input. Inline fast path:
@@ -110,8 +114,10 @@ private:
     std::string_view decodeInPlace(size_t begin, size_t end);
     std::string_view scanNumber();
     void expectLiteral(std::string_view lit);
-    void skipContainer();
-    void skipBalanced(size_t depth);
+    void skipString();                   // cursor on the opening quote; streams, keeps nothing
+    void skipScalar(char c);             // a string, number or literal starting with c
+    void skipNested(bool rest);          // a whole container, or the rest of the open one
+    char currentInSkip(uint64_t start);  // current(), but an end of input means "not closed"
 
     ByteSource& m_source;
     std::string m_file;
@@ -123,7 +129,10 @@ private:
     size_t m_pin = SIZE_MAX;
     size_t m_keep = SIZE_MAX;  // token start that refill must keep (set around a token scan)
     bool m_eof = false;
-    std::vector<uint8_t> m_first;  // per open container: no element read yet
+    // Per container the reader opened: kFirst (no element read yet), kObject (else a list).
+    static constexpr uint8_t kFirst = 1, kObject = 2;
+    std::vector<uint8_t> m_open;
+    std::vector<uint8_t> m_skipOpen;  // containers inside a value being skipped: 1 object
 };
 
 }  // namespace reach

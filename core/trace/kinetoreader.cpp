@@ -1,6 +1,8 @@
 #include "core/trace/kinetoreader.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <limits>
 #include <unordered_map>
 
@@ -50,9 +52,17 @@ int toDim(double v) {
     return int(v);
 }
 
-// The fields of one event the reader uses; views point into the pinned scanner window.
+// Timestamps and durations are microseconds. Past these bounds a value is not a time but a
+// corrupt or hostile file (1e308 + a duration is inf; a negative duration is negative GPU time),
+// and the sums Reach forms from them stay finite: 1e18 us is 31,000 years since the epoch, 1e13 us
+// (116 days) is longer than any profile.
+constexpr double kMaxAbsTimestampUs = 1e18;
+constexpr double kMaxDurationUs = 1e13;
+
+// The fields of one event the reader uses (its name is copied into the parser's buffer: no view
+// into the scanner's window has to outlive the next token, so nothing pins the window).
 struct Event {
-    JsonScanner::Ref name;
+    bool hasName = false;
     bool complete = false;  // ph "X"
     Cat cat = Cat::Other;
     bool catKnown = false;
@@ -90,6 +100,7 @@ private:
     void parseArgs(Event& ev);
     void parseDeviceProperties();
     void readShape(int (&out)[3], bool& has);
+    double timeField(std::string_view key, bool duration);
     std::string_view stringField(std::string_view key);
     double numberField(std::string_view key);
     void fold(const Event& ev);
@@ -119,6 +130,7 @@ private:
     double m_spanBegin = std::numeric_limits<double>::infinity();
     double m_spanEnd = -std::numeric_limits<double>::infinity();
     uint64_t m_eventsSeen = 0;
+    std::string m_eventName;  // the current event's name (capacity reused across events)
 };
 
 std::string_view KinetoParser::stringField(std::string_view key) {
@@ -137,6 +149,26 @@ double KinetoParser::numberField(std::string_view key) {
         m_scan.failAt(at, key, std::string("expected a number, found ") + JsonScanner::kindName(k));
     }
     return m_scan.number();
+}
+
+std::string shortNumber(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+double KinetoParser::timeField(std::string_view key, bool duration) {
+    const uint64_t at = m_scan.offset();
+    const double v = numberField(key);
+    if (duration && !(v >= 0 && v <= kMaxDurationUs)) {
+        m_scan.failAt(at, key,
+                      "expected a duration in microseconds from 0 to 1e13, got " + shortNumber(v));
+    }
+    if (!duration && !(std::fabs(v) <= kMaxAbsTimestampUs)) {
+        m_scan.failAt(at, key,
+                      "expected a timestamp in microseconds within +-1e18, got " + shortNumber(v));
+    }
+    return v;
 }
 
 void KinetoParser::readShape(int (&out)[3], bool& has) {
@@ -202,7 +234,6 @@ void KinetoParser::parseEvent() {
         m_scan.failAt(at, "traceEvents",
                       std::string("expected an event object, found ") + JsonScanner::kindName(k));
     }
-    m_scan.pin();
     m_scan.beginObject();
     Event ev;
     std::string_view key;
@@ -225,7 +256,7 @@ void KinetoParser::parseEvent() {
                     continue;
                 }
                 if (key == "ts") {
-                    ev.ts = numberField(key);
+                    ev.ts = timeField(key, false);
                     ev.hasTs = true;
                     continue;
                 }
@@ -237,7 +268,7 @@ void KinetoParser::parseEvent() {
                     continue;
                 }
                 if (key == "dur") {
-                    ev.dur = numberField(key);
+                    ev.dur = timeField(key, true);
                     ev.hasDur = true;
                     continue;
                 }
@@ -250,7 +281,8 @@ void KinetoParser::parseEvent() {
                 break;
             case 4:
                 if (key == "name" && !other) {
-                    ev.name = m_scan.ref(stringField(key));
+                    m_eventName.assign(stringField(key));
+                    ev.hasName = true;
                     continue;
                 }
                 if (key == "args" && !other) {
@@ -263,8 +295,9 @@ void KinetoParser::parseEvent() {
         }
         m_scan.skipValue();
     }
+    if (!ev.hasName)
+        m_eventName.clear();
     fold(ev);
-    m_scan.unpin();
 }
 
 uint32_t KinetoParser::kernelIndex(std::string_view rawName, Cat cat) {
@@ -303,7 +336,7 @@ void KinetoParser::fold(const Event& ev) {
         case Cat::Memset: {
             if (!complete)
                 return;  // flows and instants on GPU rows carry no GPU time
-            uint32_t idx = kernelIndex(m_scan.resolve(ev.name), ev.cat);
+            uint32_t idx = kernelIndex(m_eventName, ev.cat);
             KernelAcc& acc = m_kernels[idx];
             KernelStats& s = acc.stats;
             ++s.calls;
@@ -342,7 +375,7 @@ void KinetoParser::fold(const Event& ev) {
         case Cat::CpuOp: {
             if (ev.externalId == kNoId)
                 return;
-            std::string_view name = m_scan.resolve(ev.name);
+            std::string_view name = m_eventName;
             auto it = m_opIndex.find(name);
             uint32_t op;
             if (it == m_opIndex.end()) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "core/base/fileuri.h"
 #include "core/base/inputerror.h"
 #include "core/base/sha256.h"
 #include "core/trace/bytesource.h"
@@ -73,6 +74,7 @@ private:
     void readSpan(const std::string& table);
     uint32_t entry(const std::string& name, ActivityKind kind);
     void add(uint32_t idx, int64_t startNs, int64_t endNs, int64_t stream);
+    void checkTimes(const std::string& table, int64_t rowid, int64_t startNs, int64_t endNs) const;
     void checkStop();
 
     std::string m_path;
@@ -151,6 +153,20 @@ void NsysReader::add(uint32_t idx, int64_t startNs, int64_t endNs, int64_t strea
     m_spanEnd = std::max(m_spanEnd, end);
 }
 
+// A row that ends before it starts (or lasts longer than any profile) would add negative or
+// absurd GPU time: the file is refused, naming the row, rather than summed into wrong numbers.
+void NsysReader::checkTimes(const std::string& table, int64_t rowid, int64_t startNs,
+                            int64_t endNs) const {
+    constexpr int64_t kMaxDurationNs = 10'000'000'000'000'000;  // 1e13 us, as for Kineto
+    const bool ok = endNs >= startNs && (startNs < 0 ? endNs - kMaxDurationNs <= startNs
+                                                     : endNs - startNs <= kMaxDurationNs);
+    if (!ok) {
+        fail("table " + table + ", row " + std::to_string(rowid),
+             "expected end >= start and a duration up to 1e13 us, got start " +
+                 std::to_string(startNs) + " ns, end " + std::to_string(endNs) + " ns");
+    }
+}
+
 void NsysReader::readKernels() {
     const std::string table = "CUPTI_ACTIVITY_KIND_KERNEL";
     if (!hasTable(table))
@@ -167,7 +183,7 @@ void NsysReader::readKernels() {
         fail("table " + table, "expected a kernel name column (demangledName)");
     Stmt s = prepare(
         "SELECT k.start, k.end, k.streamId, k.deviceId, k.gridX, k.gridY, k.gridZ, "
-        "k.blockX, k.blockY, k.blockZ, COALESCE(n.value, '') FROM " +
+        "k.blockX, k.blockY, k.blockZ, COALESCE(n.value, ''), k.rowid FROM " +
             table + " k LEFT JOIN StringIds n ON n.id = k." + nameCol + " ORDER BY k.start",
         "table " + table);
     int rc;
@@ -186,6 +202,7 @@ void NsysReader::readKernels() {
         }
         if (m_firstDevice < 0)
             m_firstDevice = col(3);
+        checkTimes(table, col(11), col(0), col(1));
         add(idx, col(0), col(1), col(2));
     }
     if (rc != SQLITE_DONE) {
@@ -198,14 +215,15 @@ void NsysReader::readMemory(const std::string& table, ActivityKind kind) {
         return;
     bool memcpy = kind == ActivityKind::Memcpy;
     std::string sql = std::string("SELECT start, end, streamId, ") +
-                      (memcpy && hasColumn(table, "copyKind") ? "copyKind" : "0") + " FROM " +
-                      table;
+                      (memcpy && hasColumn(table, "copyKind") ? "copyKind" : "0") +
+                      ", rowid FROM " + table;
     Stmt s = prepare(sql, "table " + table);
     int rc;
     while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
         checkStop();
         auto col = [&](int i) { return int64_t(sqlite3_column_int64(s.get(), i)); };
         std::string name = memcpy ? memcpyKindName(int(col(3))) : "Memset (Device)";
+        checkTimes(table, col(4), col(0), col(1));
         add(entry(name, kind), col(0), col(1), col(2));
     }
     if (rc != SQLITE_DONE) {
@@ -236,8 +254,12 @@ Workload NsysReader::run() {
     }
     if (m_progress)
         m_progress(0.1);
+    // immutable=1: SQLite reads the file as it is and creates nothing: no -wal/-shm beside an
+    // export in WAL mode, no lock, and a read-only file or folder is no obstacle. The user's
+    // export and its folder stay exactly as they were.
     sqlite3* db = nullptr;
-    int rc = sqlite3_open_v2(m_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    int rc = sqlite3_open_v2(sqliteFileUri(m_path, "immutable=1").c_str(), &db,
+                             SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
     m_db.reset(db);
     if (rc != SQLITE_OK) {
         fail("", std::string("SQLite cannot open it: ") +

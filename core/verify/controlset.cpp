@@ -4,19 +4,13 @@
 #include <fstream>
 
 #include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
 
 namespace reach {
 
 std::vector<ControlSpec> loadControls(const std::string& manifest, const std::string& resourceDir) {
-    std::ifstream in(manifest);
-    if (!in)
-        throw InputError(manifest, "file", "a readable controls manifest");
-    nlohmann::json j;
-    try {
-        in >> j;
-    } catch (const nlohmann::json::parse_error& e) {
-        throw InputError(manifest, "byte " + std::to_string(e.byte), "valid JSON");
-    }
+    const nlohmann::json j =
+        parseJson(readJsonFile(manifest, "a readable controls manifest"), manifest, "valid JSON");
     if (!j.contains("controls") || !j.at("controls").is_array())
         throw InputError(manifest, "key 'controls'", "an array of controls");
     auto abs = [&](const std::string& p) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
 #include "core/verify/childprocess.h"
 
 namespace reach {
@@ -66,8 +67,8 @@ json failedPart(const WorkerOutcome& w, const char* mode) {
         j["error"] = "crashed: the worker died of signal " + std::to_string(w.termSignal);
     } else {
         j["verdict"] = verdict::kCrashed;
-        j["error"] = "crashed: the worker exited " + std::to_string(w.exitCode) +
-                     " without its JSON answer";
+        j["error"] =
+            "crashed: the worker exited " + std::to_string(w.exitCode) + " without its JSON answer";
     }
     j["log"] = tail(w.err);
     return j;
@@ -87,7 +88,8 @@ WorkerOutcome runWorker(const KernelBenchJob& job, const std::vector<std::string
     w.err = c.err;
     w.seconds = c.seconds;
     if (!c.out.empty())
-        w.doc = json::parse(c.out, nullptr, false);
+        // The worker runs the candidate's Python: its output is bounded like any stranger's.
+        w.doc = tryParseJson(c.out).value_or(json(json::value_t::discarded));
     if (w.doc.is_discarded())
         w.doc = nullptr;
     return w;
@@ -216,8 +218,9 @@ VerificationResult composeKernelBench(const KernelBenchJob& job, const json& pro
             r.flags.push_back(f.get<std::string>());
 
     // The device: what the worker saw (PyTorch's view of it), else the probe's.
-    const json& dev = re.contains("device") && re["device"].is_object() ? re["device"]
-                                                                        : probe.value("device", json());
+    const json& dev = re.contains("device") && re["device"].is_object()
+                          ? re["device"]
+                          : probe.value("device", json());
     if (dev.is_object() && text(dev, "type") != "cpu") {
         r.device.available = true;
         r.device.name = text(dev, "name");
@@ -257,9 +260,9 @@ VerificationResult runKernelBenchJob(const KernelBenchJob& job) {
         if (!fs::is_regular_file(f, ec))
             throw InputError(f, "file", "a readable KernelBench-format .py file");
     }
-    std::vector<std::string> common = {"--problem",   job.problemFile, "--candidate",
-                                       job.candidateFile, "--precision", job.precision,
-                                       "--device",    job.device};
+    std::vector<std::string> common = {"--problem",       job.problemFile, "--candidate",
+                                       job.candidateFile, "--precision",   job.precision,
+                                       "--device",        job.device};
     if (!job.cacheDir.empty())
         common.insert(common.end(), {"--cache-dir", job.cacheDir});
     if (!job.timing)
@@ -303,8 +306,8 @@ VerificationResult runKernelBenchJob(const KernelBenchJob& job) {
     if (!job.compileBaseline)
         reachArgs.push_back("--no-compile-baseline");
     if (job.recordedBaselineUs > 0) {
-        reachArgs.insert(reachArgs.end(), {"--recorded-baseline-us",
-                                           std::to_string(job.recordedBaselineUs)});
+        reachArgs.insert(reachArgs.end(),
+                         {"--recorded-baseline-us", std::to_string(job.recordedBaselineUs)});
         if (!job.recordedBaselineSource.empty())
             reachArgs.insert(reachArgs.end(),
                              {"--recorded-baseline-source", job.recordedBaselineSource});

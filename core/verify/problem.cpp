@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
 
 namespace reach {
 
@@ -88,18 +89,8 @@ Problem Problem::fromJson(const nlohmann::json& j, const std::string& file) {
 }
 
 Problem Problem::load(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw InputError(path, "file", "a readable problem file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(ss.str());
-    } catch (const nlohmann::json::parse_error& e) {
-        throw InputError(path, "byte " + std::to_string(e.byte), "valid JSON");
-    }
-    return fromJson(j, path);
+    return fromJson(parseJson(readJsonFile(path, "a readable problem file"), path, "valid JSON"),
+                    path);
 }
 
 }  // namespace reach

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
 #include "core/base/resourcepaths.h"
 #include "core/verify/childprocess.h"
 
@@ -72,8 +73,11 @@ VerificationResult resultFromRun(const VerifyProcessRequest& req, const Verifier
     }
     if (!run.out.empty()) {
         try {
-            VerificationResult parsed =
-                VerificationResult::fromJson(nlohmann::json::parse(run.out), req.verifier);
+            // The candidate runs inside the verifier and may print anything: bounded parse.
+            const auto doc = tryParseJson(run.out);
+            if (!doc)
+                throw std::runtime_error("not a JSON document");
+            VerificationResult parsed = VerificationResult::fromJson(*doc, req.verifier);
             parsed.exitCode = run.exitCode;
             parsed.termSignal = run.termSignal;
             if (!run.err.empty())

@@ -15,5 +15,8 @@ TEST(Category, KeysAndLabelsRoundTrip) {
 
 TEST(InputError, IsOneLineAndNamesFilePlaceAndExpectation) {
     InputError e("a.json", "byte 12", "expected ':'\nafter key");
-    EXPECT_STREQ(e.what(), "a.json: byte 12: expected ':' after key");
+    EXPECT_STREQ(e.what(), "a.json: byte 12: expected ':'\\nafter key");
+    // Quoted input cannot steer the terminal either (issue 14): control characters escaped.
+    InputError esc("odd\x1b]0;x\x07.json", "", "expected a \xc2\x9b file");
+    EXPECT_STREQ(esc.what(), "odd\\x1b]0;x\\x07.json: expected a \\u009b file");
 }
