@@ -21,9 +21,10 @@ struct Rule {
 };
 
 // An ordered list of rules; the first rule that matches a kernel name decides its category.
-// The format of rule files is documented in docs/rules.md. Patterns are compiled once with
-// POSIX <regex.h>: libstdc++'s std::regex recurses per character and overflows the stack on
-// the kilobyte-long template names found in real traces.
+// The format of rule files is documented in docs/rules.md. Patterns are POSIX extended regular
+// expressions compiled once with RE2, which matches in time linear in the name: libstdc++'s
+// std::regex recurses per character (a stack overflow on long template names) and POSIX regexec
+// is quadratic (minutes on a 10 MB name).
 class RuleSet {
 public:
     RuleSet();  // empty set named "empty": everything unclassified (memcpy/memset: overhead)
@@ -55,7 +56,7 @@ public:
     void removeRule(size_t at);
     void moveRule(size_t from, size_t to);
 
-    // nullopt when the pattern compiles, else regcomp's message (for validation as you type).
+    // nullopt when the pattern compiles, else why not (for validation as you type).
     static std::optional<std::string> patternError(const std::string& pattern);
 
     struct Match {
@@ -67,10 +68,13 @@ public:
 
 private:
     class Pattern;
+    class PatternSet;
+    void rebuildSet();  // after every change of m_rules
     std::string m_name;
     std::string m_description;
     std::vector<Rule> m_rules;
     std::vector<std::shared_ptr<const Pattern>> m_compiled;  // parallel to m_rules; immutable
+    std::shared_ptr<const PatternSet> m_set;                 // every pattern, one pass per name
 };
 
 }  // namespace reach

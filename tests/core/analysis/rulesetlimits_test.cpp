@@ -1,0 +1,94 @@
+// Rule matching in linear time (issue 14, defect 2) and the pattern syntax users already write
+// (docs/rules.md): POSIX ERE, case-insensitive, searched anywhere in the name.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <string>
+
+#include "core/analysis/ruleset.h"
+#include "core/base/inputerror.h"
+
+using namespace reach;
+
+namespace {
+
+RuleSet oneRule(const std::string& pattern) {
+    return RuleSet::fromJsonText(R"({"rules":[{"pattern":)" + nlohmann::json(pattern).dump() +
+                                     R"(,"category":"addressable"}]})",
+                                 "one.json");
+}
+
+}  // namespace
+
+// POSIX regexec took 1 s on a 256 KiB name and 17 s on 1 MiB (quadratic); every rule of the
+// default set is tried on a name no rule matches, so 4 MiB took many minutes.
+TEST(RuleSetLimits, AFourMegabyteNameIsClassifiedInLinearTime) {
+    const RuleSet rules = RuleSet::builtinDefault();
+    const std::string name = "void zz_" + std::string(4u << 20, 'q') + "(int)";
+    const auto start = std::chrono::steady_clock::now();
+    const RuleSet::Match m = rules.classify(name, ActivityKind::Kernel);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(m.rule, -1);
+    EXPECT_LT(seconds, 5.0);
+}
+
+TEST(RuleSetLimits, TheUsersSyntaxStillMeansWhatItMeant) {
+    struct Case {
+        const char* pattern;
+        const char* name;
+        bool match;
+    };
+    for (const Case& c : {
+             Case{"gemm", "ampere_sgemm_128x64_nn", true},  // anywhere
+             Case{"GEMM", "ampere_sgemm_128x64_nn", true},  // case-insensitive
+             Case{"^ampere", "ampere_sgemm", true},         // anchors
+             Case{"^sgemm", "ampere_sgemm", false},
+             Case{"nn$", "ampere_sgemm_128x64_nn", true},
+             Case{"nvjet|cutlass", "cutlass_80_tensorop", true},  // alternation
+             Case{"sm[0-9]+_xmma", "sm90_xmma_gemm", true},       // bracket ranges
+             Case{"sm[[:digit:]]{2}_", "sm90_xmma", true},        // classes, intervals
+             Case{"a.b", "a\nb", true},                           // '.' matches a newline
+             Case{"^b", "a\nb", false},                           // '^' is the name's start
+             Case{"x\\(y", "x(y", true},                          // escaped parenthesis
+             Case{"(ab)+c", "xababcx", true},
+             Case{"[^a-z]", "abc", false},
+         }) {
+        SCOPED_TRACE(c.pattern);
+        EXPECT_EQ(oneRule(c.pattern).classify(c.name, ActivityKind::Kernel).rule == 0, c.match);
+    }
+}
+
+// RE2 has no backreferences (they are what makes matching exponential); a rule using one is
+// refused with a message naming the rule, rather than silently meaning something else.
+TEST(RuleSetLimits, ABackreferenceIsRefusedNamingTheRule) {
+    try {
+        RuleSet::fromJsonText(
+            R"({"rules":[{"pattern":"gemm","category":"library_optimized"},
+                         {"pattern":"(ab)\\1","category":"addressable"}]})",
+            "mine.json");
+        ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.place(), "rules[1].pattern") << e.what();
+        EXPECT_NE(std::string(e.what()).find("backreference"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(RuleSet::patternError("(ab)\\1").has_value());
+    EXPECT_FALSE(RuleSet::patternError("(ab)+").has_value());
+}
+
+// Every JSON reader bounds depth and refuses numbers a double cannot hold (issue 14).
+TEST(RuleSetLimits, ARuleFileNestedTooDeepOrWithAHugeNumberIsOneLine) {
+    for (const std::string& text :
+         {R"({"rules":[], "comment":)" + std::string(100000, '[') + std::string(100000, ']') + "}",
+          std::string(R"({"rules":[], "version": 1e309})")}) {
+        try {
+            RuleSet::fromJsonText(text, "deep.json");
+            ADD_FAILURE() << "accepted";
+        } catch (const InputError& e) {
+            EXPECT_EQ(std::string(e.what()).rfind("deep.json: byte ", 0), 0u) << e.what();
+        } catch (const std::exception& e) {
+            ADD_FAILURE() << "not an InputError: " << e.what();
+        }
+    }
+}
