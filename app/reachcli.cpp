@@ -8,8 +8,10 @@
 
 #include "cli/cliargs.h"
 #include "cli/clicommand.h"
+#include "cli/clitext.h"
 #include "core/base/inputerror.h"
 #include "core/base/progress.h"
+#include "core/base/textescape.h"
 #include "core/store/sqlitedb.h"
 
 namespace {
@@ -28,13 +30,9 @@ void printHelp(std::ostream& os) {
           "says no, 2 bad usage or unreadable input (one line on stderr).\n";
 }
 
-// Error text must stay one line even when it quotes input (kernel names, paths).
-std::string oneLine(std::string s) {
-    for (char& c : s) {
-        if (c == '\n' || c == '\r')
-            c = ' ';
-    }
-    return s;
+// Error text must stay one line and inert even when it quotes input (kernel names, paths).
+std::string oneLine(const std::string& s) {
+    return reach::escapeControls(s);
 }
 
 int run(const std::vector<std::string>& args) {
@@ -66,6 +64,16 @@ int run(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
     std::ios::sync_with_stdio(false);
+    // Everything on stdout passes the terminal filter (control characters from names escaped).
+    reach::cli::TerminalSafeBuf safeOut(std::cout.rdbuf());
+    std::streambuf* const rawOut = std::cout.rdbuf(&safeOut);
+    struct Restore {
+        std::streambuf* raw;
+        ~Restore() {
+            std::cout.flush();
+            std::cout.rdbuf(raw);
+        }
+    } restore{rawOut};
     std::vector<std::string> args(argv + 1, argv + argc);
     const std::string command = args.empty() ? "" : args[0];
     const std::string prefix = command.empty() ? "reach-cli: " : "reach-cli " + command + ": ";

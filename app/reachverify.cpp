@@ -8,13 +8,17 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <string>
+#include <vector>
 
-#include "core/base/inputerror.h"
 #include "core/base/cachedir.h"
+#include "core/base/inputerror.h"
 #include "core/base/resourcepaths.h"
+#include "core/base/textescape.h"
 #include "core/verify/kbverify.h"
+#include "core/verify/sandbox.h"
 #include "gpu/verifyjob.h"
 
 namespace {
@@ -24,12 +28,14 @@ const char* kUsage =
     "                    [--scale X] [--thresholds T.json] [--baseline-us US [--baseline-source "
     "S]]\n"
     "                    [--no-timing] [--no-baseline] [--resources DIR] [--cache-dir DIR]\n"
-    "                    [--device-info] [--compile-only]\n"
+    "                    [--device-info] [--compile-only] [--sandbox]\n"
     "       reach-verify --problem P.py --candidate C.py [--precision fp32|bf16|fp16]\n"
     "                    [--python PY] [--kb-tolerance T] [--worker-timeout S] [--seed-count K]\n"
     "                    [--no-compile-baseline] [--worker-device cuda|cpu] [options above]\n"
     "  A .py problem and candidate are KernelBench format (docs/kernelbench.md): the Python\n"
-    "  worker gives KernelBench's verdict and Reach's; --worker-device cpu is for tests.\n";
+    "  worker gives KernelBench's verdict and Reach's; --worker-device cpu is for tests.\n"
+    "  --sandbox runs the job under bubblewrap: no network, the home directory hidden, only the\n"
+    "  job's files visible (docs/security.md).\n";
 
 [[noreturn]] void usage(const std::string& msg) {
     std::cerr << "reach-verify: " << msg << "\n" << kUsage;
@@ -56,6 +62,74 @@ double number(const std::string& opt, const std::string& text) {
     return v;
 }
 
+// --sandbox: the same command again, inside bubblewrap (docs/security.md). Returns only when
+// already inside (REACH_SANDBOXED), with --sandbox removed from the arguments.
+std::vector<std::string> sandboxed(int argc, char** argv) {
+    std::vector<std::string> args;
+    bool wanted = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) == "--sandbox")
+            wanted = true;
+        else
+            args.emplace_back(argv[i]);
+    }
+    const char* inside = std::getenv("REACH_SANDBOXED");
+    if (!wanted || (inside && std::string(inside) == "1"))
+        return args;
+    reach::SandboxSpec spec;
+    spec.bwrap = reach::findBubblewrap();
+    if (spec.bwrap.empty()) {
+        std::cerr << "reach-verify: " << reach::sandboxUnavailableMessage() << "\n";
+        std::exit(2);
+    }
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
+    if (self.empty())
+        usage("--sandbox: cannot tell where reach-verify is (/proc/self/exe)");
+    auto valueOf = [&](const std::string& opt) -> std::string {
+        for (size_t i = 0; i + 1 < args.size(); ++i)
+            if (args[i] == opt)
+                return args[i + 1];
+        return {};
+    };
+    auto folderOf = [](const std::string& p) {
+        return p.empty() ? p : fs::absolute(p).parent_path().string();
+    };
+    spec.command.push_back(self);
+    spec.command.insert(spec.command.end(), args.begin(), args.end());
+    const std::string resources =
+        valueOf("--resources").empty() ? reach::findResourceDir() : valueOf("--resources");
+    spec.readOnlyPaths = {fs::path(self).parent_path().string(), resources,
+                          folderOf(valueOf("--problem")), folderOf(valueOf("--candidate")),
+                          valueOf("--thresholds")};
+    // A Python environment in the hidden home directory: its root, read-only.
+    if (const std::string py = valueOf("--python"); py.find('/') != std::string::npos)
+        spec.readOnlyPaths.push_back(fs::absolute(py).parent_path().parent_path().string());
+    try {
+        std::string cache = valueOf("--cache-dir");
+        if (cache.empty())
+            cache = reach::cacheRoot();
+        else
+            reach::requirePrivateDir(cache);
+        spec.writablePaths.push_back(cache);
+    } catch (const reach::InputError& e) {
+        std::cerr << e.what() << "\n";
+        std::exit(2);
+    }
+    if (const char* home = std::getenv("HOME"); home && *home)
+        spec.home = home;
+    std::vector<std::string> argvStore = reach::sandboxArguments(spec);
+    std::vector<char*> bw;
+    for (std::string& a : argvStore)
+        bw.push_back(a.data());
+    bw.push_back(nullptr);
+    execv(bw[0], bw.data());
+    std::cerr << "reach-verify: --sandbox: cannot run " << spec.bwrap << ": "
+              << std::strerror(errno) << "\n";
+    std::exit(2);
+}
+
 }  // namespace
 
 // A KernelBench-format job: the Python worker, each part in its own child process.
@@ -77,8 +151,9 @@ int runKernelBench(const reach::VerifyOptions& o, reach::KernelBenchJob job) {
         job.cacheDir = o.cacheDir.empty() ? reach::defaultCacheDir("kernelbench") : o.cacheDir;
         const auto t0 = std::chrono::steady_clock::now();
         reach::VerificationResult r = reach::runKernelBenchJob(job);
-        r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::cout << r.toJson().dump(2) << std::endl;
+        r.wallSeconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::cout << reach::dumpJson(r.toJson()) << std::endl;
         return r.passed() ? 0 : 1;
     } catch (const reach::InputError& e) {
         std::cerr << e.what() << "\n";
@@ -87,6 +162,13 @@ int runKernelBench(const reach::VerifyOptions& o, reach::KernelBenchJob job) {
 }
 
 int main(int argc, char** argv) {
+    std::vector<std::string> argList = sandboxed(argc, argv);
+    std::vector<char*> argPtrs = {argv[0]};
+    for (std::string& a : argList)
+        argPtrs.push_back(a.data());
+    argc = int(argPtrs.size());
+    argPtrs.push_back(nullptr);
+    argv = argPtrs.data();
     reach::VerifyOptions o;
     reach::KernelBenchJob kb;
     std::string python;
@@ -148,8 +230,7 @@ int main(int argc, char** argv) {
             kb.device = next();
             if (kb.device != "cuda" && kb.device != "cpu")
                 usage("--worker-device: expected cuda or cpu");
-        }
-        else if (a == "--compile-only")
+        } else if (a == "--compile-only")
             compileOnly = true;
         else if (a == "--help" || a == "-h") {
             std::cout << kUsage;
@@ -161,7 +242,7 @@ int main(int argc, char** argv) {
         reach::VerificationResult r;
         r.device = reach::queryDevice();
         r.verdict = r.device.available ? "device" : reach::verdict::kNoGpu;
-        std::cout << r.toJson()["device"].dump(2) << "\n";
+        std::cout << reach::dumpJson(r.toJson()["device"]) << "\n";
         return r.device.available ? 0 : 1;
     }
     if (compileOnly) {
@@ -169,12 +250,11 @@ int main(int argc, char** argv) {
         if (o.candidateFile.empty())
             usage("--compile-only needs --candidate");
         reach::CompileInfo c = reach::compileCandidateOnly(o);
-        std::cout << nlohmann::json{{"candidate_file", o.candidateFile},
-                                    {"status", c.status},
-                                    {"seconds", c.seconds},
-                                    {"shared_object", c.sharedObject},
-                                    {"log", c.log}}
-                         .dump(2)
+        std::cout << reach::dumpJson(nlohmann::json{{"candidate_file", o.candidateFile},
+                                                    {"status", c.status},
+                                                    {"seconds", c.seconds},
+                                                    {"shared_object", c.sharedObject},
+                                                    {"log", c.log}})
                   << "\n";
         return c.status == "error" ? 1 : 0;
     }
@@ -192,7 +272,7 @@ int main(int argc, char** argv) {
         usage("a KernelBench-format job needs a .py problem AND a .py candidate");
     try {
         reach::VerificationResult r = reach::runVerifyJob(o);
-        std::cout << r.toJson().dump(2) << std::endl;
+        std::cout << reach::dumpJson(r.toJson()) << std::endl;
         return r.passed() ? 0 : 1;
     } catch (const reach::InputError& e) {
         std::cerr << e.what() << "\n";

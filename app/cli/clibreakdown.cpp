@@ -11,6 +11,7 @@
 #include "core/analysis/breakdown.h"
 #include "core/analysis/breakdownjson.h"
 #include "core/base/category.h"
+#include "core/base/textescape.h"
 
 namespace reach::cli {
 
@@ -101,7 +102,7 @@ int runBreakdown(const std::vector<std::string>& argv, CliIo& io) {
                                                    : publishedJson(w));
         }
         doc["rules"] = {{"name", project.rules.name()}, {"hash", project.rules.hash()}};
-        io.out << doc.dump(2) << "\n";
+        io.out << reach::dumpJson(doc) << "\n";
         return kExitOk;
     }
     if (project.workloads.empty())

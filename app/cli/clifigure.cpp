@@ -16,6 +16,7 @@
 #include "cliinputs.h"
 #include "core/analysis/projection.h"
 #include "core/base/inputerror.h"
+#include "core/base/textescape.h"
 #include "core/project/openplan.h"
 #include "core/records/recordreader.h"
 #include "core/records/suspicion.h"
@@ -179,10 +180,9 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
     }
 
     if (args.flag("--json")) {
-        io.out << nlohmann::json{{"figure", written.figure.toStdString()},
-                                 {"data_csv", written.csv.toStdString()},
-                                 {"provenance", written.json.toStdString()}}
-                      .dump(2)
+        io.out << reach::dumpJson(nlohmann::json{{"figure", written.figure.toStdString()},
+                                                 {"data_csv", written.csv.toStdString()},
+                                                 {"provenance", written.json.toStdString()}})
                << "\n";
     } else {
         io.out << "wrote " << written.figure.toStdString() << "\n  data        "

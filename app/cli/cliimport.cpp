@@ -7,6 +7,7 @@
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "clitext.h"
+#include "core/base/textescape.h"
 #include "core/store/projectstore.h"
 
 namespace reach::cli {
@@ -29,13 +30,14 @@ int runImport(const std::vector<std::string>& argv, CliIo& io) {
     nlohmann::json imported = nlohmann::json::array();
     nlohmann::json skipped = nlohmann::json::array();
     for (const Workload& w : workloads) {
-        if (auto existing = store.findWorkloadBySourceHash(w.sourceHash)) {
+        const ProjectStore::ImportOnce once = store.importWorkloadOnce(w);
+        if (once.existed) {
             skipped.push_back({{"source", w.source},
-                               {"existing_id", *existing},
+                               {"existing_id", once.id},
                                {"reason", "a file with the same bytes is already imported"}});
             continue;
         }
-        const int64_t id = store.importWorkload(w);
+        const int64_t id = once.id;
         imported.push_back({{"id", id},
                             {"name", w.name},
                             {"source", w.source},
@@ -49,7 +51,7 @@ int runImport(const std::vector<std::string>& argv, CliIo& io) {
                            {"imported", imported},
                            {"skipped", skipped},
                            {"workloads", store.workloadEntries().size()}};
-        io.out << doc.dump(2) << "\n";
+        io.out << reach::dumpJson(doc) << "\n";
         return kExitOk;
     }
     for (const auto& i : imported) {

@@ -47,10 +47,12 @@ Project openCliInputs(std::vector<std::string> inputs, const std::optional<std::
     if (rulesPath)
         rules = loadRules(rulesPath);
     Project opened = openInputs(inputs, rules, options);
-    // The project remembers which rule set its numbers were last made with (as the GUI does).
+    // The project remembers which rule set its numbers were last made with (as the GUI does),
+    // when it may be written: a read-only project is still read.
     if (!opened.storePath.empty()) {
         ProjectStore store = ProjectStore::open(opened.storePath, ProjectStore::Mode::MustExist);
-        store.saveRuleSet(opened.rules);
+        if (!store.readOnly())
+            store.saveRuleSet(opened.rules);
     }
     return opened;
 }

@@ -11,6 +11,7 @@
 #include "cliinputs.h"
 #include "clitext.h"
 #include "core/analysis/projection.h"
+#include "core/base/textescape.h"
 
 namespace reach::cli {
 
@@ -90,7 +91,7 @@ int runProject(const std::vector<std::string>& argv, CliIo& io) {
         doc["rules"] = rules ? nlohmann::json{{"name", rules->name()}, {"hash", rules->hash()}}
                              : nlohmann::json(nullptr);
         doc["study"] = study ? nlohmann::json(study->source) : nlohmann::json(nullptr);
-        io.out << doc.dump(2) << "\n";
+        io.out << reach::dumpJson(doc) << "\n";
         return kExitOk;
     }
 

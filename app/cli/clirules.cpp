@@ -10,6 +10,7 @@
 #include "clitext.h"
 #include "core/analysis/breakdown.h"
 #include "core/base/category.h"
+#include "core/base/textescape.h"
 
 namespace reach::cli {
 
@@ -36,7 +37,7 @@ int listRules(const CliArgs& args, CliIo& io) {
                                     {"family", r.family},
                                     {"note", r.note}});
         }
-        io.out << doc.dump(2) << "\n";
+        io.out << reach::dumpJson(doc) << "\n";
         return kExitOk;
     }
     io.out << "rule set '" << rules.name() << "' (" << rules.hash().substr(0, 12) << "), "
@@ -112,7 +113,7 @@ int checkRules(const CliArgs& args, CliIo& io) {
     doc["pass"] = allPass;
 
     if (args.flag("--json")) {
-        io.out << doc.dump(2) << "\n";
+        io.out << reach::dumpJson(doc) << "\n";
     } else {
         for (const auto& w : doc["workloads"]) {
             io.out << w["name"].get<std::string>() << ": classified "

@@ -12,6 +12,7 @@
 #include "clitext.h"
 #include "core/analysis/breakdown.h"
 #include "core/analysis/projection.h"
+#include "core/base/textescape.h"
 #include "core/project/openplan.h"
 #include "core/records/recordprojection.h"
 #include "core/records/recordreader.h"
@@ -199,7 +200,7 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
             for (const auto& p : projections)
                 doc["projections"].push_back(recordProjectionToJson(p));
         }
-        io.out << doc.dump(2) << "\n";
+        io.out << reach::dumpJson(doc) << "\n";
         return kExitOk;
     }
 
@@ -257,10 +258,9 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
             const EvalRecord& r = *fooled[i];
             io.out << "  " << (r.problemName.empty() ? r.problemId : r.problemName)
                    << (r.model.empty() ? "" : " (" + r.model + ")") << ": "
-                   << (r.verificationReasons.empty() ? std::string("failed")
-                                                     : r.verificationReasons.size() > 1
-                                                           ? r.verificationReasons[1]
-                                                           : r.verificationReasons[0])
+                   << (r.verificationReasons.empty()      ? std::string("failed")
+                       : r.verificationReasons.size() > 1 ? r.verificationReasons[1]
+                                                          : r.verificationReasons[0])
                    << "\n";
         }
         if (fooled.size() > 10)

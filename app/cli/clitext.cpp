@@ -6,7 +6,60 @@
 #include <functional>
 #include <set>
 
+#include "core/base/textescape.h"
+
 namespace reach::cli {
+
+TerminalSafeBuf::~TerminalSafeBuf() {
+    sync();
+}
+
+void TerminalSafeBuf::write(const char* s, std::streamsize n) {
+    if (m_target->sputn(s, n) != n)
+        m_failed = true;
+}
+
+void TerminalSafeBuf::put(unsigned char c) {
+    char buf[8];
+    if (m_pendingC2) {
+        m_pendingC2 = false;
+        if (c >= 0x80 && c <= 0x9F) {
+            std::snprintf(buf, sizeof buf, "\\u%04x", unsigned(c));
+            write(buf, 6);
+            return;
+        }
+        write("\xC2", 1);
+    }
+    if (c == 0xC2) {
+        m_pendingC2 = true;
+    } else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+        std::snprintf(buf, sizeof buf, "\\x%02x", unsigned(c));
+        write(buf, 4);
+    } else {
+        const char ch = char(c);
+        write(&ch, 1);
+    }
+}
+
+TerminalSafeBuf::int_type TerminalSafeBuf::overflow(int_type ch) {
+    if (!traits_type::eq_int_type(ch, traits_type::eof()))
+        put(static_cast<unsigned char>(traits_type::to_char_type(ch)));
+    return m_failed ? traits_type::eof() : traits_type::not_eof(ch);
+}
+
+std::streamsize TerminalSafeBuf::xsputn(const char* s, std::streamsize n) {
+    for (std::streamsize i = 0; i < n; ++i)
+        put(static_cast<unsigned char>(s[i]));
+    return m_failed ? 0 : n;
+}
+
+int TerminalSafeBuf::sync() {
+    if (m_pendingC2) {
+        m_pendingC2 = false;
+        write("\xC2", 1);
+    }
+    return m_target->pubsync() == 0 && !m_failed ? 0 : -1;
+}
 
 std::string percent(double share, int decimals) {
     char buf[64];
@@ -141,7 +194,7 @@ std::string shortKernelName(std::string_view name, size_t maxChars) {
         t += "<" + hint + ">";
     if (t.size() > maxChars)
         t = t.substr(0, maxChars - 3) + "...";
-    return t;
+    return escapeControls(t);
 }
 
 TextTable::TextTable(std::vector<std::string> header) {
@@ -149,6 +202,8 @@ TextTable::TextTable(std::vector<std::string> header) {
 }
 
 void TextTable::addRow(std::vector<std::string> row) {
+    for (std::string& cell : row)
+        cell = escapeControls(cell);
     m_rows.push_back(std::move(row));
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <streambuf>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,7 +17,30 @@ std::string duration(double us);
 // parameter list, at most maxChars characters. Aggregation always uses the full name.
 std::string shortKernelName(std::string_view name, size_t maxChars = 60);
 
+// What reach-cli writes to the terminal passes through this: control characters other than
+// newline and tab (an ESC or OSC sequence in a kernel name, a BEL) and C1 controls come out as
+// visible escapes (\x1b, \u009b), so a file from a stranger cannot steer the user's terminal.
+// JSON output is unchanged by it (its strings have no raw control characters).
+class TerminalSafeBuf : public std::streambuf {
+public:
+    explicit TerminalSafeBuf(std::streambuf* target) : m_target(target) {}
+    ~TerminalSafeBuf() override;
+
+protected:
+    int_type overflow(int_type ch) override;
+    std::streamsize xsputn(const char* s, std::streamsize n) override;
+    int sync() override;
+
+private:
+    void put(unsigned char c);
+    void write(const char* s, std::streamsize n);
+    std::streambuf* m_target;
+    bool m_failed = false;
+    bool m_pendingC2 = false;  // a 0xC2 lead byte whose next byte decides (C1 or not)
+};
+
 // A plain text table: the first row is the header; columns after the first are right-aligned.
+// Cells are written with control characters escaped (names come from files).
 class TextTable {
 public:
     explicit TextTable(std::vector<std::string> header);

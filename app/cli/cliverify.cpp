@@ -13,6 +13,7 @@
 #include "clitext.h"
 #include "core/base/inputerror.h"
 #include "core/base/resourcepaths.h"
+#include "core/base/textescape.h"
 #include "core/project/recordjob.h"
 #include "core/records/recordimportverify.h"
 #include "core/store/projectstore.h"
@@ -20,6 +21,7 @@
 #include "core/store/verificationstore.h"
 #include "core/verify/controlset.h"
 #include "core/verify/kbverify.h"
+#include "core/verify/sandbox.h"
 #include "core/verify/verifyprocess.h"
 
 namespace reach::cli {
@@ -36,12 +38,12 @@ std::string num(double v, const char* f = "%.3g") {
 
 std::vector<std::string> passThrough(const CliArgs& args) {
     std::vector<std::string> extra;
-    for (const char* o : {"--reps", "--warmup", "--seed", "--scale", "--thresholds",
-                          "--baseline-us", "--cache-dir", "--resources", "--python", "--precision",
-                          "--kb-tolerance", "--worker-device"})
+    for (const char* o :
+         {"--reps", "--warmup", "--seed", "--scale", "--thresholds", "--baseline-us", "--cache-dir",
+          "--resources", "--python", "--precision", "--kb-tolerance", "--worker-device"})
         if (auto v = args.value(o))
             extra.insert(extra.end(), {o, *v});
-    for (const char* f : {"--no-timing", "--no-baseline", "--no-compile-baseline"})
+    for (const char* f : {"--no-timing", "--no-baseline", "--no-compile-baseline", "--sandbox"})
         if (args.flag(f))
             extra.push_back(f);
     return extra;
@@ -75,10 +77,10 @@ void throwIfBadInput(const VerificationResult& r, const std::string& fallbackFil
 // No GPU (or no PyTorch) is an ordinary answer: one line, exit 2, nothing else to read.
 void throwIfNoGpu(const VerificationResult& r, const std::string& where) {
     if (r.verdict == verdict::kNoGpu)
-        throw InputError(where, "device",
-                         "a GPU to verify on (" +
-                             (r.device.reason.empty() ? std::string("none found") : r.device.reason) +
-                             ")");
+        throw InputError(
+            where, "device",
+            "a GPU to verify on (" +
+                (r.device.reason.empty() ? std::string("none found") : r.device.reason) + ")");
 }
 
 void printResult(const VerificationResult& r, CliIo& io) {
@@ -110,8 +112,8 @@ void printResult(const VerificationResult& r, CliIo& io) {
         io.out << "time: median " << num(r.timing->medianUs, "%.2f") << " us (p10 "
                << num(r.timing->p10Us, "%.2f") << ", p90 " << num(r.timing->p90Us, "%.2f") << ", "
                << r.timing->reps << " reps" << (r.timing->l2Flushed ? ", cold L2" : "")
-               << "), SM clock " << r.timing->smClockBeforeMhz
-               << " -> " << r.timing->smClockAfterMhz << " MHz\n";
+               << "), SM clock " << r.timing->smClockBeforeMhz << " -> "
+               << r.timing->smClockAfterMhz << " MHz\n";
     }
     if (r.baseline)
         io.out << "baseline: " << r.baseline->kind << " " << num(r.baseline->usedUs, "%.2f")
@@ -156,7 +158,7 @@ int runOne(const CliArgs& args, CliIo& io) {
     throwIfBadInput(r, *problem);
     throwIfNoGpu(r, *candidate);
     if (args.flag("--json"))
-        io.out << r.toJson().dump(2) << "\n";
+        io.out << reach::dumpJson(r.toJson()) << "\n";
     else
         printResult(r, io);
     return r.passed() ? kExitOk : kExitDataSaysNo;
@@ -203,7 +205,7 @@ int runRecord(const CliArgs& args, const std::vector<std::string>& trusted, CliI
     if (applyVerification(record, r))
         storeVerification(store, record, r, run.out, run.seconds * 1000.0);
     if (args.flag("--json"))
-        io.out << r.toJson().dump(2) << "\n";
+        io.out << reach::dumpJson(r.toJson()) << "\n";
     else {
         printResult(r, io);
         io.out << "stored in " << *project << " for record " << record.storeId << " ("
@@ -256,7 +258,8 @@ int runControls(const CliArgs& args, CliIo& io) {
         }
     }
     if (args.flag("--json")) {
-        io.out << nlohmann::json{{"controls", doc}, {"ran", ran}, {"not_as_designed", bad}}.dump(2)
+        io.out << reach::dumpJson(
+                      nlohmann::json{{"controls", doc}, {"ran", ran}, {"not_as_designed", bad}})
                << "\n";
     } else {
         io.out << t.render() << "\n" << ran - bad << " of " << ran << " runs behaved as designed\n";
@@ -268,15 +271,19 @@ int runVerify(const std::vector<std::string>& argv, CliIo& io) {
     std::vector<std::string> remaining = argv;
     const auto trusted = takeRepeated(remaining, "--trust");
     ArgSpec spec;
-    spec.flags = {"--json", "--controls", "--no-timing", "--no-baseline", "--no-compile-baseline"};
-    spec.options = {"--problem",   "--candidate", "--reps",       "--warmup",
-                    "--seed",      "--scale",     "--thresholds", "--baseline-us",
-                    "--cache-dir", "--resources", "--timeout",    "--seeds",
-                    "--only",      "--record",    "--project",    "--kernelbench-dir",
+    spec.flags = {"--json",   "--controls", "--no-timing", "--no-baseline", "--no-compile-baseline",
+                  "--sandbox"};
+    spec.options = {"--problem",   "--candidate", "--reps",         "--warmup",
+                    "--seed",      "--scale",     "--thresholds",   "--baseline-us",
+                    "--cache-dir", "--resources", "--timeout",      "--seeds",
+                    "--only",      "--record",    "--project",      "--kernelbench-dir",
                     "--python",    "--precision", "--kb-tolerance", "--worker-device"};
     CliArgs args(remaining, spec);
     if (!args.positionals().empty())
         throw UsageError("verify: unexpected argument '" + args.positionals().front() + "'");
+    // Said here, once, rather than as the verdict of every run.
+    if (args.flag("--sandbox") && findBubblewrap().empty())
+        throw UsageError(sandboxUnavailableMessage());
     if (args.flag("--controls"))
         return runControls(args, io);
     if (args.value("--record"))
@@ -289,7 +296,8 @@ int runVerify(const std::vector<std::string>& argv, CliIo& io) {
 CliCommand verifyCommand() {
     return {"verify", "verify a candidate kernel on the GPU (reach-verify in a child process)",
             "reach-cli verify --problem P.json --candidate C.cu [--reps N] [--seed S] [--scale X]\n"
-            "                 [--thresholds T.json] [--baseline-us US] [--timeout S] [--json]\n"
+            "                 [--thresholds T.json] [--baseline-us US] [--timeout S] [--sandbox]\n"
+            "                 [--json]\n"
             "reach-cli verify --record KEY --project P.reach [--trust DIR ...]\n"
             "                 [--kernelbench-dir DIR] [--reps N] [--timeout S] [--json]\n"
             "reach-cli verify --controls [--seeds K] [--reps N] [--only NAME] [--json]\n"
@@ -297,6 +305,9 @@ CliCommand verifyCommand() {
             "                 [/sample]]]) and store the result in the project, as the GUI's\n"
             "                 Re-verify does; its files must lie beside the record's source, in\n"
             "                 Reach's resources or in a folder given with --trust\n"
+            "  --sandbox      run reach-verify (and the candidate) under bubblewrap: no network,\n"
+            "                 the home directory hidden, only the job's files visible\n"
+            "                 (docs/security.md)\n"
             "Exit 0 when the verdict is pass (or every control behaved as designed), 1 otherwise,\n"
             "2 for bad usage or input.",
             runVerify};
