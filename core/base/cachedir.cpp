@@ -31,15 +31,17 @@ void requirePrivateDir(const std::string& dir) {
     if (!std::filesystem::exists(p, ec)) {
         std::filesystem::create_directories(p.parent_path(), ec);
         if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-            throw InputError(dir, "cache directory", std::string("a directory Reach can create (") +
-                                                         std::strerror(errno) + ")");
+            throw InputError(
+                dir, "cache directory",
+                std::string("a directory Reach can create (") + std::strerror(errno) + ")");
     }
-    struct stat st{};
+    struct stat st {};
     if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
         throw InputError(dir, "cache directory", "a directory (not a link or a file)");
     if (st.st_uid != getuid())
-        throw InputError(dir, "cache directory", "a directory owned by you (it belongs to uid " +
-                                                     std::to_string(st.st_uid) + ")");
+        throw InputError(
+            dir, "cache directory",
+            "a directory owned by you (it belongs to uid " + std::to_string(st.st_uid) + ")");
     if (st.st_mode & (S_IWGRP | S_IWOTH))
         throw InputError(dir, "cache directory",
                          "a directory only you can write (chmod go-w it, or choose another "
@@ -47,6 +49,12 @@ void requirePrivateDir(const std::string& dir) {
 }
 
 std::string defaultCacheDir(const std::string& what) {
+    const std::string dir = cacheRoot() + "/" + what;
+    requirePrivateDir(dir);
+    return dir;
+}
+
+std::string cacheRoot() {
     std::string root;
     if (const char* x = std::getenv("REACH_CACHE_DIR"); x && *x) {
         root = x;
@@ -61,9 +69,7 @@ std::string defaultCacheDir(const std::string& what) {
         root = home + "/.cache/reach";
     }
     requirePrivateDir(root);
-    const std::string dir = root + "/" + what;
-    requirePrivateDir(dir);
-    return dir;
+    return root;
 }
 
 }  // namespace reach

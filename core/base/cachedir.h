@@ -12,6 +12,9 @@ namespace reach {
 // write is a way to make Reach load their code.
 std::string defaultCacheDir(const std::string& what);
 
+// The folder defaultCacheDir's folders live in ($REACH_CACHE_DIR, ...), checked the same way.
+std::string cacheRoot();
+
 // Checks an existing or new directory the same way (owner, no group/other write), creating it
 // 0700 when missing; throws InputError naming it otherwise.
 void requirePrivateDir(const std::string& dir);

@@ -1,6 +1,13 @@
 #include "core/store/projectstore.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 #include "core/base/inputerror.h"
@@ -55,12 +62,87 @@ WorkloadEntry entryFromRow(const SqliteStatement& st) {
 
 }  // namespace
 
+namespace {
+
+// Reach may write the project only when it may write the file and its folder (WAL keeps its
+// -wal/-shm files beside the project). Otherwise the project is opened read-only.
+bool writable(const std::string& path) {
+    const std::filesystem::path p = std::filesystem::absolute(path);
+    return ::access(p.c_str(), W_OK) == 0 && ::access(p.parent_path().c_str(), W_OK) == 0;
+}
+
+void removeQuietly(const std::string& path) {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+        ::unlink((path + suffix).c_str());
+}
+
+void syncPath(const std::string& path, int flags) {
+    const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+    if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+    }
+}
+
+// A new project is built whole in a temporary file beside it and then renamed into place
+// without replacing anything: a kill at any point leaves either no project or a complete one
+// (never a 0- or 4096-byte stub that the next open refuses), and of two processes creating
+// the same project the second simply opens the first one's.
+void createProject(const std::string& path) {
+    const std::filesystem::path target = std::filesystem::absolute(path);
+    std::string tmp =
+        (target.parent_path() / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+    const int fd = ::mkstemp(tmp.data());
+    if (fd < 0) {
+        throw InputError(path, "",
+                         std::string("cannot create the project: ") + std::strerror(errno));
+    }
+    ::close(fd);
+    try {
+        SqliteDb db = SqliteDb::open(tmp, SqliteDb::Mode::MustExist);
+        db.exec("PRAGMA foreign_keys = ON");
+        db.exec("PRAGMA journal_mode = WAL");
+        migrate(db);
+    } catch (...) {
+        removeQuietly(tmp);
+        throw;
+    }
+    // Closing checkpointed the WAL into the file and removed it: the file is the whole project.
+    syncPath(tmp, O_RDONLY);
+    int rc = ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE);
+    if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
+        // A file system without RENAME_NOREPLACE: link() refuses an existing target as well.
+        rc = ::link(tmp.c_str(), target.c_str());
+        if (rc == 0 || errno == EEXIST)
+            ::unlink(tmp.c_str());
+    }
+    const int err = errno;
+    if (rc != 0) {
+        removeQuietly(tmp);
+        if (err != EEXIST) {
+            throw InputError(path, "",
+                             std::string("cannot create the project: ") + std::strerror(err));
+        }
+        return;  // created by another process meanwhile: open that one
+    }
+    syncPath(target.parent_path().string(), O_RDONLY | O_DIRECTORY);
+}
+
+}  // namespace
+
 ProjectStore ProjectStore::open(const std::string& path, Mode mode) {
-    SqliteDb db = SqliteDb::open(path, mode == Mode::MustExist ? SqliteDb::Mode::MustExist
-                                                               : SqliteDb::Mode::CreateIfMissing);
+    std::error_code ec;
+    if (mode == Mode::CreateIfMissing && !std::filesystem::exists(path, ec) &&
+        !std::filesystem::is_symlink(path, ec)) {
+        createProject(path);
+    }
+    const bool readOnly = std::filesystem::exists(path, ec) && !writable(path);
+    SqliteDb db = SqliteDb::open(path, readOnly                  ? SqliteDb::Mode::ReadOnly
+                                       : mode == Mode::MustExist ? SqliteDb::Mode::MustExist
+                                                                 : SqliteDb::Mode::CreateIfMissing);
     // Per-connection settings: WAL is stored in the file, foreign keys and the busy timeout are
     // not.
-    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec("PRAGMA busy_timeout = " + std::to_string(SqliteDb::kBusyTimeoutMs));
     db.exec("PRAGMA foreign_keys = ON");
     // Decide whether this is a project before anything writes (WAL changes the file header).
     if (!db.tableExists("schema_version")) {
@@ -74,6 +156,16 @@ ProjectStore ProjectStore::open(const std::string& path, Mode mode) {
             throw InputError(path, "table schema_version",
                              "expected a Reach project, found an SQLite file of another kind");
         }
+    }
+    if (readOnly) {
+        // Readable as it is: a project one migration behind still answers every read that its
+        // tables hold; writing is refused by SqliteDb::transaction.
+        if (!db.tableExists("schema_version")) {
+            throw InputError(path, "table schema_version",
+                             "expected a Reach project (this one is read-only, so it cannot be "
+                             "initialized)");
+        }
+        return ProjectStore(std::move(db));
     }
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
@@ -129,6 +221,25 @@ int64_t ProjectStore::importWorkload(const Workload& w, const ProgressFn& progre
         }
     });
     return workloadId;
+}
+
+ProjectStore::ImportOnce ProjectStore::importWorkloadOnce(const Workload& w,
+                                                          const ProgressFn& progress,
+                                                          std::stop_token stop) {
+    ImportOnce out;
+    // BEGIN IMMEDIATE takes the write lock before the check: between two processes importing
+    // the same file, the second sees the first's row (and the unique index of migration 5
+    // would refuse a second row anyway).
+    m_db.transaction([&] {
+        if (!w.sourceHash.empty()) {
+            if (auto existing = findWorkloadBySourceHash(w.sourceHash)) {
+                out = {*existing, true};
+                return;
+            }
+        }
+        out = {importWorkload(w, progress, stop), false};
+    });
+    return out;
 }
 
 std::optional<int64_t> ProjectStore::findWorkloadBySourceHash(const std::string& hash) const {

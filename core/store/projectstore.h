@@ -51,10 +51,13 @@ public:
 
     // Opens the project, creating it when allowed, and applies pending migrations. Throws
     // InputError when the file is missing (MustExist), a directory, not SQLite, another kind of
-    // SQLite file, or written by a newer Reach.
+    // SQLite file, or written by a newer Reach. A new project appears whole or not at all (built
+    // in a temporary file, then renamed). A project Reach may not write (the file or its
+    // folder) is opened read-only: every read works, a write throws InputError.
     static ProjectStore open(const std::string& path, Mode mode = Mode::CreateIfMissing);
 
     const std::string& path() const { return m_db.path(); }
+    bool readOnly() const { return m_db.readOnly(); }
     int schemaVersion() const;
 
     // For the parts that own their own tables (records, verifications): the raw connection and
@@ -68,6 +71,14 @@ public:
     // its id. Progress is reported per kernel; a stop request throws Cancelled and rolls back.
     int64_t importWorkload(const Workload& workload, const ProgressFn& progress = {},
                            std::stop_token stop = {});
+    // The same, unless a workload from a file with the same bytes is already stored: the check
+    // and the insert are one write transaction, so concurrent imports of one file store it once.
+    struct ImportOnce {
+        int64_t id = 0;
+        bool existed = false;  // id is the workload stored before
+    };
+    ImportOnce importWorkloadOnce(const Workload& workload, const ProgressFn& progress = {},
+                                  std::stop_token stop = {});
     // Id of a workload imported from a file with these bytes (SHA-256), if any.
     std::optional<int64_t> findWorkloadBySourceHash(const std::string& sourceHash) const;
     std::vector<WorkloadEntry> workloadEntries() const;  // in import order

@@ -141,6 +141,14 @@ ALTER TABLE rule_sets ADD COLUMN last_used INTEGER NOT NULL DEFAULT 0;
 UPDATE rule_sets SET last_used = id;
 )sql"},
         // -- rules-end
+        // -- hardening-begin
+        {5, "workloads: one row per file (unique source hash)", R"sql(
+DELETE FROM workloads WHERE source_hash <> '' AND id NOT IN
+    (SELECT min(id) FROM workloads WHERE source_hash <> '' GROUP BY source_hash);
+CREATE UNIQUE INDEX workloads_source_hash_unique ON workloads(source_hash)
+    WHERE source_hash <> '';
+)sql"},
+        // -- hardening-end
     };
     return kMigrations;
 }

@@ -6,6 +6,7 @@
 #include <system_error>
 #include <utility>
 
+#include "core/base/fileuri.h"
 #include "core/base/inputerror.h"
 
 namespace reach {
@@ -129,18 +130,32 @@ SqliteDb SqliteDb::open(const std::string& path, Mode mode) {
         throw InputError(path, "", "is a directory, expected a project file (.reach)");
     }
     bool exists = std::filesystem::exists(path, ec);
-    if (!exists && mode == Mode::MustExist) {
+    if (!exists && mode != Mode::CreateIfMissing) {
         throw InputError(path, "", "no such file, expected a project file (.reach)");
     }
-    int flags = SQLITE_OPEN_READWRITE | (mode == Mode::CreateIfMissing ? SQLITE_OPEN_CREATE : 0);
     SqliteDb db;
     db.m_path = path;
-    int rc = sqlite3_open_v2(path.c_str(), &db.m_db, flags, nullptr);
+    int rc;
+    if (mode == Mode::ReadOnly) {
+        // immutable: no lock, no -shm, nothing created. Only while a writer's -wal exists (its
+        // last changes may still be there) is the file read through the WAL, read-only.
+        const bool wal = std::filesystem::exists(path + "-wal", ec);
+        db.m_readOnly = true;
+        rc = sqlite3_open_v2(sqliteFileUri(path, wal ? "mode=ro" : "immutable=1").c_str(), &db.m_db,
+                             SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+    } else {
+        const int flags =
+            SQLITE_OPEN_READWRITE | (mode == Mode::CreateIfMissing ? SQLITE_OPEN_CREATE : 0);
+        rc = sqlite3_open_v2(path.c_str(), &db.m_db, flags, nullptr);
+    }
     if (rc != SQLITE_OK) {
         std::string msg = describe(db.m_db, rc);
         throw InputError(path, "", "cannot open as a project: " + msg);
     }
     sqlite3_extended_result_codes(db.m_db, 1);
+    // Before the first read: a project another process is writing must be waited for, not
+    // reported as "database is locked".
+    sqlite3_busy_timeout(db.m_db, kBusyTimeoutMs);
     // SQLite opens lazily: the first read of the header tells whether this is a database.
     rc = sqlite3_exec(db.m_db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
     if (rc != SQLITE_OK) {
@@ -158,7 +173,8 @@ SqliteDb::~SqliteDb() {
 SqliteDb::SqliteDb(SqliteDb&& other) noexcept
     : m_db(std::exchange(other.m_db, nullptr)),
       m_path(std::move(other.m_path)),
-      m_depth(std::exchange(other.m_depth, 0)) {}
+      m_depth(std::exchange(other.m_depth, 0)),
+      m_readOnly(other.m_readOnly) {}
 
 SqliteDb& SqliteDb::operator=(SqliteDb&& other) noexcept {
     if (this != &other) {
@@ -167,6 +183,7 @@ SqliteDb& SqliteDb::operator=(SqliteDb&& other) noexcept {
         m_db = std::exchange(other.m_db, nullptr);
         m_path = std::move(other.m_path);
         m_depth = std::exchange(other.m_depth, 0);
+        m_readOnly = other.m_readOnly;
     }
     return *this;
 }
@@ -201,6 +218,11 @@ bool SqliteDb::tableExists(std::string_view table) const {
 }
 
 void SqliteDb::transaction(const std::function<void()>& body) {
+    if (m_readOnly) {
+        throw InputError(m_path, "",
+                         "opened read-only (no write permission for the file or its folder); "
+                         "expected a project Reach may write");
+    }
     const bool outer = m_depth == 0;
     const std::string savepoint = "reach_sp" + std::to_string(m_depth);
     exec(outer ? "BEGIN IMMEDIATE" : "SAVEPOINT " + savepoint);

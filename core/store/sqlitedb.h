@@ -67,11 +67,15 @@ private:
 
 class SqliteDb {
 public:
-    enum class Mode { CreateIfMissing, MustExist };
+    // ReadOnly: the file must exist; nothing is written to it or beside it (no -wal/-shm is
+    // created unless a writer's -wal is already there), for files Reach may not write.
+    enum class Mode { CreateIfMissing, MustExist, ReadOnly };
 
     // Opens (or creates) the database file. Throws InputError when the path is a directory,
-    // missing (MustExist) or not an SQLite file.
+    // missing (MustExist, ReadOnly) or not an SQLite file. Waits up to busyTimeoutMs for a lock
+    // held by another connection, from the very first read on.
     static SqliteDb open(const std::string& path, Mode mode = Mode::CreateIfMissing);
+    static constexpr int kBusyTimeoutMs = 5000;
 
     SqliteDb() = default;
     ~SqliteDb();
@@ -82,6 +86,7 @@ public:
 
     sqlite3* handle() const { return m_db; }
     const std::string& path() const { return m_path; }
+    bool readOnly() const { return m_readOnly; }
 
     void exec(std::string_view sql);  // one or more statements, no results
     SqliteStatement prepare(std::string_view sql) const;
@@ -92,13 +97,15 @@ public:
     // Runs body in a transaction: commits when it returns, rolls back everything it did when it
     // throws (and rethrows). Nested calls become savepoints, so a helper that opens its own
     // transaction can be called inside a larger one. The outermost level takes the write lock up
-    // front (BEGIN IMMEDIATE) so two writers never deadlock on a lock upgrade.
+    // front (BEGIN IMMEDIATE) so two writers never deadlock on a lock upgrade. On a read-only
+    // database it throws InputError (no write permission) before anything runs.
     void transaction(const std::function<void()>& body);
 
 private:
     sqlite3* m_db = nullptr;
     std::string m_path;
     int m_depth = 0;
+    bool m_readOnly = false;
 };
 
 }  // namespace reach

@@ -1,5 +1,9 @@
 #pragma once
 
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -7,17 +11,53 @@ namespace reach::test {
 
 // The result of running the built reach-cli as a separate process.
 struct CliResult {
-    int status = -1;       // exit status; 128 + signal when it was killed by a signal
-    bool crashed = false;  // killed by a signal (a crash is never an acceptable answer)
-    std::string out;       // stdout
-    std::string err;       // stderr
+    int status = -1;        // exit status; 128 + signal when it was killed by a signal
+    bool crashed = false;   // killed by a signal (a crash is never an acceptable answer)
+    std::string out;        // stdout
+    std::string err;        // stderr
+    bool timedOut = false;  // killed (SIGKILL) after CliOptions::timeoutSeconds
+    long maxRssKb = 0;      // the child's peak resident set (getrusage), in KiB
 
     // stderr split into lines (without the newline characters).
     std::vector<std::string> errLines() const;
 };
 
+struct CliOptions {
+    double timeoutSeconds = 0;  // 0: wait however long it takes
+    // Run as an unprivileged user (nobody) when the tests run as root, so that file permissions
+    // mean what they mean for a user (root reads and writes a 0444 file).
+    bool unprivileged = false;
+};
+
 // Runs REACH_CLI with args (no shell), capturing stdout and stderr completely.
 CliResult runCli(const std::vector<std::string>& args);
+CliResult runCli(const std::vector<std::string>& args, const CliOptions& options);
+class TempDir;
+
+// A reach-cli started and not yet waited for (concurrent runs, kills at random points). The
+// destructor kills and reaps a process nobody waited for.
+class CliProcess {
+public:
+    CliProcess(const std::vector<std::string>& args, const CliOptions& options);
+    ~CliProcess();
+    CliProcess(CliProcess&& other) noexcept;
+    CliProcess(const CliProcess&) = delete;
+    CliProcess& operator=(const CliProcess&) = delete;
+    pid_t pid() const { return m_pid; }
+    void kill();       // SIGKILL
+    CliResult wait();  // once
+
+private:
+    std::unique_ptr<TempDir> m_io;
+    CliOptions m_options;
+    pid_t m_pid = -1;
+    bool m_done = false;
+    std::chrono::steady_clock::time_point m_start;
+};
+CliProcess startCli(const std::vector<std::string>& args, const CliOptions& options = {});
+
+// The uid runCli's `unprivileged` runs as (nobody), or -1 when the tests do not run as root.
+int unprivilegedUid();
 
 // A fresh temporary directory for one test, removed by the destructor.
 class TempDir {
