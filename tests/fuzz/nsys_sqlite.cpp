@@ -1,0 +1,10 @@
+// An Nsight Systems SQLite export (opened immutable, read-only).
+#include "core/trace/profilereader.h"
+#include "tests/fuzz/fuzzsupport.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    using namespace reach;
+    const std::string path = fuzz::writeInput("export.sqlite", fuzz::asText(data, size));
+    fuzz::acceptingInputErrors([&] { fuzz::useWorkload(readProfile(path)); });
+    return 0;
+}
