@@ -84,7 +84,10 @@ int checkRules(const CliArgs& args, CliIo& io) {
         for (const ClassifiedKernel& k : b.kernels) {
             if (k.rule >= 0)
                 continue;
+            // No name rule: the launching operator or the activity kind may still decide.
             unmatched.push_back({{"name", k.stats.name},
+                                 {"decided_by", k.decidedBy()},
+                                 {"category", std::string(categoryKey(k.category))},
                                  {"total_us", k.stats.totalUs},
                                  {"share", b.gpuTimeUs > 0 ? k.stats.totalUs / b.gpuTimeUs : 0},
                                  {"calls", k.stats.calls}});
@@ -125,8 +128,12 @@ int checkRules(const CliArgs& args, CliIo& io) {
                     io.out << "    ... " << w["unmatched"].size() - kUnmatchedShown << " more\n";
                     break;
                 }
-                io.out << "    unmatched  " << percent(k["share"].get<double>(), 3) << "  "
-                       << shortKernelName(k["name"].get<std::string>(), 90) << "\n";
+                const std::string by = k["decided_by"].get<std::string>();
+                io.out << "    no rule  " << percent(k["share"].get<double>(), 3) << "  "
+                       << shortKernelName(k["name"].get<std::string>(), 80) << "  ("
+                       << (by == "unclassified" ? by
+                                                : by + " says " + k["category"].get<std::string>())
+                       << ")\n";
             }
             shown = 0;
             for (const auto& k : w["disagreements"]) {

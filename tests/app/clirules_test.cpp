@@ -55,20 +55,38 @@ TEST(CliRules, CheckExitStatusFollowsTheClassifiedShare) {
 }
 
 TEST(CliRules, CheckWithARuleSetThatMatchesLittleSaysNo) {
-    // A real rule file cut down to its first rule (memcpy): the kernels are left unmatched.
+    // A real rule file cut down to its first rule (memcpy). With operator links (ResNet-50), the
+    // launching operators decide what no rule names; without them (an nsys export) the kernels
+    // stay unclassified and the check says no.
     reach::test::TempDir dir;
     json rules = json::parse(reach::test::readFile(kDefaultRules));
     rules["name"] = "memcpy-only";
     rules["rules"] = json::array({rules["rules"][0]});
     const std::string path = dir.path("memcpy-only.json");
     reach::test::writeFile(path, rules.dump(2));
-    const auto r = runCli({"rules", "check", kResnet, "--rules", path, "--json"});
+
+    const auto linked = runCli({"rules", "check", kResnet, "--rules", path, "--json"});
+    const json ldoc = json::parse(linked.out);
+    EXPECT_EQ(ldoc["rules"]["name"], "memcpy-only");
+    ASSERT_FALSE(ldoc["workloads"][0]["unmatched"].empty());
+    double byOperator = 0;
+    for (const json& k : ldoc["workloads"][0]["unmatched"]) {
+        const std::string by = k["decided_by"].get<std::string>();
+        EXPECT_TRUE(by.rfind("operator aten::", 0) == 0 || by == "unclassified") << by;
+        if (by != "unclassified")
+            byOperator += k["share"].get<double>();
+    }
+    EXPECT_GT(byOperator, 0.9);
+    EXPECT_EQ(linked.status, ldoc["workloads"][0]["pass"].get<bool>() ? 0 : 1);
+
+    const std::string nsys = dataset("profiles/public/pipit_saxpy_nsys_a100.sqlite");
+    const auto r = runCli({"rules", "check", nsys, "--rules", path, "--json"});
     EXPECT_EQ(r.status, 1) << r.err;
     const json doc = json::parse(r.out);
-    EXPECT_EQ(doc["rules"]["name"], "memcpy-only");
     EXPECT_FALSE(doc["workloads"][0]["unmatched"].empty());
+    EXPECT_EQ(doc["workloads"][0]["unmatched"][0]["decided_by"], "unclassified");
     // Accepting any share turns the answer into yes.
     const auto any =
-        runCli({"rules", "check", kResnet, "--rules", path, "--min-classified", "0", "--json"});
+        runCli({"rules", "check", nsys, "--rules", path, "--min-classified", "0", "--json"});
     EXPECT_EQ(any.status, 0) << any.err;
 }
