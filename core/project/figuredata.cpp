@@ -47,11 +47,16 @@ BreakdownBar breakdownBar(const ProjectWorkload& w, bool span) {
     BreakdownBar bar;
     bar.opShare.fill(kNaN);
     if (w.published || !w.breakdown) {
-        bar.share = {w.publishedLibraryOptimized, w.publishedAddressable, 0, 0};
-        bar.unsplit = std::max(0.0, 1.0 - w.publishedLibraryOptimized - w.publishedAddressable);
         bar.ms.fill(kNaN);
         bar.totalMs = kNaN;
-        bar.spanUnknown = span;
+        if (span) {
+            // Published rows are shares of GPU time with no profiled span: nothing is drawn on
+            // the wall-clock axis (the view and the figure say so instead).
+            bar.spanUnknown = true;
+            return bar;
+        }
+        bar.share = {w.publishedLibraryOptimized, w.publishedAddressable, 0, 0};
+        bar.unsplit = std::max(0.0, 1.0 - w.publishedLibraryOptimized - w.publishedAddressable);
         return bar;
     }
     const Breakdown& b = *w.breakdown;
