@@ -126,6 +126,16 @@ std::vector<StoredRunKey> storedRunKeys(const ProjectStore& store) {
     return out;
 }
 
+std::vector<std::string> storedBatchEntries(const ProjectStore& store, const std::string& batch) {
+    std::vector<std::string> out;
+    SqliteStatement st =
+        store.database().prepare("SELECT batch FROM verifications WHERE substr(batch, 1, ?1) = ?2");
+    st.bind(1, int64_t(batch.size() + 1)).bind(2, batch + "#");
+    while (st.step())
+        out.push_back(st.columnText(0));
+    return out;
+}
+
 std::vector<StoredTiming> storedTimings(const ProjectStore& store) {
     std::vector<StoredTiming> out;
     SqliteStatement st = store.database().prepare(

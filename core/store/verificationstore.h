@@ -58,6 +58,10 @@ struct StoredRunKey {
 // Every key the project holds a run for (rows without hashes are left out).
 std::vector<StoredRunKey> storedRunKeys(const ProjectStore& store);
 
+// The batch column of every row a batch stored whose name starts with `batch` + "#" (a Slurm
+// batch stores "<id>#<job index>", so a result file is imported once however often it is read).
+std::vector<std::string> storedBatchEntries(const ProjectStore& store, const std::string& batch);
+
 // The timed runs of the given (candidate, problem) pairs on every GPU, for the cross-GPU spread.
 struct StoredTiming {
     StoredRunKey key;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -256,6 +257,14 @@ void runBatch(const std::vector<BatchJob>& jobs, const BatchPoolOptions& options
                 sched.jobFinished(j);
                 if (cancelled)
                     break;  // nothing was judged: a resume runs it again
+                // SIGTERM, SIGINT or SIGHUP come from outside (scancel, a Slurm time limit or
+                // preemption signal the whole task; an operator): the candidate was not judged
+                // either. A candidate's own crash is SIGSEGV, SIGABRT, ... or the verifier's
+                // verdict; the timeout's kill is SIGKILL.
+                const int sig = out.run.termSignal;
+                if (out.run.crashed && !out.run.timedOut &&
+                    (sig == SIGTERM || sig == SIGINT || sig == SIGHUP))
+                    continue;
                 std::lock_guard lk(resultsMutex);
                 results.push_back(std::move(out));
                 resultsCv.notify_all();

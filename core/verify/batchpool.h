@@ -67,7 +67,8 @@ struct BatchProgress {
 // order they finish, so the caller can store each result in its own transaction as it arrives;
 // onProgress after each. An exception from either stops the workers (their processes killed)
 // and is rethrown; so does a stop request, without throwing: runBatch returns with the jobs not
-// yet reported undone (a resume runs them).
+// yet reported undone (a resume runs them). A verifier killed by SIGTERM, SIGINT or SIGHUP
+// (scancel, a time limit, an operator: not the candidate) is left undone the same way.
 void runBatch(const std::vector<BatchJob>& jobs, const BatchPoolOptions& options,
               const std::function<void(const BatchOutcome&)>& onResult,
               const std::function<void(const BatchProgress&)>& onProgress = {},

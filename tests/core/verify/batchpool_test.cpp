@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <csignal>
 #include <set>
+#include <thread>
 
 #include "batchtestsupport.h"
 #include "core/base/inputerror.h"
@@ -215,4 +217,28 @@ TEST(BatchProgressLine, SaysDoneFailedLeftRateAndTimeLeft) {
     EXPECT_NE(line.find("600 jobs/h"), std::string::npos) << line;
     EXPECT_NE(line.find("~3.0 min left"), std::string::npos) << line;
     EXPECT_NE(line.find("per GPU 0:6 1:4"), std::string::npos) << line;
+}
+
+// scancel, a time limit or preemption SIGTERM every process of a Slurm task, the verifier too:
+// that is not the candidate's crash, and must not be stored as one (a resume runs it again).
+TEST(BatchPool, AVerifierTerminatedFromOutsideIsNotAVerdict) {
+    BatchScratch s("sigterm");
+    std::vector<BatchJob> jobs = s.jobs(1, "verdict=hang");
+    jobs[0].request.timeoutSeconds = 20;
+    std::thread killer([&] {
+        for (int i = 0; i < 200; ++i) {
+            std::ifstream in(s.log());
+            std::string line;
+            if (std::getline(in, line) && line.find(" pid=") != std::string::npos) {
+                kill(std::stoi(line.substr(line.find(" pid=") + 5)), SIGTERM);
+                return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    });
+    int results = 0;
+    runBatch(jobs, options(s, 1), [&](const BatchOutcome&) { ++results; });
+    killer.join();
+    EXPECT_EQ(results, 0);
+    EXPECT_EQ(s.countBy("start").size(), 1u);
 }
