@@ -221,16 +221,17 @@ void VerifyQueue::buildWorkers() {
         if (!slot.gpu.isEmpty()) {
             env << QStringLiteral("CUDA_VISIBLE_DEVICES=") + slot.gpu;
             // The same lock file a reach-cli batch names for this GPU (core's pool).
-            const QString key = slot.uuid.isEmpty() ? QStringLiteral("index") + slot.gpu : slot.uuid;
+            const QString key =
+                slot.uuid.isEmpty() ? QStringLiteral("index") + slot.gpu : slot.uuid;
             env << QStringLiteral("REACH_GPU_LOCK=") +
                        QString::fromStdString(GpuTimingLock::pathFor("/tmp", key.toStdString()));
         }
         worker->setEnvironment(env);
         worker->moveToThread(&m_thread);
         connect(&m_thread, &QThread::finished, worker, &QObject::deleteLater);
-        connect(worker, &VerifyWorker::finished, this,
-                [this, i](const VerifyOutcome& o) { onWorkerFinished(i, o); },
-                Qt::QueuedConnection);
+        connect(
+            worker, &VerifyWorker::finished, this,
+            [this, i](const VerifyOutcome& o) { onWorkerFinished(i, o); }, Qt::QueuedConnection);
         m_workers.push_back({worker, std::nullopt});
         m_doneBySlot.push_back(0);
     }
@@ -277,8 +278,7 @@ QList<int> VerifyQueue::enqueue(QList<VerifyJob> jobs) {
 void VerifyQueue::cancelRunning() {
     for (Worker& w : m_workers)
         if (w.running)
-            QMetaObject::invokeMethod(w.worker, &VerifyWorker::cancelCurrent,
-                                      Qt::QueuedConnection);
+            QMetaObject::invokeMethod(w.worker, &VerifyWorker::cancelCurrent, Qt::QueuedConnection);
 }
 
 void VerifyQueue::cancelAll() {
