@@ -167,7 +167,8 @@ int runPool(const CliArgs& args, BatchPlan plan, CliIo& io) {
                         {job.candidateHash, job.problemHash,
                          !out.result.device.uuid.empty() ? out.result.device.uuid : slot.uuid,
                          out.result.timing->medianUs});
-                    labels.emplace(job.candidateHash + " " + job.problemHash, job.label);
+                    labels.emplace(job.candidateHash + " " + job.problemHash,
+                                   job.label.substr(0, job.label.find(" [GPU ")));
                 }
                 if (asJson)
                     results.push_back(resultJson(job, out.result, slot, stored));

@@ -219,8 +219,9 @@ bool storeBatchResult(ProjectStore& store, EvalRecord& record, const BatchJob& j
 std::vector<TimingSpread> batchTimingSpreads(const ProjectStore& store, const BatchPlan& plan,
                                              double threshold) {
     std::map<std::string, std::string> labels;
-    for (const BatchJob& j : plan.jobs)
-        labels.emplace(j.candidateHash + " " + j.problemHash, j.label);
+    for (const BatchJob& j : plan.jobs)  // the job, not one of its --each-gpu copies
+        labels.emplace(j.candidateHash + " " + j.problemHash,
+                       j.label.substr(0, j.label.find(" [GPU ")));
     std::vector<TimingSample> samples;
     for (const StoredTiming& t : storedTimings(store)) {
         if (labels.count(t.key.candidateHash + " " + t.key.problemHash))
