@@ -11,6 +11,7 @@
 #include "cliargs.h"
 #include "clicommand.h"
 #include "clitext.h"
+#include "cliverifybatch.h"
 #include "core/base/inputerror.h"
 #include "core/base/resourcepaths.h"
 #include "core/project/recordjob.h"
@@ -274,9 +275,12 @@ int runVerify(const std::vector<std::string>& argv, CliIo& io) {
                     "--cache-dir", "--resources", "--timeout",    "--seeds",
                     "--only",      "--record",    "--project",    "--kernelbench-dir",
                     "--python",    "--precision", "--kb-tolerance", "--worker-device"};
+    addBatchOptions(spec);
     CliArgs args(remaining, spec);
     if (!args.positionals().empty())
         throw UsageError("verify: unexpected argument '" + args.positionals().front() + "'");
+    if (isBatchCall(args))
+        return runBatchCall(args, trusted, io);
     if (args.flag("--controls"))
         return runControls(args, io);
     if (args.value("--record"))
@@ -286,6 +290,10 @@ int runVerify(const std::vector<std::string>& argv, CliIo& io) {
 
 }  // namespace
 
+std::vector<std::string> verifyPassThrough(const CliArgs& args) {
+    return passThrough(args);
+}
+
 CliCommand verifyCommand() {
     return {"verify", "verify a candidate kernel on the GPU (reach-verify in a child process)",
             "reach-cli verify --problem P.json --candidate C.cu [--reps N] [--seed S] [--scale X]\n"
@@ -293,6 +301,16 @@ CliCommand verifyCommand() {
             "reach-cli verify --record KEY --project P.reach [--trust DIR ...]\n"
             "                 [--kernelbench-dir DIR] [--reps N] [--timeout S] [--json]\n"
             "reach-cli verify --controls [--seeds K] [--reps N] [--only NAME] [--json]\n"
+            "reach-cli verify --batch JOBS [--project P.reach] [--gpus all|0,1,...]\n"
+            "                 [--jobs-per-gpu N] [--suspicious] [--unverified] [--resume]\n"
+            "                 [--each-gpu] [--compile-workers N] [--trust DIR ...] [--json]\n"
+            "reach-cli verify --batch JOBS --slurm [--partition P] [--gres gpu:1] [--time T]\n"
+            "                 [--array-limit N] [--jobs-per-task K] [--slurm-dir DIR] [--no-wait]\n"
+            "reach-cli verify --slurm-watch DIR | --slurm-resubmit DIR [--project P.reach]\n"
+            "  --batch JOBS   a records file, a .reach project or a job list (PROBLEM CANDIDATE\n"
+            "                 per line, or JSON): every job its own reach-verify on a pool of GPU\n"
+            "                 workers, each result stored as it arrives; progress on stderr\n"
+            "                 (docs/batch.md)\n"
             "  --record KEY   re-verify a stored record (#ID, or problem[/model[/backend\n"
             "                 [/sample]]]) and store the result in the project, as the GUI's\n"
             "                 Re-verify does; its files must lie beside the record's source, in\n"
