@@ -3,8 +3,11 @@
 // usage or unreadable input (one line on stderr). Links reach_core + reach_gpu only.
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <cerrno>
 #include <chrono>
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +20,7 @@
 #include "core/base/inputerror.h"
 #include "core/base/resourcepaths.h"
 #include "core/base/textescape.h"
+#include "core/verify/gputiminglock.h"
 #include "core/verify/kbverify.h"
 #include "core/verify/sandbox.h"
 #include "gpu/verifyjob.h"
@@ -28,7 +32,7 @@ const char* kUsage =
     "                    [--scale X] [--thresholds T.json] [--baseline-us US [--baseline-source "
     "S]]\n"
     "                    [--no-timing] [--no-baseline] [--resources DIR] [--cache-dir DIR]\n"
-    "                    [--device-info] [--compile-only] [--sandbox]\n"
+    "                    [--device-info] [--compile-only [--arch sm_XY]] [--sandbox]\n"
     "       reach-verify --problem P.py --candidate C.py [--precision fp32|bf16|fp16]\n"
     "                    [--python PY] [--kb-tolerance T] [--worker-timeout S] [--seed-count K]\n"
     "                    [--no-compile-baseline] [--worker-device cuda|cpu] [options above]\n"
@@ -116,6 +120,16 @@ std::vector<std::string> sandboxed(int argc, char** argv) {
     } catch (const reach::InputError& e) {
         std::cerr << e.what() << "\n";
         std::exit(2);
+    }
+    // The per-GPU timing lock of a batch (docs/batch.md) must stay the one file every verifier on
+    // the host locks: a private /tmp would give each sandbox its own, and timings would overlap.
+    if (const std::string lock = reach::GpuTimingLock::pathFromEnvironment(); !lock.empty()) {
+        const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            ::fchmod(fd, 0666);
+            ::close(fd);
+        }
+        spec.writablePaths.push_back(lock);
     }
     if (const char* home = std::getenv("HOME"); home && *home)
         spec.home = home;
@@ -232,7 +246,11 @@ int main(int argc, char** argv) {
                 usage("--worker-device: expected cuda or cpu");
         } else if (a == "--compile-only")
             compileOnly = true;
-        else if (a == "--help" || a == "-h") {
+        else if (a == "--arch") {
+            o.arch = next();
+            if (o.arch.rfind("sm_", 0) != 0)
+                usage("--arch: expected sm_XY (e.g. sm_90)");
+        } else if (a == "--help" || a == "-h") {
             std::cout << kUsage;
             return 0;
         } else
@@ -242,7 +260,10 @@ int main(int argc, char** argv) {
         reach::VerificationResult r;
         r.device = reach::queryDevice();
         r.verdict = r.device.available ? "device" : reach::verdict::kNoGpu;
-        std::cout << reach::dumpJson(r.toJson()["device"]) << "\n";
+        nlohmann::json device = r.toJson()["device"];
+        // How many GPUs this process sees: a batch's `--gpus all` starts one worker per GPU.
+        device["device_count"] = reach::visibleDeviceCount();
+        std::cout << reach::dumpJson(device) << "\n";
         return r.device.available ? 0 : 1;
     }
     if (compileOnly) {

@@ -30,7 +30,16 @@ void printWorkload(std::ostream& os, const Breakdown& b, size_t top) {
            << percent(1.0 - b.busyTimeUs / b.spanUs) << " idle)\n";
     }
     os << "  classified " << percent(b.classifiedShare, 2) << " of GPU time by rules '"
-       << b.rulesName << "'\n\n";
+       << b.rulesName << "'\n";
+    // How it was decided: the name rules first, then the launching operator, then the kind.
+    os << "  decided by name rules " << percent(b.decisionShare(Decision::Rule), 2)
+       << ", launching operators " << percent(b.decisionShare(Decision::Operator), 2)
+       << ", memcpy/memset kind " << percent(b.decisionShare(Decision::Kind), 2) << "\n";
+    if (b.graphUs > 0) {
+        os << "  graphs    " << percent(b.gpuTimeUs > 0 ? b.graphUs / b.gpuTimeUs : 0)
+           << " of GPU time ran in CUDA graph replays (" << duration(b.graphUs) << ")\n";
+    }
+    os << "\n";
 
     TextTable shares({"category", "share", "time"});
     for (Category c : kCategories) {

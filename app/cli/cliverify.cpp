@@ -11,6 +11,7 @@
 #include "cliargs.h"
 #include "clicommand.h"
 #include "clitext.h"
+#include "cliverifybatch.h"
 #include "core/base/inputerror.h"
 #include "core/base/resourcepaths.h"
 #include "core/base/textescape.h"
@@ -278,12 +279,15 @@ int runVerify(const std::vector<std::string>& argv, CliIo& io) {
                     "--cache-dir", "--resources", "--timeout",      "--seeds",
                     "--only",      "--record",    "--project",      "--kernelbench-dir",
                     "--python",    "--precision", "--kb-tolerance", "--worker-device"};
+    addBatchOptions(spec);
     CliArgs args(remaining, spec);
     if (!args.positionals().empty())
         throw UsageError("verify: unexpected argument '" + args.positionals().front() + "'");
     // Said here, once, rather than as the verdict of every run.
     if (args.flag("--sandbox") && findBubblewrap().empty())
         throw UsageError(sandboxUnavailableMessage());
+    if (isBatchCall(args))
+        return runBatchCall(args, trusted, io);
     if (args.flag("--controls"))
         return runControls(args, io);
     if (args.value("--record"))
@@ -293,24 +297,43 @@ int runVerify(const std::vector<std::string>& argv, CliIo& io) {
 
 }  // namespace
 
+std::vector<std::string> verifyPassThrough(const CliArgs& args) {
+    return passThrough(args);
+}
+
 CliCommand verifyCommand() {
-    return {"verify", "verify a candidate kernel on the GPU (reach-verify in a child process)",
-            "reach-cli verify --problem P.json --candidate C.cu [--reps N] [--seed S] [--scale X]\n"
-            "                 [--thresholds T.json] [--baseline-us US] [--timeout S] [--sandbox]\n"
-            "                 [--json]\n"
-            "reach-cli verify --record KEY --project P.reach [--trust DIR ...]\n"
-            "                 [--kernelbench-dir DIR] [--reps N] [--timeout S] [--json]\n"
-            "reach-cli verify --controls [--seeds K] [--reps N] [--only NAME] [--json]\n"
-            "  --record KEY   re-verify a stored record (#ID, or problem[/model[/backend\n"
-            "                 [/sample]]]) and store the result in the project, as the GUI's\n"
-            "                 Re-verify does; its files must lie beside the record's source, in\n"
-            "                 Reach's resources or in a folder given with --trust\n"
-            "  --sandbox      run reach-verify (and the candidate) under bubblewrap: no network,\n"
-            "                 the home directory hidden, only the job's files visible\n"
-            "                 (docs/security.md)\n"
-            "Exit 0 when the verdict is pass (or every control behaved as designed), 1 otherwise,\n"
-            "2 for bad usage or input.",
-            runVerify};
+    return {
+        "verify", "verify a candidate kernel on the GPU (reach-verify in a child process)",
+        "verify --problem P.json --candidate C.cu [--reps N] [--seed S] [--scale X]\n"
+        "                        [--thresholds T.json] [--baseline-us US] [--timeout S] "
+        "[--sandbox]\n"
+        "                        [--json]\n"
+        "       reach-cli verify --problem P.py --candidate C.py [--precision fp32|bf16|fp16]\n"
+        "                        [--seed S] [--reps N] [--timeout S] [--python PY] [--json]\n"
+        "       reach-cli verify --record KEY --project P.reach [--trust DIR ...]\n"
+        "                        [--kernelbench-dir DIR] [--reps N] [--timeout S] [--json]\n"
+        "       reach-cli verify --controls [--seeds K] [--reps N] [--only NAME] [--json]\n"
+        "       reach-cli verify --batch JOBS [--project P.reach] [--gpus all|0,1,...]\n"
+        "                        [--jobs-per-gpu N] [--suspicious] [--unverified] [--resume]\n"
+        "                        [--each-gpu] [--compile-workers N] [--trust DIR ...] [--json]\n"
+        "       reach-cli verify --batch JOBS --slurm [--partition P] [--gres gpu:1] [--time T]\n"
+        "                        [--array-limit N] [--jobs-per-task K] [--slurm-dir DIR] "
+        "[--no-wait]\n"
+        "       reach-cli verify --slurm-watch DIR | --slurm-resubmit DIR [--project P.reach]\n"
+        "  --batch JOBS   a records file, a .reach project or a job list (PROBLEM CANDIDATE\n"
+        "                 per line, or JSON): every job its own reach-verify on a pool of GPU\n"
+        "                 workers, each result stored as it arrives; progress on stderr\n"
+        "                 (docs/batch.md)\n"
+        "  --record KEY   re-verify a stored record (#ID, or problem[/model[/backend\n"
+        "                 [/sample]]]) and store the result in the project, as the GUI's\n"
+        "                 Re-verify does; its files must lie beside the record's source, in\n"
+        "                 Reach's resources or in a folder given with --trust\n"
+        "  --sandbox      run reach-verify (and the candidate) under bubblewrap: no network,\n"
+        "                 the home directory hidden, only the job's files visible\n"
+        "                 (docs/security.md)\n"
+        "Exit 0 when the verdict is pass (or every control behaved as designed), 1 otherwise,\n"
+        "2 for bad usage or input.",
+        runVerify};
 }
 
 }  // namespace reach::cli

@@ -29,6 +29,38 @@ double Breakdown::opAgreement() const {
     return opLinkedUs > 0 ? opAgreeUs / opLinkedUs : 1.0;
 }
 
+double Breakdown::decisionShare(Decision d) const {
+    return gpuTimeUs > 0 ? decisionUs[size_t(d)] / gpuTimeUs : 0;
+}
+
+std::string_view decisionKey(Decision d) {
+    switch (d) {
+        case Decision::Rule:
+            return "rule";
+        case Decision::Operator:
+            return "operator";
+        case Decision::Kind:
+            return "kind";
+        case Decision::Unclassified:
+            break;
+    }
+    return "unclassified";
+}
+
+std::string ClassifiedKernel::decidedBy() const {
+    switch (decision) {
+        case Decision::Rule:
+            return "rule " + std::to_string(rule);
+        case Decision::Operator:
+            return "operator " + decidingOperator;
+        case Decision::Kind:
+            return std::string("kind ") + (stats.kind == ActivityKind::Memcpy ? "memcpy" : "memset");
+        case Decision::Unclassified:
+            break;
+    }
+    return "unclassified";
+}
+
 std::vector<const ClassifiedKernel*> Breakdown::top(Category c, size_t n) const {
     std::vector<const ClassifiedKernel*> out;
     for (const ClassifiedKernel& k : kernels) {
@@ -43,7 +75,7 @@ std::vector<const ClassifiedKernel*> Breakdown::top(Category c, size_t n) const 
 std::vector<OpDisagreement> Breakdown::disagreements() const {
     std::vector<OpDisagreement> out;
     for (const ClassifiedKernel& k : kernels) {
-        if (isCommunicationKernel(k.stats.name))
+        if (k.decision != Decision::Rule || isCommunicationKernel(k.stats.name))
             continue;
         for (const OperatorTime& o : k.stats.operators) {
             auto oc = operatorCategory(o.op, k.stats.kind);
@@ -71,32 +103,63 @@ Breakdown computeBreakdown(const Workload& workload, const RuleSet& rules) {
 
     b.kernels.reserve(workload.kernels.size());
     for (const KernelStats& k : workload.kernels) {
-        RuleSet::Match m = rules.classify(k.name, k.kind);
+        const RuleSet::Match m = rules.classify(k.name, k.kind);
         ClassifiedKernel ck;
         ck.stats = k;
-        ck.category = m.category;
-        ck.family = m.family;
         ck.rule = m.rule;
-        if (!k.operators.empty())
-            ck.opCategory = operatorCategory(k.dominantOperator(), k.kind);
+        // The launching operator with an opinion that took the most time (containers such as a
+        // compiled region or a graph replay say nothing about the kernels inside them).
+        OperatorVerdict dominant;
+        for (const OperatorTime& o : k.operators) {  // largest time first
+            OperatorVerdict v = operatorVerdict(o.op, k.kind);
+            if (v.category) {
+                dominant = std::move(v);
+                ck.decidingOperator = o.op;
+                break;
+            }
+        }
+        ck.opCategory = dominant.category;
+        if (m.rule >= 0) {
+            ck.decision = Decision::Rule;
+            ck.category = m.category;
+            ck.family = m.family;
+        } else if (dominant.category) {
+            ck.decision = Decision::Operator;
+            ck.category = *dominant.category;
+            ck.family = dominant.family;
+        } else if (k.kind != ActivityKind::Kernel) {
+            ck.decision = Decision::Kind;
+            ck.category = m.category;  // overhead: data movement
+            ck.family = m.family;
+        } else {
+            ck.decision = Decision::Unclassified;
+            ck.category = Category::Unclassified;
+        }
+        if (ck.decision != Decision::Operator)
+            ck.decidingOperator.clear();
 
         b.gpuTimeUs += k.totalUs;
-        b.categoryUs[idx(m.category)] += k.totalUs;
-        b.familyUs[m.family.empty() ? std::string(categoryKey(m.category)) : m.family] += k.totalUs;
+        b.graphUs += k.graphUs;
+        b.categoryUs[idx(ck.category)] += k.totalUs;
+        b.decisionUs[size_t(ck.decision)] += k.totalUs;
+        b.familyUs[ck.family.empty() ? std::string(categoryKey(ck.category)) : ck.family] +=
+            k.totalUs;
 
         double linked = 0;
-        const bool communication = isCommunicationKernel(k.name);
+        const bool compare = ck.decision == Decision::Rule && !isCommunicationKernel(k.name);
         for (const OperatorTime& o : k.operators) {
-            Category oc = operatorCategory(o.op, k.kind).value_or(m.category);
-            b.opCategoryUs[idx(oc)] += o.totalUs;
+            const std::optional<Category> oc = operatorCategory(o.op, k.kind);
+            if (!oc)
+                continue;  // a container: its time stays with the kernel's own category
+            b.opCategoryUs[idx(*oc)] += o.totalUs;
             linked += o.totalUs;
-            if (communication)
+            if (!compare)
                 continue;
             b.opLinkedUs += o.totalUs;
-            if (oc == m.category)
+            if (*oc == ck.category)
                 b.opAgreeUs += o.totalUs;
         }
-        b.opCategoryUs[idx(m.category)] += std::max(0.0, k.totalUs - linked);
+        b.opCategoryUs[idx(ck.category)] += std::max(0.0, k.totalUs - linked);
         b.kernels.push_back(std::move(ck));
     }
     std::stable_sort(b.kernels.begin(), b.kernels.end(),

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/analysis/ruleset.h"
@@ -13,12 +14,24 @@
 
 namespace reach {
 
+// Which part of Reach decided a kernel's category: a name rule first; when none matches, its
+// launching operator (core/analysis/operatorcategory.h); a memcpy or memset no rule names is
+// overhead by its kind; else it stays unclassified.
+enum class Decision { Rule = 0, Operator = 1, Kind = 2, Unclassified = 3 };
+inline constexpr std::array<Decision, 4> kDecisions = {Decision::Rule, Decision::Operator,
+                                                       Decision::Kind, Decision::Unclassified};
+std::string_view decisionKey(Decision d);  // "rule", "operator", "kind", "unclassified"
+
 struct ClassifiedKernel {
     KernelStats stats;
-    Category category = Category::Unclassified;  // by the name rules
+    Category category = Category::Unclassified;
     std::string family;
-    int rule = -1;                       // index of the matching rule, -1 when none
-    std::optional<Category> opCategory;  // by the dominant launching operator, when linked
+    int rule = -1;  // index of the matching name rule, -1 when none
+    Decision decision = Decision::Unclassified;
+    std::string decidingOperator;        // the operator that decided (Decision::Operator)
+    std::optional<Category> opCategory;  // by the dominant opinionated launching operator
+    // "rule 24", "operator aten::mm", "kind memcpy", "unclassified": what JSON and GUI show.
+    std::string decidedBy() const;
 };
 
 // Where the name rules and the launching operator disagree, for one (kernel, operator) pair.
@@ -40,12 +53,15 @@ struct Breakdown {
     std::map<std::string, double>
         familyUs;  // kernels without a family count under their category key
     double classifiedShare = 0;
-    // Operator split: each kernel's linked time goes to its operator's category, its unlinked
-    // time to its name category, so opCategoryUs also sums to gpuTimeUs. Agreement: time where
-    // the name category equals the operator category, over linked time, NCCL excluded.
+    // Operator split: each kernel's time linked to an operator with an opinion goes to that
+    // operator's category, the rest to the kernel's category, so opCategoryUs also sums to
+    // gpuTimeUs. Agreement: over the linked time of kernels a name rule decided (NCCL and
+    // containers such as compiled regions excluded), the share where both say the same.
     bool hasOpSplit = false;
     std::array<double, 4> opCategoryUs{};
     double opLinkedUs = 0, opAgreeUs = 0;
+    std::array<double, 4> decisionUs{};  // time each path decided, indexed by Decision
+    double graphUs = 0;                  // time of kernels launched from CUDA graphs
     std::vector<ClassifiedKernel> kernels;  // largest first
     std::string rulesName, rulesHash;
 
@@ -53,6 +69,7 @@ struct Breakdown {
     double opShare(Category c) const;  // of gpuTimeUs
     double familyShare(const std::string& family) const;
     double opAgreement() const;  // opAgreeUs / opLinkedUs; 1 when nothing is linked
+    double decisionShare(Decision d) const;  // of gpuTimeUs
     std::vector<const ClassifiedKernel*> top(Category c, size_t n) const;
     // Largest first; only pairs where the categories differ (NCCL excluded).
     std::vector<OpDisagreement> disagreements() const;

@@ -35,6 +35,13 @@ json breakdownToJson(const Breakdown& b, size_t maxKernels) {
     // GPU busy vs the profiled span: how much of the wall clock the GPU worked at all.
     j["busy_share_of_span"] = b.spanUs > 0 ? json(frac(b.busyTimeUs / b.spanUs)) : json(nullptr);
     j["classified_share"] = frac(b.classifiedShare);
+    // Which path decided how much time: name rules, launching operators, activity kind.
+    json decided = json::object();
+    for (Decision d : kDecisions)
+        decided[std::string(decisionKey(d))] = frac(b.decisionShare(d));
+    j["decided_by"] = decided;
+    j["graph_us"] = us(b.graphUs);
+    j["graph_share"] = frac(b.gpuTimeUs > 0 ? b.graphUs / b.gpuTimeUs : 0);
 
     json shares = json::object();
     for (Category c : kCategories)
@@ -87,6 +94,8 @@ json breakdownToJson(const Breakdown& b, size_t maxKernels) {
         kj["op_category"] =
             k.opCategory ? json(std::string(categoryKey(*k.opCategory))) : json(nullptr);
         kj["rule"] = k.rule;
+        kj["decided_by"] = k.decidedBy();
+        kj["graph_calls"] = k.stats.graphCalls;
         kernels.push_back(std::move(kj));
     }
     j["kernels"] = kernels;

@@ -1,23 +1,37 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
+#include "core/analysis/ruleset.h"
 #include "core/base/category.h"
 #include "core/base/workload.h"
 
 namespace reach {
 
-// The operator-based split: the category of a kernel judged by the ATen operator that launched
-// it, independent of any rule set. Matmul/linear/mm/bmm/addmm/gemv, convolution and attention
-// (SDPA, flash, efficient, cuDNN) operators and Inductor templates (triton_tem_*) ->
-// library-optimized; collectives (c10d::, nccl:, record_param_comms) -> overhead; every other
-// operator (and other Triton kernels) -> addressable. nullopt for an empty name.
-std::optional<Category> operatorCategory(std::string_view atenOp);
+// What a launching operator says about the kernels it launches, by a visible table:
+// resources/rules/operators.json, a rule set over operator names (ATen ops, Inductor's triton_*
+// kernels, the custom ops of current stacks: vllm::, _C::, sglang::, trtllm::, flashinfer::,
+// fbgemm::). It decides a kernel that no name rule matches, and makes the operator-based split
+// beside every breakdown.
+const RuleSet& operatorTable();
 
-// As above, but a memcpy or memset is data movement (overhead) whatever operator issued it:
-// aten::copy_ or aten::to launching a Memcpy, or aten::mm clearing a workspace with a Memset.
-std::optional<Category> operatorCategory(std::string_view atenOp, ActivityKind kind);
+struct OperatorVerdict {
+    std::optional<Category> category;  // nullopt: no opinion (a container, or no operator)
+    std::string family;
+    int rule = -1;  // the table row that matched
+};
+
+// The table's answer for one operator. A container (a compiled region, a profiler step, a graph
+// replay: table rows with category "unclassified") gives no opinion, and so does an empty name.
+OperatorVerdict operatorVerdict(std::string_view op);
+OperatorVerdict operatorVerdict(std::string_view op, ActivityKind kind);
+
+// The category alone. A memcpy or memset is data movement (overhead) whatever operator issued
+// it: aten::copy_ or aten::to launching a Memcpy, aten::mm clearing a workspace with a Memset.
+std::optional<Category> operatorCategory(std::string_view op);
+std::optional<Category> operatorCategory(std::string_view op, ActivityKind kind);
 
 // NCCL kernels in both naming eras (ncclKernel_*, ncclDevKernel_*) and other collectives. They
 // are excluded from the name/operator agreement: their launching op is often missing or a

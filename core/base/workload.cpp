@@ -22,4 +22,12 @@ bool Workload::hasOperatorLinks() const {
     return false;
 }
 
+bool Workload::hasShapes() const {
+    for (const KernelStats& k : kernels) {
+        if (!k.shapedCalls.empty())
+            return true;
+    }
+    return false;
+}
+
 }  // namespace reach

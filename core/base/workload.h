@@ -16,6 +16,16 @@ struct OperatorTime {
     int64_t calls = 0;
 };
 
+// Time under one (operator, input shapes) pair, when the trace recorded shapes (PyTorch's
+// record_shapes=True): what the headroom estimate needs. The signature is compact JSON:
+// {"dims":[[8192,4096],[4096]],"types":["c10::BFloat16",...],"concrete":["","1"]}.
+struct ShapedCall {
+    std::string op;
+    std::string signature;
+    int64_t calls = 0;
+    double totalUs = 0;
+};
+
 // Per-name aggregate of one GPU activity over the whole profile. Aggregated by the full
 // (demangled) name; display code shortens it.
 struct KernelStats {
@@ -30,6 +40,12 @@ struct KernelStats {
     std::vector<int> streams;  // distinct stream ids seen, ascending
     std::string grid;          // "x,y,z" of the first launch, empty when unknown
     std::string block;
+    // Launches that came from CUDA graph replays (a graph launch call, not a kernel launch, is
+    // what the CPU did): their count and time, part of calls and totalUs.
+    int64_t graphCalls = 0;
+    double graphUs = 0;
+    // Per (launching operator, its input shapes), largest time first; empty without shapes.
+    std::vector<ShapedCall> shapedCalls;
 
     double linkedUs() const;                      // time that has an operator link
     const std::string& dominantOperator() const;  // empty when none
@@ -49,6 +65,7 @@ struct Workload {
     std::vector<KernelStats> kernels;  // largest totalUs first
 
     bool hasOperatorLinks() const;
+    bool hasShapes() const;  // some kernel has shaped calls (record_shapes=True)
 };
 
 }  // namespace reach

@@ -276,18 +276,16 @@ OpenPlan planSample() {
     }
     for (EvaluationSet& s : study)
         plan.evaluations.push_back(std::move(s));
-    // A workload re-profiled with record_shapes=True (X_shapes.json.gz) replaces X.json.gz: the
-    // same run with operator shapes, which the headroom estimate needs.
+    // A workload re-profiled with record_shapes=True (profiles/h200-shapes/X, the same run with
+    // operator shapes, which the headroom estimate needs) replaces profiles/h200/X.
     std::vector<fs::path> profiles;
+    const fs::path shapes = fs::path(dir) / "profiles/h200-shapes";
     for (const auto& entry : fs::directory_iterator(dir + "/profiles/h200", ec)) {
-        const std::string name = entry.path().filename().string();
         if (!entry.is_regular_file() || !isProfileName(entry.path()))
             continue;
-        if (!endsWith(name, "_shapes.json.gz") && endsWith(name, ".json.gz") &&
-            fs::exists(entry.path().parent_path() /
-                       (name.substr(0, name.size() - 8) + "_shapes.json.gz")))
-            continue;
-        profiles.push_back(entry.path());
+        const fs::path withShapes = shapes / entry.path().filename();
+        std::error_code sec;
+        profiles.push_back(fs::is_regular_file(withShapes, sec) ? withShapes : entry.path());
     }
     plan.profiles = bySizeAscending(std::move(profiles));
     return plan;

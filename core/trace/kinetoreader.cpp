@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/base/inputerror.h"
@@ -22,7 +23,7 @@ struct StringHash {
 };
 using NameIndex = std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>>;
 
-enum class Cat : uint8_t { Other, Kernel, Memcpy, Memset, CpuOp };
+enum class Cat : uint8_t { Other, Kernel, Memcpy, Memset, CpuOp, Runtime };
 
 Cat catOf(std::string_view c) {
     if (c == "kernel")
@@ -33,8 +34,21 @@ Cat catOf(std::string_view c) {
         return Cat::Memcpy;
     if (c == "gpu_memset")
         return Cat::Memset;
+    if (c == "cuda_runtime" || c == "cuda_driver")
+        return Cat::Runtime;
     return Cat::Other;
 }
+
+// A CUDA graph replay: one launch call on the CPU, many kernels on the GPU, all correlated to it.
+bool isGraphLaunch(std::string_view name) {
+    return name.starts_with("cudaGraphLaunch") || name.starts_with("cuGraphLaunch") ||
+           name.starts_with("hipGraphLaunch");  // ROCm traces keep the cuda_runtime category
+}
+
+// Shapes beyond this are not kept (an optimizer's _foreach op over hundreds of tensors): such a
+// call gets no estimate rather than megabytes of signature.
+constexpr size_t kMaxSignatureBytes = 16 * 1024;
+constexpr int kMaxSignatureDepth = 8;
 
 constexpr int64_t kNoId = std::numeric_limits<int64_t>::min();
 
@@ -72,6 +86,7 @@ struct Event {
     double ts = 0;
     double dur = 0;
     int64_t externalId = kNoId;
+    int64_t correlation = kNoId;
     int64_t stream = kNoId;
     int64_t tid = kNoId;
     int64_t device = kNoId;
@@ -79,6 +94,7 @@ struct Event {
     int block[3] = {0, 0, 0};
     bool hasGrid = false;
     bool hasBlock = false;
+    std::string signature;  // cpu_op with record_shapes: compact JSON of its input shapes
 };
 
 struct KernelAcc {
@@ -101,6 +117,7 @@ private:
     void parseDeviceProperties();
     void readShape(int (&out)[3], bool& has);
     double timeField(std::string_view key, bool duration);
+    void appendCompact(std::string& out, int depth);
     std::string_view stringField(std::string_view key);
     double numberField(std::string_view key);
     void fold(const Event& ev);
@@ -126,7 +143,17 @@ private:
     double m_gpuBase = 0;
     std::vector<int64_t> m_gpuExternalId;  // parallel to m_gpu while it is unsorted
     std::vector<double> m_gpuDur;
-    std::vector<std::pair<int64_t, uint32_t>> m_cpuOps;  // External id -> operator name
+    struct CpuOpRef {
+        int64_t externalId;
+        uint32_t op;
+        uint32_t signature;  // kNoSignature when the trace recorded no shapes
+    };
+    static constexpr uint32_t kNoSignature = UINT32_MAX;
+    std::vector<CpuOpRef> m_cpuOps;
+    NameIndex m_sigIndex;
+    std::vector<std::string> m_sigs;
+    std::vector<int64_t> m_gpuCorrelation;  // parallel to m_gpu while it is unsorted
+    std::vector<int64_t> m_graphLaunches;   // correlation ids of cudaGraphLaunch calls
     double m_spanBegin = std::numeric_limits<double>::infinity();
     double m_spanEnd = -std::numeric_limits<double>::infinity();
     uint64_t m_eventsSeen = 0;
@@ -205,14 +232,17 @@ void KinetoParser::parseArgs(Event& ev) {
                 .skipValue();  // e.g. a string id in a foreign trace: no link rather than an error
         }
     };
+    const bool op = ev.catKnown && ev.cat == Cat::CpuOp;
+    std::string dims, types, concrete;
     while (m_scan.nextKey(key)) {
         if (key == "External id") {
             intValue(ev.externalId);
-            // An operator needs nothing else from its args ("Input Dims", ... can be long).
-            if (ev.catKnown && ev.cat == Cat::CpuOp) {
-                m_scan.skipRest();
-                return;
-            }
+        } else if (key == "correlation") {
+            intValue(ev.correlation);
+        } else if (op && (key == "Input Dims" || key == "Input type" || key == "Concrete Inputs")) {
+            // record_shapes=True: what the operator was given, for the headroom estimate.
+            std::string& out = key == "Input Dims" ? dims : key == "Input type" ? types : concrete;
+            appendCompact(out, 0);
         } else if (key == "stream") {
             intValue(ev.stream);
         } else if (key == "device") {
@@ -224,6 +254,66 @@ void KinetoParser::parseArgs(Event& ev) {
         } else {
             m_scan.skipValue();
         }
+    }
+    if (op && !dims.empty()) {
+        ev.signature = "{\"dims\":" + dims + ",\"types\":" + (types.empty() ? "[]" : types) +
+                       ",\"concrete\":" + (concrete.empty() ? "[]" : concrete) + "}";
+        if (ev.signature.size() > kMaxSignatureBytes)
+            ev.signature.clear();
+    }
+}
+
+// Compact JSON of the value at the cursor (shapes, type names, concrete scalars), bounded in
+// depth and size: what is past the bounds is skipped and the signature dropped by the caller.
+void KinetoParser::appendCompact(std::string& out, int depth) {
+    const JsonScanner::Kind k = m_scan.peek();
+    if (out.size() > kMaxSignatureBytes || depth > kMaxSignatureDepth) {
+        m_scan.skipValue();
+        // Marks it too long, once: every later element sees the size and is only skipped (an
+        // append per element made a 200 KB shape list cost gigabytes).
+        if (out.size() <= kMaxSignatureBytes)
+            out.append(kMaxSignatureBytes + 1 - out.size(), ' ');
+        return;
+    }
+    switch (k) {
+        case JsonScanner::Kind::Array: {
+            m_scan.beginArray();
+            out += '[';
+            bool first = true;
+            while (m_scan.nextElement()) {
+                if (!first)
+                    out += ',';
+                first = false;
+                appendCompact(out, depth + 1);
+            }
+            out += ']';
+            return;
+        }
+        case JsonScanner::Kind::String: {
+            out += '"';
+            for (char c : m_scan.string()) {
+                if (c == '"' || c == '\\')
+                    out += '\\';
+                if (static_cast<unsigned char>(c) >= 0x20)
+                    out += c;
+            }
+            out += '"';
+            return;
+        }
+        case JsonScanner::Kind::Number: {
+            const double v = m_scan.number();
+            char buf[32];
+            if (v == double(int64_t(v)) && v > -9.0e15 && v < 9.0e15)
+                std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+            else
+                std::snprintf(buf, sizeof buf, "%.17g", v);
+            out += buf;
+            return;
+        }
+        default:
+            m_scan.skipValue();
+            out += "null";
+            return;
     }
 }
 
@@ -246,8 +336,13 @@ void KinetoParser::parseEvent() {
             break;
         }
         // Once "cat" says the event is neither GPU activity nor an operator (flows, runtime
-        // calls, Python frames: most of a trace), only ts/dur (for the span) are read.
+        // calls, Python frames: most of a trace), only ts/dur (for the span) are read; of a
+        // runtime call only its name, and the args of a CUDA graph launch (its correlation).
         bool other = ev.catKnown && ev.cat == Cat::Other;
+        if (ev.catKnown && ev.cat == Cat::Runtime && key == "args") {
+            // m_eventName holds an earlier event's name until this one's "name" is read.
+            other = ev.hasName && !m_eventName.empty() && !isGraphLaunch(m_eventName);
+        }
         switch (key.size()) {
             case 2:
                 if (key == "ph") {
@@ -369,9 +464,14 @@ void KinetoParser::fold(const Event& ev) {
             double begin = ev.ts - m_gpuBase;
             m_gpu.push_back({begin, begin + ev.dur, idx});
             m_gpuExternalId.push_back(ev.externalId);
+            m_gpuCorrelation.push_back(ev.correlation);
             m_gpuDur.push_back(ev.dur);
             return;
         }
+        case Cat::Runtime:
+            if (ev.correlation != kNoId && isGraphLaunch(m_eventName))
+                m_graphLaunches.push_back(ev.correlation);
+            return;
         case Cat::CpuOp: {
             if (ev.externalId == kNoId)
                 return;
@@ -385,7 +485,18 @@ void KinetoParser::fold(const Event& ev) {
             } else {
                 op = it->second;
             }
-            m_cpuOps.emplace_back(ev.externalId, op);
+            uint32_t sig = kNoSignature;
+            if (!ev.signature.empty()) {
+                auto s = m_sigIndex.find(ev.signature);
+                if (s == m_sigIndex.end()) {
+                    sig = uint32_t(m_sigs.size());
+                    m_sigs.push_back(ev.signature);
+                    m_sigIndex.emplace(ev.signature, sig);
+                } else {
+                    sig = s->second;
+                }
+            }
+            m_cpuOps.push_back({ev.externalId, op, sig});
             return;
         }
         case Cat::Other:
@@ -486,19 +597,39 @@ Workload KinetoParser::finish() {
 
     // Launching operators: sort the cpu_op ids once, then look each GPU activity up.
     std::stable_sort(m_cpuOps.begin(), m_cpuOps.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+                     [](const auto& a, const auto& b) { return a.externalId < b.externalId; });
+    std::sort(m_graphLaunches.begin(), m_graphLaunches.end());
     std::vector<std::unordered_map<uint32_t, OperatorTime>> ops(m_kernels.size());
+    // (operator, signature) -> time, per kernel: the shaped calls.
+    std::vector<std::unordered_map<uint64_t, ShapedCall>> shaped(m_kernels.size());
     for (size_t i = 0; i < m_gpu.size(); ++i) {
+        const uint32_t kernel = m_gpu[i].tag;
+        if (m_gpuCorrelation[i] != kNoId &&
+            std::binary_search(m_graphLaunches.begin(), m_graphLaunches.end(),
+                               m_gpuCorrelation[i])) {
+            KernelStats& s = m_kernels[kernel].stats;
+            ++s.graphCalls;
+            s.graphUs += m_gpuDur[i];
+        }
         int64_t ext = m_gpuExternalId[i];
         if (ext == kNoId)
             continue;
         auto it = std::lower_bound(m_cpuOps.begin(), m_cpuOps.end(), ext,
-                                   [](const auto& a, int64_t v) { return a.first < v; });
-        if (it == m_cpuOps.end() || it->first != ext)
+                                   [](const CpuOpRef& a, int64_t v) { return a.externalId < v; });
+        if (it == m_cpuOps.end() || it->externalId != ext)
             continue;
-        OperatorTime& o = ops[m_gpu[i].tag][it->second];
+        OperatorTime& o = ops[kernel][it->op];
         o.totalUs += m_gpuDur[i];
         ++o.calls;
+        if (it->signature != kNoSignature) {
+            ShapedCall& c = shaped[kernel][(uint64_t(it->op) << 32) | it->signature];
+            if (c.calls == 0) {
+                c.op = m_opNames[it->op];
+                c.signature = m_sigs[it->signature];
+            }
+            ++c.calls;
+            c.totalUs += m_gpuDur[i];
+        }
     }
     for (size_t k = 0; k < m_kernels.size(); ++k) {
         KernelStats s = std::move(m_kernels[k].stats);
@@ -508,6 +639,13 @@ Workload KinetoParser::finish() {
         }
         std::sort(s.operators.begin(), s.operators.end(), [](const auto& a, const auto& b) {
             return a.totalUs != b.totalUs ? a.totalUs > b.totalUs : a.op < b.op;
+        });
+        for (auto& [key, c] : shaped[k])
+            s.shapedCalls.push_back(std::move(c));
+        std::sort(s.shapedCalls.begin(), s.shapedCalls.end(), [](const auto& a, const auto& b) {
+            return a.totalUs != b.totalUs
+                       ? a.totalUs > b.totalUs
+                       : std::tie(a.op, a.signature) < std::tie(b.op, b.signature);
         });
         w.gpuTimeUs += s.totalUs;
         w.kernels.push_back(std::move(s));

@@ -391,3 +391,34 @@ class InvariantsUnit(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ExtensionDirs(unittest.TestCase):
+    """Two candidates whose load_inline extensions share a name must not share a build directory
+    (the H200 run where three KernelBench adversarial kernels, all named "fast_matmul", ran one
+    object); the same bytes must find the same directory again."""
+
+    def test_build_directory_follows_the_source(self):
+        import tempfile
+        from reach_kb import environment
+        with tempfile.TemporaryDirectory() as d:
+            a, b, c = (os.path.join(d, n) for n in ("a.py", "b.py", "c.py"))
+            for path, text in ((a, "name='fast_matmul' # 1"), (b, "name='fast_matmul' # 2"),
+                               (c, "name='fast_matmul' # 1")):
+                with open(path, "w") as f:
+                    f.write(text)
+            cache = os.path.join(d, "cache")
+            da, db, dc = (environment.extension_dir(cache, p) for p in (a, b, c))
+            self.assertNotEqual(da, db)
+            self.assertEqual(da, dc)
+            self.assertTrue(da.startswith(os.path.join(cache, "torch_extensions")))
+            old = os.environ.get("TORCH_EXTENSIONS_DIR")
+            try:
+                environment.set_cache_dir(cache, b)
+                self.assertEqual(os.environ["TORCH_EXTENSIONS_DIR"], db)
+                self.assertTrue(os.path.isdir(db))
+            finally:
+                if old is None:
+                    os.environ.pop("TORCH_EXTENSIONS_DIR", None)
+                else:
+                    os.environ["TORCH_EXTENSIONS_DIR"] = old

@@ -1,5 +1,6 @@
 """What the worker runs on: interpreter, PyTorch, Triton, the GPU; seeding; the build caches."""
 
+import hashlib
 import os
 import platform
 import sys
@@ -101,20 +102,40 @@ def device_record(torch, device):
     return d
 
 
-def set_cache_dir(path):
+def extension_dir(path, candidate_file):
+    """load_inline's build directory for one candidate: <cache>/torch_extensions/<source hash>.
+
+    load_inline names its build after the `name=` argument, and generated candidates reuse names
+    ("fast_matmul" in three of KernelBench's own adversarial kernels): two candidates sharing one
+    build directory overwrite each other's sources, and one loads the other's library (seen on
+    the H200: three different kernels ran the same object). KernelBench gives every sample its
+    own build directory for the same reason. Keyed by the candidate's bytes, an unchanged
+    candidate still finds its build on a re-verify.
+    """
+    try:
+        with open(candidate_file, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()[:24]
+    except OSError:
+        digest = "unreadable"
+    return os.path.join(path, "torch_extensions", digest)
+
+
+def set_cache_dir(path, candidate_file=""):
     """Point every build cache at `path` before anything compiles.
 
-    load_inline and Triton key their caches by content, so a re-verify of an unchanged candidate
-    reuses the build; Inductor's cache serves the torch.compile baseline the same way.
+    load_inline (one directory per candidate source, extension_dir) and Triton key their caches
+    by content, so a re-verify of an unchanged candidate reuses the build; Inductor's cache serves
+    the torch.compile baseline the same way.
     """
     if not path:
         return
+    ext = extension_dir(path, candidate_file) if candidate_file else os.path.join(path, "torch_extensions")
     try:
-        for sub in ("torch_extensions", "triton", "inductor"):
-            os.makedirs(os.path.join(path, sub), exist_ok=True)
+        for d in (ext, os.path.join(path, "triton"), os.path.join(path, "inductor")):
+            os.makedirs(d, exist_ok=True)
     except OSError as e:
         raise UserError(f"{path}: cannot create the cache directory: {e.strerror}")
-    os.environ["TORCH_EXTENSIONS_DIR"] = os.path.join(path, "torch_extensions")
+    os.environ["TORCH_EXTENSIONS_DIR"] = ext
     os.environ["TRITON_CACHE_DIR"] = os.path.join(path, "triton")
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(path, "inductor")
 

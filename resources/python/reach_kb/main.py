@@ -40,7 +40,7 @@ def main(argv, worker_dir):
             if mode == "probe":
                 result = environment.probe()
             else:
-                environment.set_cache_dir(args.cache_dir)
+                environment.set_cache_dir(args.cache_dir, args.candidate)
                 t0 = time.perf_counter()
                 torch = environment.import_torch()
                 phases["import_torch"] = round(time.perf_counter() - t0, 3)

@@ -72,6 +72,47 @@ const Expected kExpected[] = {
      "NVIDIA A100-PG509-200", true},
     {"profiles/public/tracelens_bert_small_h100.json.gz", 61, 12, 309.437, 309.437, 4966.632,
      "NVIDIA H100 80GB HBM3", true},
+    // Current serving stacks from TraceLens: vLLM on a B200 (MXFP4 MoE), SGLang on an MI300X,
+    // vLLM replayed from HIP graphs (deviceProperties without a name).
+    {"profiles/public/tracelens_vllm_moe_b200.json.gz", 929, 32, 11665.760, 11596.482, 87412.863,
+     "NVIDIA B200", true},
+    {"profiles/public/tracelens_sglang_qwen3_8b_decode_mi300x.json.gz", 558, 29, 9778.614,
+     9772.926, 473830.532, "AMD Instinct MI300X", true},
+    {"profiles/public/tracelens_vllm_decode_graph_mi300x.json.gz", 434, 25, 10717.708, 10717.708,
+     19114.059, "", true},
+    {"profiles/public/tracelens_vllm_prefilldecode_graph_mi300x.json.gz", 423, 24, 156085.905,
+     156085.793, 307697.688, "", true},
+    // Current kernels (torch 2.11, H200, record_shapes=True): FP8 _scaled_mm, grouped-GEMM MoE,
+    // SDPA backends, max-autotune with and without CUDA graphs, a model replayed from a graph
+    // (no kernel is launched by an operator there: the graph launch is).
+    {"profiles/h200-current/cuda_graph_eager.json.gz", 6340, 34, 37583.732, 37538.323, 160828.421,
+     "NVIDIA H200", true},
+    {"profiles/h200-current/cuda_graph_replay.json.gz", 6340, 34, 37719.489, 37719.489, 43676.039,
+     "NVIDIA H200", false},
+    {"profiles/h200-current/fp8_scaled_mm_bf16_reference.json.gz", 35, 6, 21508.113, 21508.113,
+     23697.948, "NVIDIA H200", true},
+    {"profiles/h200-current/fp8_scaled_mm_rowwise.json.gz", 125, 12, 22214.786, 22214.786,
+     24566.332, "NVIDIA H200", true},
+    {"profiles/h200-current/fp8_scaled_mm_tensorwise.json.gz", 135, 13, 21736.143, 21736.143,
+     24722.286, "NVIDIA H200", true},
+    {"profiles/h200-current/max_autotune.json.gz", 135, 9, 16593.653, 16593.014, 20126.379,
+     "NVIDIA H200", true},
+    {"profiles/h200-current/max_autotune_no_cudagraphs.json.gz", 130, 9, 16598.418, 16598.418,
+     18645.308, "NVIDIA H200", true},
+    {"profiles/h200-current/moe_grouped_gemm.json.gz", 230, 27, 50775.694, 50775.694, 60806.101,
+     "NVIDIA H200", true},
+    {"profiles/h200-current/moe_grouped_gemm_fwdbwd.json.gz", 285, 49, 94643.356, 94642.941,
+     100302.201, "NVIDIA H200", true},
+    {"profiles/h200-current/sdpa_backends_cudnn.json.gz", 126, 12, 25509.416, 25509.416, 31169.387,
+     "NVIDIA H200", true},
+    {"profiles/h200-current/sdpa_backends_efficient.json.gz", 108, 11, 52157.093, 52157.093,
+     56775.299, "NVIDIA H200", true},
+    {"profiles/h200-current/sdpa_backends_flash.json.gz", 114, 14, 32253.565, 32253.565, 35758.866,
+     "NVIDIA H200", true},
+    {"profiles/h200-shapes/dlrm_inference.json.gz", 81, 14, 1926.905, 1926.905, 5330.749,
+     "NVIDIA H200", true},
+    {"profiles/h200-shapes/resnet50_inference.json.gz", 885, 23, 13093.278, 13093.278, 50739.909,
+     "NVIDIA H200", true},
 };
 
 }  // namespace
@@ -270,4 +311,53 @@ TEST(Demangle, ItaniumNamesOnlyAndNeverThrows) {
     EXPECT_EQ(demangle("_Z"), "_Z");
     EXPECT_EQ(demangle("_Zgarbage!!"), "_Zgarbage!!");
     EXPECT_FALSE(looksMangled("Memcpy HtoD (Pageable -> Device)"));
+}
+
+TEST(KinetoReader, CudaGraphReplayCountsEveryKernelAndSaysSo) {
+    // The same model run eagerly and replayed from a captured graph (h200-current/manifest.json):
+    // in the replay one cudaGraphLaunch per step launches every kernel, and every kernel's
+    // correlation id is that launch's.
+    const Workload eager = readProfile(dataset("profiles/h200-current/cuda_graph_eager.json.gz"));
+    const Workload graph = readProfile(dataset("profiles/h200-current/cuda_graph_replay.json.gz"));
+    EXPECT_EQ(graph.eventCount, eager.eventCount);
+    EXPECT_EQ(graph.kernels.size(), eager.kernels.size());
+    EXPECT_NEAR(graph.gpuTimeUs / eager.gpuTimeUs, 1.0, 0.01);
+    for (const KernelStats& k : graph.kernels) {
+        SCOPED_TRACE(k.name);
+        EXPECT_EQ(k.graphCalls, k.calls);
+        EXPECT_NEAR(k.graphUs, k.totalUs, 1e-6 * k.totalUs);
+        const KernelStats* e = findKernel(eager, k.name);
+        ASSERT_NE(e, nullptr);
+        EXPECT_EQ(e->calls, k.calls);
+        EXPECT_EQ(e->graphCalls, 0);
+    }
+}
+
+TEST(KinetoReader, RecordedShapesBecomeShapedCallsPerOperator) {
+    // record_shapes=True: each kernel's time per (launching operator, input shapes).
+    const Workload w = readProfile(dataset("profiles/h200-shapes/resnet50_inference.json.gz"));
+    ASSERT_TRUE(w.hasShapes());
+    double shapedUs = 0, linkedUs = 0;
+    bool convSeen = false;
+    for (const KernelStats& k : w.kernels) {
+        linkedUs += k.linkedUs();
+        double sum = 0;
+        for (const ShapedCall& c : k.shapedCalls) {
+            sum += c.totalUs;
+            EXPECT_FALSE(c.op.empty());
+            EXPECT_EQ(c.signature.rfind("{\"dims\":[", 0), 0u) << c.signature;
+            if (c.op == "aten::cudnn_convolution") {
+                // The batch-64 input of the stem convolution, channels-last bf16 (manifest).
+                convSeen = convSeen || c.signature.find("[64,3,224,224]") != std::string::npos;
+                EXPECT_NE(c.signature.find("c10::BFloat16"), std::string::npos) << c.signature;
+            }
+        }
+        EXPECT_LE(sum, k.totalUs * (1 + 1e-9));
+        shapedUs += sum;
+    }
+    EXPECT_TRUE(convSeen);
+    // Every linked kernel of this trace has its operator's shapes.
+    EXPECT_NEAR(shapedUs, linkedUs, 1e-6 * linkedUs);
+    // A trace profiled without shapes has none.
+    EXPECT_FALSE(readProfile(dataset("profiles/h200/resnet50_inference.json.gz")).hasShapes());
 }
