@@ -56,6 +56,46 @@ std::string describeError(const std::string& pattern, const RE2& re) {
     return re.error();
 }
 
+// POSIX bracket constructs RE2 would read as something else rather than refuse: a collating
+// element [[.a.]] or an equivalence class [[=a=]] inside a bracket expression would become a set
+// of the characters '[', '.', 'a' and a stray ']'. Said as an error instead of matched silently
+// differently. Character classes [[:alpha:]] are RE2's too and pass.
+std::optional<std::string> unsupportedBracket(const std::string& p) {
+    bool inBracket = false;
+    for (size_t i = 0; i < p.size(); ++i) {
+        const char c = p[i];
+        if (!inBracket) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == '[') {
+                inBracket = true;
+                if (i + 1 < p.size() && p[i + 1] == '^')
+                    ++i;
+                if (i + 1 < p.size() && p[i + 1] == ']')
+                    ++i;  // a leading ']' is a literal member
+            }
+            continue;
+        }
+        if (c == ']') {
+            inBracket = false;
+        } else if (c == '[' && i + 1 < p.size()) {
+            const char kind = p[i + 1];
+            if (kind == '.' || kind == '=') {
+                return std::string("POSIX ") +
+                       (kind == '.' ? "collating elements [[.x.]]"
+                                    : "equivalence classes [[=x=]]") +
+                       " are not supported by RE2: list the characters instead";
+            }
+            if (kind == ':') {
+                const size_t end = p.find(":]", i + 2);
+                if (end != std::string::npos)
+                    i = end + 1;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 // A compiled pattern. RE2 objects are thread-safe once built, so compiled patterns are shared
@@ -65,11 +105,13 @@ public:
     explicit Pattern(const std::string& pattern) : m_re(pattern, patternOptions()) {
         if (!m_re.ok())
             m_error = describeError(pattern, m_re);
+        else if (auto bad = unsupportedBracket(pattern))
+            m_error = *bad;
     }
     Pattern(const Pattern&) = delete;
     Pattern& operator=(const Pattern&) = delete;
 
-    bool ok() const { return m_re.ok(); }
+    bool ok() const { return m_error.empty(); }
     const std::string& error() const { return m_error; }
     bool matches(std::string_view text) const {
         return RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), m_re);

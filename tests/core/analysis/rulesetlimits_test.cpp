@@ -92,3 +92,19 @@ TEST(RuleSetLimits, ARuleFileNestedTooDeepOrWithAHugeNumberIsOneLine) {
         }
     }
 }
+
+// docs/rules.md's table of what differs from glibc's POSIX ERE: what RE2 would read differently
+// is refused with a reason, never matched silently otherwise; the GNU/Perl classes still work.
+TEST(RuleSetLimits, PosixConstructsRe2LacksAreRefusedWithAReason) {
+    for (const char* p : {"[[.a.]]bc", "x[[=e=]]", "\\<gemm\\>", "(a)\\2"}) {
+        const auto error = RuleSet::patternError(p);
+        ASSERT_TRUE(error.has_value()) << p;
+        EXPECT_NE(error->find("not supported"), std::string::npos) << p << ": " << *error;
+    }
+    for (const char* p : {"[[:alpha:]]+", "[]a]", "[^]a]", "\\[.*\\]", "[a.=]", "\\d+\\w\\s\\b"})
+        EXPECT_FALSE(RuleSet::patternError(p).has_value())
+            << p << ": " << *RuleSet::patternError(p);
+    EXPECT_EQ(oneRule("\\bgemm\\d").classify("x gemm1", ActivityKind::Kernel).rule, 0);
+    EXPECT_EQ(oneRule("\\bgemm\\d").classify("xgemm1", ActivityKind::Kernel).rule, -1);
+    EXPECT_EQ(oneRule("[]a]x").classify("]x", ActivityKind::Kernel).rule, 0);
+}
