@@ -10,6 +10,7 @@
 #include <QItemSelection>
 #include <QLabel>
 #include <QMenu>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
@@ -21,6 +22,7 @@
 
 #include "core/base/inputerror.h"
 #include "core/project/recordjob.h"
+#include "core/project/runconsent.h"
 #include "core/records/recordimportverify.h"
 #include "core/store/projectstore.h"
 #include "core/store/verificationstore.h"
@@ -252,6 +254,58 @@ std::optional<VerifyJob> SpeedupView::defaultJob(const EvalRecord& r, QString* w
     return job;
 }
 
+// The code a job runs: the candidate, and a KernelBench-format problem (Python the worker imports).
+// A record file names them; before any of them runs for the first time the user sees which files
+// they are and may cancel (issue 14). Approvals are kept by the files' SHA-256 in the settings.
+bool SpeedupView::consentToRun(const QList<VerifyJob>& jobs) {
+    std::vector<std::string> code;
+    for (const VerifyJob& j : jobs) {
+        code.push_back(QFileInfo(j.candidatePath).absoluteFilePath().toStdString());
+        if (j.problemPath.endsWith(QLatin1String(".py")))
+            code.push_back(QFileInfo(j.problemPath).absoluteFilePath().toStdString());
+    }
+    QSettings settings;
+    const QString key = QStringLiteral("verify/approvedSources");
+    std::set<std::string> approved;
+    for (const QString& h : settings.value(key).toStringList())
+        approved.insert(h.toStdString());
+    RunConsent consent(std::move(approved));
+    const std::vector<std::string> fresh = consent.unapproved(code);
+    if (fresh.empty())
+        return true;
+    QStringList files;
+    for (const std::string& f : fresh)
+        files << qs(f);
+    const bool yes = m_askConsent ? m_askConsent(files) : askToRun(files);
+    if (!yes)
+        return false;
+    consent.approve(fresh);
+    QStringList hashes;
+    for (const std::string& h : consent.approvedHashes())
+        hashes << qs(h);
+    settings.setValue(key, hashes);
+    return true;
+}
+
+bool SpeedupView::askToRun(const QStringList& files) {
+    const int shown = 12;
+    QString list = files.mid(0, shown).join(QLatin1Char('\n'));
+    if (files.size() > shown)
+        list += tr("\n... and %1 more").arg(files.size() - shown);
+    QMessageBox box(QMessageBox::Warning, tr("Run new code?"),
+                    tr("Re-verify will compile and run %n file(s) that Reach has not run before. "
+                       "They run with your rights (see docs/security.md); run them only if you "
+                       "trust where they came from.",
+                       nullptr, int(files.size())),
+                    QMessageBox::Cancel, this);
+    box.setDetailedText(files.join(QLatin1Char('\n')));
+    box.setInformativeText(list);
+    QPushButton* run = box.addButton(tr("Run"), QMessageBox::AcceptRole);
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    return box.clickedButton() == run;
+}
+
 int SpeedupView::reverify(const std::vector<RecordRef>& refs) {
     if (!m_queue || !m_queue->gpuAvailable()) {
         emit statusMessage(
@@ -269,6 +323,10 @@ int SpeedupView::reverify(const std::vector<RecordRef>& refs) {
         }
         job->recordKey = RecordsModel::keyFor(ref);
         jobs << *job;
+    }
+    if (!jobs.isEmpty() && !consentToRun(jobs)) {
+        emit statusMessage(tr("Re-verify cancelled: nothing was run"));
+        return 0;
     }
     m_queue->enqueue(jobs);
     if (!skipped.isEmpty()) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 #include <functional>
 #include <optional>
@@ -49,6 +50,10 @@ public:
     // The queue is shared with the rest of the GUI (the main window owns it).
     void setVerifyQueue(VerifyQueue* queue);
     void setJobResolver(JobResolver resolver) { m_resolver = std::move(resolver); }
+    // Asked before the first run of sources Reach never ran (core/project/runconsent.h): the
+    // files, absolute; true runs them. The default shows them in a dialog with Run / Cancel.
+    using RunConsentAsker = std::function<bool(const QStringList& files)>;
+    void setRunConsentAsker(RunConsentAsker asker) { m_askConsent = std::move(asker); }
     // The open .reach project: every verdict is stored there (verifications table, the record's
     // status). Empty: results stay in memory.
     void setProjectPath(const QString& path) { m_projectPath = path; }
@@ -78,6 +83,8 @@ private:
     void rebuild();
     void updateActions();
     void onPlottableClick(QCPAbstractPlottable* plottable, int dataIndex, QMouseEvent* event);
+    bool consentToRun(const QList<VerifyJob>& jobs);
+    bool askToRun(const QStringList& files);
 
     RecordsModel* m_model = nullptr;
     QSortFilterProxyModel* m_proxy = nullptr;
@@ -93,6 +100,7 @@ private:
     SpeedupPlot::Mode m_mode = SpeedupPlot::Mode::Strip;
     VerifyQueue* m_queue = nullptr;
     JobResolver m_resolver = &SpeedupView::defaultJob;
+    RunConsentAsker m_askConsent;
     QString m_projectPath;
 };
 

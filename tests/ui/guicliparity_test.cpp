@@ -130,6 +130,7 @@ private slots:
         VerifyQueue queue;
         queue.setProgram(QStringLiteral(REACH_FAKE_VERIFIER));
         view.setVerifyQueue(&queue);
+        view.setRunConsentAsker([](const QStringList&) { return true; });  // the CLI asks none
         QSignalSpy idle(&queue, &VerifyQueue::idle);
         QCOMPARE(view.reverify({{0, 0}}), 1);
         QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 20000);

@@ -7,6 +7,7 @@
 #include <QAction>
 #include <QFile>
 #include <QLabel>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -68,6 +69,7 @@ private:
 };
 
 void SpeedupViewTest::init() {
+    QSettings().remove(QStringLiteral("verify/approvedSources"));
     m_view = std::make_unique<SpeedupView>();
     m_view->model()->setSuspicionOptions(plotstest::suspicionOptions());
     m_view->model()->setSets(plotstest::loadSets());
@@ -294,7 +296,22 @@ void SpeedupViewTest::reverifyStoresVerdictsFromTheVerifier() {
     QSignalSpy stored(m_view.get(), &SpeedupView::verificationFinished);
     QSignalSpy idle(&queue, &VerifyQueue::idle);
     const std::vector<RecordRef> refs = {{0, 0}, {0, 1}, {0, 2}};
+    // Before the first run of a source the user sees which files will run (issue 14): refused,
+    // nothing is queued; accepted, the three candidates run.
+    QStringList asked;
+    bool answer = false;
+    m_view->setRunConsentAsker([&](const QStringList& files) {
+        asked = files;
+        return answer;
+    });
+    QCOMPARE(m_view->reverify(refs), 0);
+    QCOMPARE(asked.size(), 3);
+    for (const QString& f : asked)
+        QVERIFY2(f.startsWith(dir.path()) && f.endsWith(".cu"), qPrintable(f));
+    answer = true;
+    asked.clear();
     QCOMPARE(m_view->reverify(refs), 3);
+    QCOMPARE(asked.size(), 3);
     QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 20000);
     QCOMPARE(stored.count(), 3);
     const RecordsModel& m = *m_view->model();
@@ -335,6 +352,20 @@ void SpeedupViewTest::reverifyStoresVerdictsFromTheVerifier() {
         }
         QVERIFY(found);
     }
+    // Approved sources are not asked about again; an edited one is.
+    asked.clear();
+    QCOMPARE(m_view->reverify({{0, 0}}), 1);
+    QVERIFY(asked.isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 2, 20000);
+    {
+        QFile edited(dir.filePath(QString::fromStdString(m.record({0, 1}).artifactPath)));
+        QVERIFY(edited.open(QIODevice::Append));
+        edited.write("// edited\n");
+    }
+    answer = false;
+    QCOMPARE(m_view->reverify({{0, 0}, {0, 1}}), 0);
+    QCOMPARE(asked.size(), 1);
+    QVERIFY(asked.front().endsWith(QString::fromStdString(m.record({0, 1}).artifactPath)));
 }
 
 void SpeedupViewTest::withoutGpuTheActionsSaySoAndAreDisabled() {
