@@ -3,7 +3,7 @@
 
 Real traces are far larger than a useful fuzz input, so each seed keeps the file's shape with few
 rows: the first events of each bundled trace, an Nsight export with a handful of rows per table,
-a few problems of each baseline file. Hand-made hostile seeds (tests/fuzz/corpus/TARGET/) are
+a few problems of each baseline file. Hand-made hostile seeds (tests/data/fuzz/TARGET/) are
 copied as they are.
 Usage: tests/fuzz/make_seeds.py OUT_DIR   (writes OUT_DIR/TARGET/*)
 """
@@ -139,7 +139,7 @@ def others():
 
 
 def handmade():
-    for d in glob.glob(os.path.join(ROOT, "tests/fuzz/corpus/*")):
+    for d in glob.glob(os.path.join(ROOT, "tests/data/fuzz/*")):
         for f in glob.glob(os.path.join(d, "*")):
             out(os.path.basename(d), os.path.basename(f), open(f, "rb").read())
 
