@@ -38,34 +38,27 @@ RE2::Options patternOptions() {
     return o;
 }
 
-// RE2's message, or what the user wrote that RE2 does not have, said in the user's terms.
-std::string describeError(const std::string& pattern, const RE2& re) {
-    for (size_t i = 0; i + 1 < pattern.size(); ++i) {
-        if (pattern[i] == '\\') {
-            const char next = pattern[i + 1];
-            if (next >= '1' && next <= '9') {
-                return "backreferences such as \\" + std::string(1, next) +
-                       " are not supported: rules are matched by RE2, in linear time, which has "
-                       "none";
-            }
-            if (next == '<' || next == '>')
-                return "\\< and \\> are not supported: use \\b for a word boundary";
-            ++i;
-        }
-    }
-    return re.error();
-}
-
-// POSIX bracket constructs RE2 would read as something else rather than refuse: a collating
-// element [[.a.]] or an equivalence class [[=a=]] inside a bracket expression would become a set
-// of the characters '[', '.', 'a' and a stray ']'. Said as an error instead of matched silently
-// differently. Character classes [[:alpha:]] are RE2's too and pass.
-std::optional<std::string> unsupportedBracket(const std::string& p) {
+// What glibc's ERE has and RE2 lacks or reads as something else, said in the user's terms rather
+// than matched silently otherwise: backreferences and GNU word anchors outside brackets (RE2 takes
+// \< as a literal '<'), and, inside a bracket expression, a collating element [[.a.]] or an
+// equivalence class [[=a=]], which RE2 would read as the characters '[', '.', 'a' and a stray ']'.
+// Character classes [[:alpha:]] are RE2's too and pass.
+std::optional<std::string> unsupportedSyntax(const std::string& p) {
     bool inBracket = false;
     for (size_t i = 0; i < p.size(); ++i) {
         const char c = p[i];
         if (!inBracket) {
-            if (c == '\\') {
+            if (c == '\\' && i + 1 < p.size()) {
+                // RE2 takes \< and \> as the characters < and >, where glibc anchors a word.
+                const char next = p[i + 1];
+                if (next == '<' || next == '>')
+                    return std::string(
+                        "\\< and \\> are not supported: use \\b for a word boundary");
+                if (next >= '1' && next <= '9') {
+                    return "backreferences such as \\" + std::string(1, next) +
+                           " are not supported: rules are matched by RE2, in linear time, which "
+                           "has none";
+                }
                 ++i;
             } else if (c == '[') {
                 inBracket = true;
@@ -103,10 +96,10 @@ std::optional<std::string> unsupportedBracket(const std::string& p) {
 class RuleSet::Pattern {
 public:
     explicit Pattern(const std::string& pattern) : m_re(pattern, patternOptions()) {
-        if (!m_re.ok())
-            m_error = describeError(pattern, m_re);
-        else if (auto bad = unsupportedBracket(pattern))
+        if (auto bad = unsupportedSyntax(pattern))
             m_error = *bad;
+        else if (!m_re.ok())
+            m_error = m_re.error();
     }
     Pattern(const Pattern&) = delete;
     Pattern& operator=(const Pattern&) = delete;

@@ -65,7 +65,9 @@ bool posixMatches(const std::string& pattern, const std::string& name) {
 
 TEST(RuleSetPosix, Re2MatchesWhatRegexecMatchedForEveryDefaultPattern) {
     const std::set<std::string> shipped = shippedNames();
-    ASSERT_GT(shipped.size(), 400u);  // 40 traces' kernels and 143 current-stack names
+    // The golden breakdowns list each workload's top kernels, and 143 current-stack names: 275
+    // distinct names when this was written.
+    ASSERT_GT(shipped.size(), 250u);
     std::vector<std::string> names(shipped.begin(), shipped.end());
     for (const std::string& n : shipped) {
         std::string upper = n;
