@@ -82,8 +82,9 @@ int main(int argc, char** argv) {
             return 2;
         }
         if (!opened) {
-            std::fprintf(stderr, "reach: %s: cannot open the project\n",
-                         qPrintable(args.isEmpty() ? QStringLiteral("bundled sample") : args.front()));
+            std::fprintf(
+                stderr, "reach: %s: cannot open the project\n",
+                qPrintable(args.isEmpty() ? QStringLiteral("bundled sample") : args.front()));
             return 2;
         }
     }

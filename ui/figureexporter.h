@@ -51,9 +51,10 @@ struct FigureProvenance {
 // Writes a QCustomPlot as a paper-ready figure: PDF (vector, non-cosmetic pens), SVG or PNG, plus
 // F.csv (the plotted data: the FigureTable the plot was drawn from, core/project/figuredata.h)
 // and F.json (provenance; the font family actually drawn with, and the one asked for when it was
-// not installed). A path without an extension is written as PDF. Works headless (offscreen platform) for reach-cli and from the GUI; the
-// plot's on-screen style is restored afterwards. Throws InputError for an unknown extension, an
-// unreadable input file or an output that cannot be written.
+// not installed). A path without an extension is written as PDF. Works headless (offscreen
+// platform) for reach-cli and from the GUI; the plot's on-screen style is restored afterwards.
+// Throws InputError for an unknown extension, an unreadable input file or an output that cannot be
+// written.
 class FigureExporter {
 public:
     struct Written {

@@ -61,13 +61,23 @@ QString fitOne(const Parts& p, const QFontMetricsF& tm, double room, qsizetype c
         return shortenName(p.name, tm, room, capacity, mode);
     if (capacity >= 2) {
         return shortenName(p.name, tm, room, capacity - 1, mode) + QLatin1Char('\n') +
-               tm.elidedText(p.tag, Qt::ElideRight, room);
+               tm.elidedText(p.tag, Qt::ElideLeft, room);
     }
+    // The tag keeps at most 45 % of the line (a name needs letters to be recognised), and its
+    // end when shortened: the hardware ("...A100]"), the file or the number that tells it apart.
     const QString tag = QStringLiteral(" [") + p.tag + QLatin1Char(']');
-    // The tag keeps at most 60 % of the line: a name needs some letters to be recognised.
-    const double tagWidth = std::min(tm.horizontalAdvance(tag), room * 0.6);
-    return tm.elidedText(p.name, mode, room - tagWidth) +
-           tm.elidedText(tag, Qt::ElideMiddle, tagWidth);
+    // ... but never less than its last word whole (the device, the number), up to 70 %.
+    const QString lastWord = QStringLiteral(" [\u2026") + p.tag.section(QLatin1Char(' '), -1) +
+                             QLatin1Char(']');
+    const double tagWidth =
+        std::min({tm.horizontalAdvance(tag),
+                  std::max(room * 0.45, tm.horizontalAdvance(lastWord) + 1.0), room * 0.7});
+    const QString shownTag =
+        tm.horizontalAdvance(tag) <= tagWidth
+            ? tag
+            : QStringLiteral(" [") + tm.elidedText(p.tag + QLatin1Char(']'), Qt::ElideLeft,
+                                                   tagWidth - tm.horizontalAdvance(" ["));
+    return tm.elidedText(p.name, mode, room - tm.horizontalAdvance(shownTag)) + shownTag;
 }
 
 bool allDistinct(const QMap<double, QString>& labels) {
@@ -95,10 +105,10 @@ QMap<double, QString> fitCategoryLabels(const QMap<double, QString>& labels,
     for (Qt::TextElideMode mode : {Qt::ElideRight, Qt::ElideMiddle, Qt::ElideLeft}) {
         out.clear();
         for (auto it = labels.begin(); it != labels.end(); ++it) {
-            out.insert(it.key(), fitsAsItIs(it.value(), metrics, room, capacity)
-                                     ? it.value()
-                                     : fitOne(splitLabel(it.value()), metrics, room, capacity,
-                                              mode));
+            out.insert(it.key(),
+                       fitsAsItIs(it.value(), metrics, room, capacity)
+                           ? it.value()
+                           : fitOne(splitLabel(it.value()), metrics, room, capacity, mode));
         }
         if (allDistinct(out))
             return out;

@@ -3,8 +3,8 @@
 #include <qcustomplot.h>
 #include <QFontMetricsF>
 
-#include "ui/figurelabels.h"
 #include <algorithm>
+#include "ui/figurelabels.h"
 
 namespace reach {
 
@@ -133,7 +133,7 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
     for (int i = 0; i < plot.itemCount(); ++i) {
         if (auto* text = qobject_cast<QCPItemText*>(plot.item(i))) {
             QFont f = small;
-            f.setBold(text->font().bold());
+            f.setBold(text->font().bold() && !text->property(kScreenOnlyEmphasis).toBool());
             text->setFont(f);
         }
         if (plot.item(i)->property(kScreenOnlyProperty).toBool())

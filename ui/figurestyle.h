@@ -46,6 +46,10 @@ void thinTextTicks(QCPAxis& axis);
 // (hover boxes, selection outlines) and hidden in exported figures.
 inline constexpr const char* kScreenOnlyProperty = "reach_screen_only";
 
+// A text item with this property set to true is bold on screen only (the projection's bold
+// value marks the heat map's workload, which an exported bar chart has not).
+inline constexpr const char* kScreenOnlyEmphasis = "reach_screen_only_emphasis";
+
 // Remembers what FigureStyle::apply changes on a live plot and puts it back when destroyed, so
 // exporting from the GUI does not leave the on-screen view in paper style.
 class PlotStyleGuard {

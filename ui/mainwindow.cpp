@@ -35,8 +35,8 @@
 #include "gpustate.h"
 #include "messagebar.h"
 #include "projectbrowser.h"
-#include "rulesetmodel.h"
 #include "projectionview.h"
+#include "rulesetmodel.h"
 #include "session.h"
 #include "speedupview.h"
 #include "theme.h"
@@ -113,7 +113,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             [this](const QString& message) { report(MessageLog::Severity::Error, message); });
     connect(m_session, &Session::openFailed, this, [this] {
         if (m_opening)
-            report(MessageLog::Severity::Error,
+            // The reason is the error just reported (kept in the bar); this says what it meant.
+            report(MessageLog::Severity::Warning,
                    tr("%1: nothing could be read; the open project is unchanged").arg(*m_opening));
         m_opening.reset();
     });

@@ -69,8 +69,8 @@ public:
     bool exportData(const QString& path, QString* error = nullptr) const;  // current view, CSV
     // Writes the current view's figure (+ CSV + provenance); `written` gets the paths and any
     // warnings (a substituted font). A path without an extension is written as PDF.
-    bool exportFigure(const QString& path, QString* error = nullptr,
-                      QStringList* written = nullptr, QStringList* warnings = nullptr) const;
+    bool exportFigure(const QString& path, QString* error = nullptr, QStringList* written = nullptr,
+                      QStringList* warnings = nullptr) const;
 
     // Asks what to do with rule edits that would be lost (save, discard, cancel); true: go on.
     bool confirmDiscardRuleEdits();

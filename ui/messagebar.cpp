@@ -36,11 +36,11 @@ MessageBar::MessageBar(QWidget* parent) : QFrame(parent) {
 void MessageBar::showMessage(MessageLog::Severity severity, const QString& text) {
     // An error is not pushed away by a later, milder message: the first error stays in view,
     // and the count says that more arrived (all of them are in the log).
-    if (isVisible() && m_severity == MessageLog::Severity::Error &&
+    if (!isHidden() && m_severity == MessageLog::Severity::Error &&
         severity != MessageLog::Severity::Error) {
         ++m_unseen;
     } else {
-        if (isVisible())
+        if (!isHidden())
             ++m_unseen;
         m_text = text;
         m_severity = severity;
@@ -52,7 +52,7 @@ void MessageBar::showMessage(MessageLog::Severity severity, const QString& text)
 }
 
 QString MessageBar::text() const {
-    return isVisible() ? m_text : QString();
+    return isHidden() ? QString() : m_text;  // shown, even in a window not on screen yet
 }
 
 void MessageBar::dismiss() {

@@ -26,7 +26,8 @@ MessageLog::MessageLog(QWidget* parent) : QDockWidget(tr("Messages"), parent) {
     m_view = new QPlainTextEdit(this);
     m_view->setReadOnly(true);
     m_view->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_view->setPlaceholderText(tr("Load errors, warnings and exports of this session appear here."));
+    m_view->setPlaceholderText(
+        tr("Load errors, warnings and exports of this session appear here."));
     setWidget(m_view);
 }
 

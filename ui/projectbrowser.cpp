@@ -134,10 +134,10 @@ void ProjectBrowser::rebuild() {
         item->setData(0, KindRole, WorkloadItem);
         item->setData(0, IndexRole, int(i));
         // The full name (the column may cut it), where it is from and what it measures.
-        item->setToolTip(0, toQString(w.name) + QLatin1Char('\n') + toQString(w.origin) +
-                                (w.workload ? QLatin1Char('\n') +
-                                                  QString::fromStdString(w.workload->source)
-                                            : QString()));
+        item->setToolTip(
+            0, toQString(w.name) + QLatin1Char('\n') + toQString(w.origin) +
+                   (w.workload ? QLatin1Char('\n') + QString::fromStdString(w.workload->source)
+                               : QString()));
         item->setToolTip(1, item->toolTip(0));
     }
     const auto& sets = m_session->evaluations();

@@ -16,6 +16,7 @@
 
 #include "session.h"
 #include "theme.h"
+#include "ui/figurestyle.h"
 
 namespace reach {
 
@@ -212,7 +213,6 @@ void ProjectionView::createHeatMarkers() {
     m_markerLabel->setPadding(QMargins(3, 1, 3, 1));
     m_markerLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
     m_heat->setMouseTracking(true);
-
 }
 
 void ProjectionView::createLayout(QFormLayout* form) {
@@ -231,7 +231,6 @@ void ProjectionView::createLayout(QFormLayout* form) {
     layout->addLayout(form);
     layout->addWidget(plots, 1);
     layout->addWidget(m_assumptions);
-
 }
 
 void ProjectionView::connectControls() {
@@ -270,6 +269,7 @@ void ProjectionView::connectControls() {
     connect(m_heat, &QCustomPlot::mousePress, this,
             [this](QMouseEvent* e) { pickFromHeatMap(e->pos()); });
     connect(m_session, &Session::rulesChanged, this, &ProjectionView::updateFooter);
+    connect(m_bars, &QCustomPlot::afterLayout, this, &ProjectionView::fitValueLabels);
 }
 
 void ProjectionView::refreshStyle() {
@@ -300,7 +300,9 @@ void ProjectionView::syncControls() {
                                .arg(100.0 * m_model->winRate(), 0, 'f', 1)
                                .arg(formatSpeedup(m_model->medianSpeedup()))
                                .arg(m_source) +
-                           QString::fromStdString(projectionAssumptions()) + idleWarnings());
+                           QString::fromStdString(projectionAssumptions()) +
+                           tr(" The bold value is the workload shown in the heat map.") +
+                           idleWarnings());
 }
 
 QString ProjectionView::idleWarnings() const {
@@ -310,8 +312,7 @@ QString ProjectionView::idleWarnings() const {
         const Projection& p = m_model->projection(r);
         if (p.wall && p.wall->mostlyIdle()) {
             out += QStringLiteral("\n") + toQString(m_model->workload(r).name) +
-                   QStringLiteral(": ") + toQString(wallClockWarning(*p.wall)) +
-                   QLatin1Char('.');
+                   QStringLiteral(": ") + toQString(wallClockWarning(*p.wall)) + QLatin1Char('.');
         }
     }
     return out;
@@ -455,6 +456,7 @@ void ProjectionView::updateBars() {
         t->setSelectable(false);
         t->setFont(Theme::plotFont(8));
         t->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        t->setProperty(kScreenOnlyEmphasis, true);  // bold = the heat map's row, on screen
         m_valueLabels.push_back(t);
     }
     while (int(m_valueLabels.size()) > n) {
@@ -493,6 +495,7 @@ void ProjectionView::updateBars() {
             label += tr("  (published: no span)");
         }
         t->setText(label);
+        t->setProperty("reach_full_label", label);
         t->position->setCoords(gain, key);
         t->setColor(text);
         QFont f = t->font();
@@ -507,10 +510,43 @@ void ProjectionView::updateBars() {
     double upper = std::max(1.0, std::ceil(maxGain * 1.25 / 2.0) * 2.0);
     if (m_axisHeld)
         upper = std::max(upper, m_bars->xAxis->range().upper);
+    m_baseUpper = upper;
     m_bars->xAxis->setRange(0, upper);
-    for (QCPItemText* t : m_valueLabels)
-        t->position->setCoords(t->position->coords().x() + upper * 0.01, t->position->coords().y());
+    for (int row = 0; row < n; ++row)
+        m_valueLabels[size_t(row)]->position->setCoords(m_model->gainPercent(row) + upper * 0.01,
+                                                        n - 1 - row);
     m_bars->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// Once the plot knows its size (on screen, or a figure's page): the gain axis reaches far enough
+// for the widest value label to end inside the plot; a label too long for any axis (a narrow
+// figure) keeps only the gain.
+void ProjectionView::fitValueLabels() {
+    const double width = m_bars->axisRect()->width();
+    if (width <= 0)
+        return;
+    double upper = m_axisHeld ? std::max(m_baseUpper, m_bars->xAxis->range().upper) : m_baseUpper;
+    for (int row = 0; row < int(m_valueLabels.size()) && row < m_model->rowCount(); ++row) {
+        QCPItemText* t = m_valueLabels[size_t(row)];
+        const double gain = m_model->gainPercent(row);
+        const QFontMetricsF tm(t->font());
+        QString text = t->property("reach_full_label").toString();
+        // The bars keep at least 30 % of the width; a label that leaves them less is cut.
+        if (width * 0.99 - tm.horizontalAdvance(text) - 8 < width * 0.3)
+            text = QString::number(gain, 'f', 2) + QLatin1Char('%');
+        t->setText(text);
+        const double room = width * 0.99 - tm.horizontalAdvance(text) - 8;
+        if (room > 0)
+            upper = std::max(upper, gain * width / room);
+    }
+    if (upper != m_bars->xAxis->range().upper) {
+        m_bars->xAxis->setRange(0, upper);
+        for (int row = 0; row < int(m_valueLabels.size()) && row < m_model->rowCount(); ++row) {
+            const int n = m_model->rowCount();
+            m_valueLabels[size_t(row)]->position->setCoords(
+                m_model->gainPercent(row) + upper * 0.01, n - 1 - row);
+        }
+    }
 }
 
 void ProjectionView::updateMarker() {
@@ -530,8 +566,6 @@ void ProjectionView::updateFooter() {
     QString text = tr("Rule set: %1 (%2)")
                        .arg(QString::fromStdString(rules.name()),
                             QString::fromStdString(rules.hash()).left(12));
-    if (m_heatRow >= 0 && m_heatRow < m_model->rowCount())
-        text += tr(". Bold value: the workload of the heat map.");
     m_barsFooter->setText(text);
 }
 

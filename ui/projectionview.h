@@ -84,6 +84,7 @@ private:
     void createLayout(QFormLayout* form);
     void connectControls();
     void updateFooter();
+    void fitValueLabels();
     std::optional<HeatPoint> heatPointAt(const QPoint& pos) const;
     void showHeatTip(const QPoint& pos, const QPoint& global);
     void setByHand(double winRate, double medianSpeedup);
@@ -115,7 +116,9 @@ private:
     QCPItemText* m_markerLabel = nullptr;
     QCPTextElement* m_heatTitle = nullptr;
     QCPTextElement* m_barsFooter = nullptr;
-    bool m_axisHeld = false;  // a slider is being dragged: the gain axis does not shrink
+    bool m_axisHeld = false;
+    double m_baseUpper = 1;  // the gain axis's end before the value labels ask for room  // a
+                             // slider is being dragged: the gain axis does not shrink
     std::vector<QCPItemText*> m_valueLabels;
     int m_heatRow = -1;
     int m_selectedEvaluation = -1;

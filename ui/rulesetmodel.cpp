@@ -85,9 +85,8 @@ bool RuleSetModel::setData(const QModelIndex& index, const QVariant& value, int 
         case Pattern: {
             QString why;
             if (!isValidPattern(text, &why)) {
-                emit editRejected(tr("rule %1: pattern '%2' refused: %3")
-                                      .arg(index.row() + 1)
-                                      .arg(text, why));
+                emit editRejected(
+                    tr("rule %1: pattern '%2' refused: %3").arg(index.row() + 1).arg(text, why));
                 return false;
             }
             rule.pattern = text.toStdString();

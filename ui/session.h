@@ -85,7 +85,7 @@ signals:
     void jobStarted(const QString& label);
     void jobProgress(double fraction);
     void jobFinished();
-    void idle();  // no background job left
+    void idle();                               // no background job left
     void loadError(const QString& message);    // one line, as reach-cli prints it
     void loadWarning(const QString& message);  // loaded, with a problem (one line)
     void openFailed();  // nothing of a pending open could be read; the open project stays

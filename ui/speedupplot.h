@@ -3,8 +3,8 @@
 #include <QColor>
 #include <QHash>
 #include <QPointF>
-#include <optional>
 #include <QString>
+#include <optional>
 #include <vector>
 
 #include "ui/recordsmodel.h"

@@ -3,8 +3,8 @@
 #include <qcustomplot.h>
 #include <QAction>
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -83,9 +83,11 @@ SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
     m_threshold->setSingleStep(0.01);
     m_threshold->setPrefix(tr("win above "));
     m_threshold->setSuffix(QStringLiteral("×"));
-    m_threshold->setToolTip(tr("A record is a win when it is correct and faster than this "
-                               "(reach-cli speedups --win-threshold)"));
-    m_threshold->setValue(QSettings().value(QStringLiteral("speedups/winThreshold"), 1.0).toDouble());
+    m_threshold->setToolTip(
+        tr("A record is a win when it is correct and faster than this "
+           "(reach-cli speedups --win-threshold)"));
+    m_threshold->setValue(
+        QSettings().value(QStringLiteral("speedups/winThreshold"), 1.0).toDouble());
     m_model->setWinThreshold(m_threshold->value());
     connect(m_threshold, &QDoubleSpinBox::valueChanged, this, [this](double v) {
         QSettings().setValue(QStringLiteral("speedups/winThreshold"), v);

@@ -262,10 +262,9 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
             const EvalRecord& r = *fooled[i];
             io.out << "  " << (r.problemName.empty() ? r.problemId : r.problemName)
                    << (r.model.empty() ? "" : " (" + r.model + ")") << ": "
-                   << (r.verificationReasons.empty() ? std::string("failed")
-                                                     : r.verificationReasons.size() > 1
-                                                           ? r.verificationReasons[1]
-                                                           : r.verificationReasons[0])
+                   << (r.verificationReasons.empty()      ? std::string("failed")
+                       : r.verificationReasons.size() > 1 ? r.verificationReasons[1]
+                                                          : r.verificationReasons[0])
                    << "\n";
         }
         if (fooled.size() > 10)

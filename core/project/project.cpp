@@ -16,8 +16,7 @@ std::optional<WallClock> ProjectWorkload::wallClock() const {
     return WallClock{breakdown->gpuTimeUs, breakdown->busyTimeUs, breakdown->spanUs};
 }
 
-Projection projectWorkload(const ProjectWorkload& workload, double winRate,
-                           double medianSpeedup) {
+Projection projectWorkload(const ProjectWorkload& workload, double winRate, double medianSpeedup) {
     return projectSummary(workload.name, workload.addressableShare(), winRate, medianSpeedup,
                           workload.wallClock());
 }

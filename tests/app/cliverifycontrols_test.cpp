@@ -9,7 +9,7 @@
 using namespace reach::test;
 
 TEST(CliVerifyControls, NoGpuIsOneLineAndStatusTwo) {
-    unsetenv("REACH_VERIFY");                // the real reach-verify, beside reach-cli
+    unsetenv("REACH_VERIFY");               // the real reach-verify, beside reach-cli
     setenv("CUDA_VISIBLE_DEVICES", "", 1);  // no GPU visible, with or without one
     const CliResult r = runCli({"verify", "--controls"});
     unsetenv("CUDA_VISIBLE_DEVICES");

@@ -105,8 +105,9 @@ QString writeLongNamesTable(const QString& dir) {
     QJsonArray workloads;
     for (int i = 0; i < 20; ++i) {
         QJsonObject w;
-        w["name"] = QStringLiteral("DeepSeek-R1-Distill-Llama-70B inference, tensor-parallel 8, "
-                                   "batch %1, sequence %2")
+        w["name"] = QStringLiteral(
+                        "DeepSeek-R1-Distill-Llama-70B inference, tensor-parallel 8, "
+                        "batch %1, sequence %2")
                         .arg(1 << (i % 5))
                         .arg(1024 * (1 + i / 5));
         w["library_optimized"] = 0.2 + 0.03 * i;
@@ -114,6 +115,7 @@ QString writeLongNamesTable(const QString& dir) {
         workloads.append(w);
     }
     QJsonObject doc;
+    doc["projection"] = QJsonObject{{"win_rate", 0.417}, {"median_speedup", 1.552}};
     doc["source"] = QStringLiteral("Reach test: 20 look-alike workloads (A100-80GB, bf16)");
     doc["workloads"] = workloads;
     QFile f(dir + QStringLiteral("/long_names.json"));
@@ -158,9 +160,8 @@ private slots:
         BreakdownView breakdown(&session);
         ProjectionView projection(&session);
         projection.setParameters(0.417, 1.552);
-        const QString stem = m_dir.filePath(QStringLiteral("%1_%2in")
-                                                .arg(project.isEmpty() ? "sample" : project)
-                                                .arg(width));
+        const QString stem = m_dir.filePath(
+            QStringLiteral("%1_%2in").arg(project.isEmpty() ? "sample" : project).arg(width));
         const struct {
             const char* name;
             QCustomPlot* plot;
@@ -214,8 +215,8 @@ private slots:
     void fittedLabelsStayDistinctAndTagged() {
         QMap<double, QString> labels;
         for (int i = 0; i < 6; ++i) {
-            labels.insert(i, QStringLiteral("ResNet-50 inference, batch %1 [published, A100]")
-                                 .arg(i));
+            labels.insert(i,
+                          QStringLiteral("ResNet-50 inference, batch %1 [published, A100]").arg(i));
         }
         labels.insert(6, QStringLiteral("ResNet-50 inference, batch 0 [H200]"));
         const QFontMetricsF tm(QFont(QStringLiteral("DejaVu Sans"), 8));

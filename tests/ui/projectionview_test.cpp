@@ -118,8 +118,9 @@ private slots:
             if (const auto wall = p.wallSavedShare()) {
                 QVERIFY(m_view->valueLabel(r).contains(
                     QStringLiteral("wall %1%").arg(100.0 * *wall, 0, 'f', 2)));
-                QCOMPARE(model.data(model.index(r, ProjectionModel::BusyShare),
-                                    ProjectionModel::ValueRole)
+                QCOMPARE(model
+                             .data(model.index(r, ProjectionModel::BusyShare),
+                                   ProjectionModel::ValueRole)
                              .toDouble(),
                          p.wall->busyShare());
             } else {
@@ -253,8 +254,7 @@ private slots:
         const double wAt = heat->xAxis->pixelToCoord(pos.x()) / 100.0;
         const double mAt = std::pow(10.0, heat->yAxis->pixelToCoord(pos.y()));
         const Projection& p = m_view->model()->projection(row);
-        const double gain =
-            100.0 * projectSummary(p.name, p.addressableShare, wAt, mAt).savedShare;
+        const double gain = 100.0 * projectSummary(p.name, p.addressableShare, wAt, mAt).savedShare;
         const QString tip = m_view->heatTipText(pos);
         QVERIFY2(tip.contains(QStringLiteral("w = %1%").arg(100.0 * wAt, 0, 'f', 1)),
                  qPrintable(tip));
@@ -280,13 +280,15 @@ private slots:
         QVERIFY(m_view->barPlot()->xAxis->range().upper < wide);
     }
 
-    // Like the breakdown, the bars say which rule set made the shares, and what bold means.
+    // Like the breakdown, the bars say which rule set made the shares; the text under the
+    // plots says what the bold value is.
     void footerNamesTheRuleSetAndTheBoldRow() {
         const QString footer = m_view->footerText();
         QVERIFY2(footer.contains(QString::fromStdString(m_session->rules().name())),
                  qPrintable(footer));
         QVERIFY(footer.contains(QString::fromStdString(m_session->rules().hash()).left(12)));
-        QVERIFY(footer.contains(QStringLiteral("Bold")));
+        auto* assumptions = m_view->findChild<QLabel*>(QStringLiteral("assumptions"));
+        QVERIFY(assumptions && assumptions->text().contains(QStringLiteral("bold value")));
     }
 
 private:

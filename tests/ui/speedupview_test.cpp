@@ -374,7 +374,6 @@ void SpeedupViewTest::withoutGpuTheActionsSaySoAndAreDisabled() {
     QCOMPARE(m_view->model()->record({0, 0}).verification, Verification::Passed);  // unchanged
 }
 
-
 // Pixel position of data point `index` of a graph.
 static QPoint pixelOf(QCustomPlot* plot, QCPGraph* g, int index) {
     const auto point = g->data()->at(index);
@@ -405,7 +404,7 @@ void SpeedupViewTest::hoverTooltipNamesTheRecord() {
              qPrintable(tip));
     QVERIFY2(tip.contains(QStringLiteral("verification: ")), qPrintable(tip));
     QVERIFY(tip.contains(r.correct && *r.speedup > 1.0 ? QStringLiteral("a win")
-                                                        : QStringLiteral("not a win")));
+                                                       : QStringLiteral("not a win")));
     // A suspicious record's tooltip lists its flags.
     auto* marks = qobject_cast<QCPGraph*>(m_view->plotBuilder().suspiciousPlottable());
     QVERIFY(marks && marks->dataCount() > 0);

@@ -116,8 +116,9 @@ private slots:
         QVERIFY(!rules->setData(rules->index(0, RuleSetModel::Pattern), QStringLiteral("([oops")));
         QCOMPARE(rules->data(rules->index(0, RuleSetModel::Pattern)).toString(), before);
         const QString shown = window.messageBar()->text();
-        QVERIFY2(shown.contains(QStringLiteral("rule 1")) && shown.contains(QStringLiteral("([oops")),
-                 qPrintable(shown));
+        QVERIFY2(
+            shown.contains(QStringLiteral("rule 1")) && shown.contains(QStringLiteral("([oops")),
+            qPrintable(shown));
         QVERIFY(shown.contains(QStringLiteral("regular expression")));
         QVERIFY(window.messageLog()->text().contains(QStringLiteral("([oops")));
         QVERIFY(test::waitIdle(*window.session()));
