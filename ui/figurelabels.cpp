@@ -67,8 +67,8 @@ QString fitOne(const Parts& p, const QFontMetricsF& tm, double room, qsizetype c
     // end when shortened: the hardware ("...A100]"), the file or the number that tells it apart.
     const QString tag = QStringLiteral(" [") + p.tag + QLatin1Char(']');
     // ... but never less than its last word whole (the device, the number), up to 70 %.
-    const QString lastWord = QStringLiteral(" [\u2026") + p.tag.section(QLatin1Char(' '), -1) +
-                             QLatin1Char(']');
+    const QString lastWord =
+        QStringLiteral(" [\u2026") + p.tag.section(QLatin1Char(' '), -1) + QLatin1Char(']');
     const double tagWidth =
         std::min({tm.horizontalAdvance(tag),
                   std::max(room * 0.45, tm.horizontalAdvance(lastWord) + 1.0), room * 0.7});

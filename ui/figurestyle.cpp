@@ -86,6 +86,7 @@ QFont FigureStyle::font(const QCustomPlot& plot, double scale) const {
 
 void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
     // Paper: nothing selected, white page, black ink.
+    plot.setProperty(kExportingProperty, true);
     plot.deselectAll();
     plot.setBackground(Qt::white);
     plot.setAntialiasedElements(QCP::aeAll);
@@ -270,6 +271,7 @@ PlotStyleGuard::PlotStyleGuard(QCustomPlot& plot)
 }
 
 PlotStyleGuard::~PlotStyleGuard() {
+    m_plot.setProperty(kExportingProperty, false);
     m_plot.setBackground(m_background);
     size_t ai = 0;
     for (QCPAxisRect* rect : m_plot.axisRects()) {

@@ -46,6 +46,10 @@ void thinTextTicks(QCPAxis& axis);
 // (hover boxes, selection outlines) and hidden in exported figures.
 inline constexpr const char* kScreenOnlyProperty = "reach_screen_only";
 
+// Set on a plot (true) while FigureStyle is applied to it for an export: views that fit their
+// labels to the plot's size cut them only for a figure's page, never on screen.
+inline constexpr const char* kExportingProperty = "reach_exporting";
+
 // A text item with this property set to true is bold on screen only (the projection's bold
 // value marks the heat map's workload, which an exported bar chart has not).
 inline constexpr const char* kScreenOnlyEmphasis = "reach_screen_only_emphasis";

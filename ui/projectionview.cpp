@@ -531,8 +531,10 @@ void ProjectionView::fitValueLabels() {
         const double gain = m_model->gainPercent(row);
         const QFontMetricsF tm(t->font());
         QString text = t->property("reach_full_label").toString();
-        // The bars keep at least 30 % of the width; a label that leaves them less is cut.
-        if (width * 0.99 - tm.horizontalAdvance(text) - 8 < width * 0.3)
+        // In a figure the bars keep at least 30 % of the page's width; a label that leaves them
+        // less is cut to the gain (on screen the axis makes room instead).
+        if (m_bars->property(kExportingProperty).toBool() &&
+            width * 0.99 - tm.horizontalAdvance(text) - 8 < width * 0.3)
             text = QString::number(gain, 'f', 2) + QLatin1Char('%');
         t->setText(text);
         const double room = width * 0.99 - tm.horizontalAdvance(text) - 8;
