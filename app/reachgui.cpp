@@ -6,6 +6,7 @@
 #include <QCommandLineParser>
 #include <QFont>
 #include <QSettings>
+#include <algorithm>
 #include <cstdio>
 
 #include "ui/mainwindow.h"
@@ -67,10 +68,25 @@ int main(int argc, char** argv) {
         return 2;
     }
     const bool opened = args.isEmpty() ? window.openDefault() : window.openPath(args.front());
-    if (!opened && snapshotMode) {
-        std::fprintf(stderr, "reach: %s: cannot open the project\n",
-                     qPrintable(args.isEmpty() ? QStringLiteral("bundled sample") : args.front()));
-        return 2;
+    if (snapshotMode) {
+        // A snapshot of a file that cannot be read would be blank PNGs: fail as reach-cli does,
+        // with its one-line error (the first one, once every background read has ended).
+        if (opened)
+            reach::waitUntilIdle(window);
+        const auto& log = window.messageLog()->entries();
+        const auto error = std::find_if(log.begin(), log.end(), [](const auto& e) {
+            return e.severity == reach::MessageLog::Severity::Error;
+        });
+        if (error != log.end()) {
+            std::fprintf(stderr, "%s\n", qPrintable(error->text));
+            return 2;
+        }
+        if (!opened) {
+            std::fprintf(
+                stderr, "reach: %s: cannot open the project\n",
+                qPrintable(args.isEmpty() ? QStringLiteral("bundled sample") : args.front()));
+            return 2;
+        }
     }
 
     if (snapshotMode) {

@@ -61,6 +61,12 @@ AddRuleDialog::AddRuleDialog(const QString& kernelName, Category suggested, QWid
     validate();
 }
 
+void AddRuleDialog::setProposal(const QString& family, const QString& basis) {
+    m_family->setText(family);
+    m_category->setToolTip(tr("Proposed: %1").arg(basis));
+    m_category->setWhatsThis(m_category->toolTip());
+}
+
 void AddRuleDialog::validate() {
     QString error;
     bool ok = RuleSetModel::isValidPattern(m_pattern->text(), &error);

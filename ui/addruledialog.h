@@ -16,6 +16,8 @@ class AddRuleDialog : public QDialog {
     Q_OBJECT
 public:
     AddRuleDialog(const QString& kernelName, Category suggested, QWidget* parent = nullptr);
+    // Prefills the family and says why the category was proposed (core proposeRuleCategory).
+    void setProposal(const QString& family, const QString& basis);
     Rule rule() const;
 
     // Escapes every POSIX extended regex metacharacter (the core matches with <regex.h>).

@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include "addruledialog.h"
+#include "core/analysis/ruleedit.h"
 #include "rulesetmodel.h"
 #include "session.h"
 #include "theme.h"
@@ -126,11 +127,16 @@ BreakdownView::BreakdownView(Session* session, QWidget* parent)
     m_drillPlot->yAxis->setSubTicks(false);
     m_drillPlot->yAxis->grid()->setVisible(false);
 
+    // The chart starts at a usable size beside the table (its names are long); the main window
+    // keeps the splitter where the user leaves it (QSettings, by object name).
+    m_drillPlot->setMinimumSize(280, 160);
     auto* drillSplit = new QSplitter(Qt::Horizontal, this);
+    drillSplit->setObjectName(QStringLiteral("drillSplitter"));
     drillSplit->addWidget(m_table);
     drillSplit->addWidget(m_drillPlot);
-    drillSplit->setStretchFactor(0, 3);
-    drillSplit->setStretchFactor(1, 2);
+    drillSplit->setStretchFactor(0, 1);
+    drillSplit->setStretchFactor(1, 1);
+    drillSplit->setChildrenCollapsible(false);
     auto* drill = new QWidget(this);
     auto* drillLayout = new QVBoxLayout(drill);
     drillLayout->setContentsMargins(0, 0, 0, 0);
@@ -162,6 +168,8 @@ BreakdownView::BreakdownView(Session* session, QWidget* parent)
         onPlottableClick(p, index);
     });
     connect(m_plot, &QCustomPlot::mouseMove, this, &BreakdownView::showHover);
+    // On screen and in an exported figure alike, labels are fitted to the laid-out bars.
+    connect(m_plot, &QCustomPlot::afterLayout, this, &BreakdownView::placeBarLabels);
     connect(m_addRule, &QPushButton::clicked, this, &BreakdownView::onAddRule);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this] { m_addRule->setEnabled(m_kernels->rowCount() > 0); });
@@ -202,7 +210,7 @@ int BreakdownView::rowOfBarKey(double key, bool operatorBar) const {
 QString BreakdownView::barLabel(int row) const {
     if (row < 0 || row >= int(m_labels.size()))
         return {};
-    return m_labels[size_t(row)]->text();
+    return m_labels[size_t(row)] ? m_labels[size_t(row)]->text() : QString();
 }
 
 void BreakdownView::setOperatorSplit(bool on) {
@@ -253,22 +261,22 @@ void BreakdownView::rebuildPlot() {
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     std::array<QVector<double>, 4> keys, values, opKeys, opValues;
     QVector<double> restKeys, unsplit, idle, unlinkedKeys, unlinked;
-    for (QCPItemText* t : m_labels)
-        m_plot->removeItem(t);
-    m_labels.clear();
-
-    const QColor addrText = Theme::textOn(Theme::categoryColor(Category::Addressable));
-    const QColor plainText =
-        Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
+    for (const SegmentLabel& l : m_segmentLabels)
+        m_plot->removeItem(l.text);
+    m_segmentLabels.clear();
+    m_labels.assign(size_t(n), nullptr);
+    std::vector<ProjectWorkload> rows;
+    for (int r = 0; r < n; ++r)
+        rows.push_back(m_model->workload(r));
+    const std::vector<RowLabel> labels = rowLabels(rows);  // tags tell same-name rows apart
     // Rows run top to bottom, keys bottom to top: walk backwards so keys come out sorted.
     for (int row = n - 1; row >= 0; --row) {
         const double key = keyOfRow(row);
-        const ProjectWorkload& w = m_model->workload(row);
         // One label per row, at the middle of its bar pair when the operator split is shown.
         const bool pair = op && m_model->hasOperatorSplit(row);
-        ticker->addTick(pair ? key - kSplitOffset : key, toQString(w.name) + QStringLiteral(" [") +
-                                                             toQString(w.shortOrigin()) +
-                                                             QLatin1Char(']'));
+        ticker->addTick(pair ? key - kSplitOffset : key,
+                        toQString(labels[size_t(row)].name) + QStringLiteral(" [") +
+                            toQString(labels[size_t(row)].tag) + QLatin1Char(']'));
         double total = 0;
         for (Category c : kCategories) {
             const double v = 100.0 * m_model->share(row, c);
@@ -293,31 +301,7 @@ void BreakdownView::rebuildPlot() {
             unlinked << std::max(0.0, 100.0 - linked);
         }
 
-        // The addressable share, printed inside its segment when it fits, after the bar if not.
-        const double lib = 100.0 * m_model->share(row, Category::LibraryOptimized);
-        const double addr = 100.0 * m_model->share(row, Category::Addressable);
-        auto* label = new QCPItemText(m_plot);
-        label->setSelectable(false);
-        label->setFont(Theme::plotFont(8));
-        label->setText(QString::number(addr, 'f', 1) + QLatin1Char('%'));
-        if (m_model->spanUnknown(row)) {
-            label->setText(tr("published shares of GPU time: no profiled span to draw"));
-            label->position->setCoords(0.8, key);
-            label->setColor(plainText);
-            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-        } else if (addr >= 8.0) {
-            label->position->setCoords(lib + addr / 2, key);
-            label->setColor(addrText);
-            label->setPositionAlignment(Qt::AlignCenter);
-        } else {
-            label->setText(tr("%1% addressable").arg(addr, 0, 'f', 1));
-            label->position->setCoords(std::min(total, 100.0) + 0.8, key);
-            label->setColor(plainText);
-            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-        }
-        // The thin bars of the operator split leave no room for text: hover tells the numbers.
-        label->setVisible(!op);
-        m_labels.insert(m_labels.begin(), label);
+        addBarLabels(row, key, op);
     }
 
     const double width = op ? 0.36 : 0.66;
@@ -348,14 +332,7 @@ void BreakdownView::rebuildPlot() {
 
     m_plot->yAxis->setTicker(ticker);
     m_plot->yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
-    const RuleSet& rules = m_session->rules();
-    QString footer = tr("Rule set: %1 (%2)")
-                         .arg(QString::fromStdString(rules.name()),
-                              QString::fromStdString(rules.hash()).left(12));
-    if (op)
-        footer +=
-            tr(". Upper bar: kernel-name rules; lower, lighter bar: launching ATen operator.");
-    m_footer->setText(footer);
+    updateFooter(op);
     m_highlight->setVisible(false);
     if (m_selectedRow >= 0 && m_selectedRow < n && m_model->workload(m_selectedRow).breakdown) {
         const double key = keyOfRow(m_selectedRow);
@@ -371,6 +348,113 @@ void BreakdownView::rebuildPlot() {
         m_highlight->setVisible(end > start);
     }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// Every category segment gets its share printed on it; placeBarLabels shows those that fit once
+// the plot knows its size. The addressable share is also shown when its segment is too narrow:
+// after the bar, in the plot's right margin.
+void BreakdownView::addBarLabels(int row, double key, bool operatorSplit) {
+    const QColor plainText =
+        Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
+    auto makeText = [this](const QString& text) {
+        auto* label = new QCPItemText(m_plot);
+        label->setSelectable(false);
+        label->setFont(Theme::plotFont(8));
+        label->setText(text);
+        return label;
+    };
+    if (m_model->spanUnknown(row)) {
+        QCPItemText* label = makeText(tr("published shares of GPU time: no profiled span to draw"));
+        label->position->setCoords(0.8, key);
+        label->setColor(plainText);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        m_labels[size_t(row)] = label;
+        m_segmentLabels.push_back({label, row, Category::Addressable, 0, 0, key, false});
+        return;
+    }
+    double start = 0;
+    for (Category c : kCategories) {
+        const double share = 100.0 * m_model->share(row, c);
+        if (share > 0 || c == Category::Addressable) {
+            QCPItemText* label = makeText(QString::number(share, 'f', 1) + QLatin1Char('%'));
+            label->position->setCoords(start + share / 2, key);
+            label->setColor(Theme::textOn(Theme::categoryColor(c)));
+            label->setPositionAlignment(Qt::AlignCenter);
+            // The thin bars of the operator split leave no room for text: hover tells numbers.
+            label->setVisible(!operatorSplit);
+            m_segmentLabels.push_back({label, row, c, start, start + share, key, true});
+            if (c == Category::Addressable)
+                m_labels[size_t(row)] = label;
+        }
+        start += share;
+    }
+}
+
+void BreakdownView::placeBarLabels() {
+    if (m_opSplit->isChecked())
+        return;
+    const QColor plainText =
+        Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
+    QCPAxis* x = m_plot->xAxis;
+    // Two passes: the margin the outside labels need narrows the bars, which may push another
+    // label out of its segment.
+    for (int pass = 0; pass < 2; ++pass) {
+        double outsideWidth = 0;
+        for (const SegmentLabel& l : m_segmentLabels) {
+            if (!l.inSegment)
+                continue;
+            const QString share = QString::number(l.end - l.start, 'f', 1) + QLatin1Char('%');
+            const QFontMetricsF tm(l.text->font());
+            const double room = std::abs(x->coordToPixel(l.end) - x->coordToPixel(l.start));
+            const bool fits = tm.horizontalAdvance(share) + 4 <= room && tm.height() <= barPixels();
+            if (fits) {
+                l.text->setText(share);
+                l.text->position->setCoords((l.start + l.end) / 2, l.key);
+                l.text->setColor(Theme::textOn(Theme::categoryColor(l.category)));
+                l.text->setPositionAlignment(Qt::AlignCenter);
+                l.text->setClipToAxisRect(true);
+                l.text->setVisible(true);
+            } else if (l.category == Category::Addressable) {
+                l.text->setText(tr("%1 addr.").arg(share));
+                l.text->position->setCoords(x->range().upper, l.key);
+                l.text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+                l.text->setPadding(QMargins(3, 0, 0, 0));
+                l.text->setColor(plainText);
+                l.text->setClipToAxisRect(false);
+                l.text->setVisible(true);
+                outsideWidth = std::max(outsideWidth, tm.horizontalAdvance(l.text->text()) + 6);
+            } else {
+                l.text->setVisible(false);
+            }
+        }
+        const int margin = int(std::ceil(std::max(outsideWidth, 12.0)));
+        QCPAxisRect* rect = m_plot->axisRect();
+        if (rect->margins().right() == margin)
+            return;
+        rect->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
+        QMargins m = rect->margins();
+        m.setRight(margin);
+        rect->setMargins(m);
+        m_plot->plotLayout()->update(QCPLayoutElement::upMargins);
+        m_plot->plotLayout()->update(QCPLayoutElement::upLayout);
+    }
+}
+
+double BreakdownView::barPixels() const {
+    const double width = m_opSplit->isChecked() ? 0.36 : 0.66;
+    QCPAxis* y = m_plot->yAxis;
+    return std::abs(y->coordToPixel(width) - y->coordToPixel(0));
+}
+
+void BreakdownView::updateFooter(bool operatorSplit) {
+    const RuleSet& rules = m_session->rules();
+    QString footer = tr("Rule set: %1 (%2)")
+                         .arg(QString::fromStdString(rules.name()),
+                              QString::fromStdString(rules.hash()).left(12));
+    if (operatorSplit)
+        footer +=
+            tr(". Upper bar: kernel-name rules; lower, lighter bar: launching ATen operator.");
+    m_footer->setText(footer);
 }
 
 void BreakdownView::showHover(QMouseEvent* event) {
@@ -481,8 +565,16 @@ bool BreakdownView::addRule(const Rule& rule, QString* error) {
         return false;
     RuleSet rules = m_session->rules();
     rules.insertRule(0, rule);
-    m_session->setRules(std::move(rules));
+    m_session->editRules(std::move(rules));
     return true;
+}
+
+CategoryProposal BreakdownView::proposalFor(const QString& kernelName) const {
+    const Breakdown* breakdown = m_selectedRow >= 0 && m_selectedRow < m_model->rowCount()
+                                     ? m_model->workload(m_selectedRow).breakdown.get()
+                                     : nullptr;
+    return proposeRuleCategory(m_session->rules(), breakdown, kernelName.toStdString(),
+                               m_kernels->category());
 }
 
 void BreakdownView::onAddRule() {
@@ -492,12 +584,15 @@ void BreakdownView::onAddRule() {
     const int row = current.isValid() ? current.row() : 0;
     const QString name =
         m_kernels->data(m_kernels->index(row, 0), KernelModel::FullNameRole).toString();
-    const Category suggested = m_kernels->category() == Category::Unclassified
-                                   ? Category::Addressable
-                                   : m_kernels->category();
-    AddRuleDialog dialog(name, suggested, this);
+    const CategoryProposal proposal = proposalFor(name);
+    AddRuleDialog dialog(name, proposal.category, this);
+    dialog.setProposal(toQString(proposal.family), toQString(proposal.basis));
     if (dialog.exec() == QDialog::Accepted)
         addRule(dialog.rule());
+}
+
+QString BreakdownView::footerText() const {
+    return m_footer ? m_footer->text() : QString();
 }
 
 FigureTable BreakdownView::figureData() const {

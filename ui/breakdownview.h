@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "breakdownmodel.h"
+#include "core/analysis/ruleedit.h"
 #include "kernelmodel.h"
 
 class QCheckBox;
@@ -44,6 +45,8 @@ public:
     QCPBars* operatorBars(Category c) const { return m_opBars[size_t(c)]; }
     // Text printed on the bar of `row` (the addressable share).
     QString barLabel(int row) const;
+    // The caption under the plot (the rule set's name and hash, what the bars mean).
+    QString footerText() const;
 
     // Plot coordinate of a row's name-split bar (rows run top to bottom).
     double keyOfRow(int row) const;
@@ -61,6 +64,8 @@ public:
 
     // Adds a rule before all others and re-classifies (what "Add rule..." does after its dialog).
     bool addRule(const Rule& rule, QString* error = nullptr);
+    // What "Add rule..." proposes for a kernel of the drill-down (core proposeRuleCategory).
+    CategoryProposal proposalFor(const QString& kernelName) const;
 
 signals:
     void segmentSelected(int row, reach::Category category);
@@ -73,6 +78,10 @@ private:
     void onWorkloadsChanged();
     void rebuildPlot();
     void updateDrill();
+    void addBarLabels(int row, double key, bool operatorSplit);
+    void placeBarLabels();
+    double barPixels() const;  // a name-rule bar's thickness on screen
+    void updateFooter(bool operatorSplit);
     void showHover(QMouseEvent* event);
     void onPlottableClick(QCPAbstractPlottable* p, int dataIndex);
     void onAddRule();
@@ -95,7 +104,17 @@ private:
     QCPBars* m_drillBars = nullptr;
     QCPItemRect* m_highlight = nullptr;
     QCPTextElement* m_footer = nullptr;
-    std::vector<QCPItemText*> m_labels;
+    // A share printed on a bar: in its segment [start, end] when it fits there; the addressable
+    // one after the bar when not. inSegment false: a sentence (a row with nothing to draw).
+    struct SegmentLabel {
+        QCPItemText* text;
+        int row;
+        Category category;
+        double start, end, key;
+        bool inSegment;
+    };
+    std::vector<SegmentLabel> m_segmentLabels;
+    std::vector<QCPItemText*> m_labels;  // per row: its addressable share (or its sentence)
     QPoint m_pressPos;
     int m_selectedRow = -1;
     QString m_selectedName;  // to restore the drill-down after a re-classification

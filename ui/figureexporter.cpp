@@ -5,6 +5,8 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QFont>
+#include <QFontInfo>
 #include <QImage>
 #include <QSaveFile>
 #include <QSvgGenerator>
@@ -74,6 +76,26 @@ FigureFormat FigureExporter::formatFromPath(const QString& path) {
                      "one of .pdf, .svg or .png (got '." + str(ext) + "')");
 }
 
+QString FigureExporter::withDefaultExtension(const QString& path, FigureFormat format) {
+    if (!QFileInfo(path).suffix().isEmpty())
+        return path;
+    switch (format) {
+        case FigureFormat::Svg:
+            return path + QStringLiteral(".svg");
+        case FigureFormat::Png:
+            return path + QStringLiteral(".png");
+        case FigureFormat::Pdf:
+            break;
+    }
+    return path + QStringLiteral(".pdf");
+}
+
+QString FigureExporter::resolvedFontFamily(const QString& requested) {
+    QFont font(requested);
+    font.setStyleHint(QFont::SansSerif);
+    return QFontInfo(font).family();
+}
+
 QString FigureExporter::csvPathFor(const QString& figurePath) {
     const QFileInfo fi(figurePath);
     return fi.dir().filePath(fi.completeBaseName() + ".csv");
@@ -112,11 +134,23 @@ FigureOptions withRoomForCategories(const QCustomPlot& plot, FigureOptions o) {
 
 }  // namespace
 
-FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot, const QString& path,
+FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot,
+                                                     const QString& requestedPath,
                                                      const FigureOptions& requested,
                                                      const FigureProvenance& provenance,
                                                      const FigureTable& data) {
-    const FigureOptions options = withRoomForCategories(plot, requested);
+    const QString path = withDefaultExtension(requestedPath);
+    FigureOptions options = withRoomForCategories(plot, requested);
+    // A font that is not installed is drawn with a substitute: say so, draw with the substitute
+    // by its name, and record that one (a figure's provenance must name the font it shows).
+    QStringList warnings;
+    const QString usedFont = resolvedFontFamily(options.style.fontFamily);
+    const QString askedFont = options.style.fontFamily;
+    if (usedFont.compare(askedFont, Qt::CaseInsensitive) != 0) {
+        warnings << QStringLiteral("%1: font '%2' is not installed; drawn with '%3'")
+                        .arg(path, askedFont, usedFont);
+        options.style.fontFamily = usedFont;
+    }
     const FigureFormat format = formatFromPath(path);
     if (!(options.widthIn > 0.5 && options.widthIn < 40) ||
         !(options.effectiveHeightIn() > 0.5 && options.effectiveHeightIn() < 40)) {
@@ -207,7 +241,7 @@ FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot, const QS
         {"data_csv", str(QFileInfo(csvPathFor(path)).fileName())},
         {"width_in", w / 72.0},
         {"height_in", h / 72.0},
-        {"font_family", str(options.style.fontFamily)},
+        {"font_family", str(usedFont)},
         {"font_pt", options.style.fontPt},
         {"inputs", inputs},
         {"rules", rules},
@@ -221,11 +255,13 @@ FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot, const QS
         j["width_px"] = pixelSize.width();
         j["height_px"] = pixelSize.height();
     }
+    if (usedFont.compare(askedFont, Qt::CaseInsensitive) != 0)
+        j["font_requested"] = str(askedFont);
     for (auto it = provenance.extra.begin(); it != provenance.extra.end(); ++it) {
         j[it.key()] = it.value();
     }
     writeFile(jsonPathFor(path), j.dump(2) + "\n");
-    return {path, csvPathFor(path), jsonPathFor(path)};
+    return {path, csvPathFor(path), jsonPathFor(path), warnings};
 }
 
 }  // namespace reach

@@ -50,16 +50,25 @@ struct FigureProvenance {
 
 // Writes a QCustomPlot as a paper-ready figure: PDF (vector, non-cosmetic pens), SVG or PNG, plus
 // F.csv (the plotted data: the FigureTable the plot was drawn from, core/project/figuredata.h)
-// and F.json (provenance). Works headless (offscreen platform) for reach-cli and from the GUI; the
-// plot's on-screen style is restored afterwards. Throws InputError for an unknown extension, an
-// unreadable input file or an output that cannot be written.
+// and F.json (provenance; the font family actually drawn with, and the one asked for when it was
+// not installed). A path without an extension is written as PDF. Works headless (offscreen
+// platform) for reach-cli and from the GUI; the plot's on-screen style is restored afterwards.
+// Throws InputError for an unknown extension, an unreadable input file or an output that cannot be
+// written.
 class FigureExporter {
 public:
     struct Written {
         QString figure, csv, json;
+        QStringList warnings;  // e.g. a requested font that is not installed (one line each)
     };
 
     static FigureFormat formatFromPath(const QString& path);
+    // A path without an extension gets the format's (PDF's, unless told) ".pdf"; a path with
+    // one is returned as it is (formatFromPath judges it).
+    static QString withDefaultExtension(const QString& path,
+                                        FigureFormat format = FigureFormat::Pdf);
+    // The family Qt draws when `requested` is asked for (a substitute when it is not installed).
+    static QString resolvedFontFamily(const QString& requested);
     static QString csvPathFor(const QString& figurePath);
     static QString jsonPathFor(const QString& figurePath);
 

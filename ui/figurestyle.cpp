@@ -2,7 +2,9 @@
 
 #include <qcustomplot.h>
 #include <QFontMetricsF>
+
 #include <algorithm>
+#include "ui/figurelabels.h"
 
 namespace reach {
 
@@ -34,6 +36,46 @@ struct BackgroundAccess : QCustomPlot {
 
 }  // namespace
 
+void thinTextTicks(QCPAxis& axis) {
+    auto text = axis.ticker().dynamicCast<QCPAxisTickerText>();
+    if (!text || text->ticks().size() < 2)
+        return;
+    // Keep every k-th tick, counted from the one at 1 (the speedup axis's "no change") or else
+    // the first, for the smallest k whose labels keep a gap of one "0" between them.
+    const QFontMetricsF tm(axis.tickLabelFont());
+    const double gap = tm.horizontalAdvance(QLatin1Char('0'));
+    QList<double> keys;  // the ticks the axis draws: those in its range
+    QStringList labels;
+    for (auto it = text->ticks().cbegin(); it != text->ticks().cend(); ++it) {
+        if (axis.range().contains(it.key())) {
+            keys << it.key();
+            labels << it.value();
+        }
+    }
+    qsizetype anchor = keys.indexOf(1.0);
+    if (anchor < 0)
+        anchor = 0;
+    for (qsizetype k = 1; k < keys.size(); ++k) {
+        bool clear = true;
+        double lastRight = -1e300;
+        for (qsizetype i = anchor % k; i < keys.size() && clear; i += k) {
+            const double half = tm.horizontalAdvance(labels[i]) / 2;
+            const double x = axis.coordToPixel(keys[i]);
+            clear = x - half >= lastRight + gap;
+            lastRight = x + half;
+        }
+        if (!clear)
+            continue;
+        if (k > 1) {
+            QMap<double, QString> kept;
+            for (qsizetype i = anchor % k; i < keys.size(); i += k)
+                kept.insert(keys[i], labels[i]);
+            text->ticks() = kept;
+        }
+        return;
+    }
+}
+
 QFont FigureStyle::font(const QCustomPlot& plot, double scale) const {
     QFont f(fontFamily);
     const int dpi = plot.logicalDpiY() > 0 ? plot.logicalDpiY() : 96;
@@ -44,6 +86,7 @@ QFont FigureStyle::font(const QCustomPlot& plot, double scale) const {
 
 void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
     // Paper: nothing selected, white page, black ink.
+    plot.setProperty(kExportingProperty, true);
     plot.deselectAll();
     plot.setBackground(Qt::white);
     plot.setAntialiasedElements(QCP::aeAll);
@@ -91,7 +134,7 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
     for (int i = 0; i < plot.itemCount(); ++i) {
         if (auto* text = qobject_cast<QCPItemText*>(plot.item(i))) {
             QFont f = small;
-            f.setBold(text->font().bold());
+            f.setBold(text->font().bold() && !text->property(kScreenOnlyEmphasis).toBool());
             text->setFont(f);
         }
         if (plot.item(i)->property(kScreenOnlyProperty).toBool())
@@ -121,12 +164,11 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
         }
     }
     // Category labels (text tickers) on a vertical axis may take at most 40 % of the figure's
-    // width and, each, its share of three quarters of the height. When a label's lines do not
-    // fit its share, every label keeps only its first line (the name, not the origin line); a line
-    // too wide is wrapped at spaces while lines are left, else elided in the middle. Long workload
-    // names otherwise squeezed a 3.5 in figure's bars to a sliver and pushed the value labels
-    // and the axis title off the page. The CSV beside the figure keeps the full labels
-    // (PlotStyleGuard puts them back before it is written).
+    // width and, each, its share of three quarters of the height: long workload names otherwise
+    // squeezed a 3.5 in figure's bars to a sliver and pushed the value labels and the axis title
+    // off the page. fitCategoryLabels keeps each row's hardware tag and never makes two rows
+    // read alike. The CSV beside the figure keeps the full labels (PlotStyleGuard puts them
+    // back before it is written).
     const double labelRoom = figurePt.width() * 0.4;
     for (QCPAxisRect* rect : plot.axisRects()) {
         for (QCPAxis* axis : rect->axes()) {
@@ -134,43 +176,10 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
             if (!text || !axis->visible() || axis->orientation() != Qt::Vertical)
                 continue;
             const QFontMetricsF tm(axis->tickLabelFont());
-            // Lines one label may have without running into its neighbours.
             const qsizetype n = std::max<qsizetype>(1, text->ticks().size());
             const qsizetype capacity = std::max<qsizetype>(
                 1, qsizetype(figurePt.height() * 0.75 / double(n) / tm.lineSpacing()));
-            bool firstLineOnly = false;
-            for (const QString& label : text->ticks())
-                firstLineOnly = firstLineOnly || label.count(QLatin1Char('\n')) + 1 > capacity;
-            for (auto it = text->ticks().begin(); it != text->ticks().end(); ++it) {
-                qsizetype lines = firstLineOnly ? 1 : it.value().count(QLatin1Char('\n')) + 1;
-                QStringList parts = it.value().split(QLatin1Char('\n'));
-                if (firstLineOnly)
-                    parts = parts.mid(0, 1);
-                QStringList out;
-                for (const QString& part : parts) {
-                    if (tm.horizontalAdvance(part) <= labelRoom) {
-                        out << part;
-                        continue;
-                    }
-                    QStringList wrapped{QString()};
-                    for (const QString& word : part.split(QLatin1Char(' '))) {
-                        const QString joined =
-                            wrapped.back().isEmpty() ? word : wrapped.back() + ' ' + word;
-                        if (wrapped.back().isEmpty() || tm.horizontalAdvance(joined) <= labelRoom)
-                            wrapped.back() = joined;
-                        else
-                            wrapped << word;
-                    }
-                    if (wrapped.size() > 1 && lines + wrapped.size() - 1 <= capacity) {
-                        lines += wrapped.size() - 1;
-                        for (const QString& w : wrapped)
-                            out << tm.elidedText(w, Qt::ElideMiddle, labelRoom);
-                    } else {
-                        out << tm.elidedText(part, Qt::ElideMiddle, labelRoom);
-                    }
-                }
-                it.value() = out.join(QLatin1Char('\n'));
-            }
+            text->ticks() = fitCategoryLabels(text->ticks(), tm, labelRoom, capacity);
         }
     }
     // Lay the plot out at the figure's size to know how long each axis is, then give numeric
@@ -200,6 +209,8 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
     }
     for (QCPAxisRect* rect : plot.axisRects()) {
         for (QCPAxis* axis : rect->axes()) {
+            if (axis->visible() && axis->orientation() == Qt::Horizontal)
+                thinTextTicks(*axis);
             if (!axis->visible() || axis->ticker().dynamicCast<QCPAxisTickerText>())
                 continue;
             const bool horizontal = axis->orientation() == Qt::Horizontal;
@@ -260,6 +271,7 @@ PlotStyleGuard::PlotStyleGuard(QCustomPlot& plot)
 }
 
 PlotStyleGuard::~PlotStyleGuard() {
+    m_plot.setProperty(kExportingProperty, false);
     m_plot.setBackground(m_background);
     size_t ai = 0;
     for (QCPAxisRect* rect : m_plot.axisRects()) {

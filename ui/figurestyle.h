@@ -37,9 +37,22 @@ struct FigureStyle {
     void apply(QCustomPlot& plot, QSize figurePt = {}) const;
 };
 
+// Drops labels of a horizontal text-ticker axis (the speedup figure's powers of two) until no two
+// run into each other at the axis's current length: every k-th tick is kept, counted from 1x.
+// Call after the layout knows the axis length (the export does; views on resize).
+void thinTextTicks(QCPAxis& axis);
+
 // A layerable (item, plottable) with this dynamic property set to true is drawn on screen only
 // (hover boxes, selection outlines) and hidden in exported figures.
 inline constexpr const char* kScreenOnlyProperty = "reach_screen_only";
+
+// Set on a plot (true) while FigureStyle is applied to it for an export: views that fit their
+// labels to the plot's size cut them only for a figure's page, never on screen.
+inline constexpr const char* kExportingProperty = "reach_exporting";
+
+// A text item with this property set to true is bold on screen only (the projection's bold
+// value marks the heat map's workload, which an exported bar chart has not).
+inline constexpr const char* kScreenOnlyEmphasis = "reach_screen_only_emphasis";
 
 // Remembers what FigureStyle::apply changes on a live plot and puts it back when destroyed, so
 // exporting from the GUI does not leave the on-screen view in paper style.

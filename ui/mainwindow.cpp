@@ -22,6 +22,8 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTextStream>
+#include <QVBoxLayout>
+#include <algorithm>
 
 #include "batchdialog.h"
 #include "breakdownview.h"
@@ -31,8 +33,10 @@
 #include "exportdialog.h"
 #include "figureexporter.h"
 #include "gpustate.h"
+#include "messagebar.h"
 #include "projectbrowser.h"
 #include "projectionview.h"
+#include "rulesetmodel.h"
 #include "session.h"
 #include "speedupview.h"
 #include "theme.h"
@@ -82,16 +86,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         QStringLiteral("projection"), tr("Projection"), m_projection, m_projection->barPlot(),
         [this] { return m_projection->figureData(); }, m_projection->model());
 
-    m_split = new QSplitter(Qt::Horizontal, this);
-    m_split->setObjectName(QStringLiteral("mainSplitter"));
-    m_split->addWidget(m_browser);
-    m_split->addWidget(m_tabs);
-    m_split->setStretchFactor(0, 1);
-    m_split->setStretchFactor(1, 4);
-    setCentralWidget(m_split);
+    setCentralWidget(createCentralArea());
 
     connect(m_browser, &ProjectBrowser::evaluationSelected, m_projection,
             &ProjectionView::setSelectedEvaluation);
+    connect(m_browser, &ProjectBrowser::evaluationSelected, this, &MainWindow::showEvaluation);
+    // One click on a workload shows it in every view: its drill-down in the breakdown, its heat
+    // map in the projection.
+    connect(m_browser, &ProjectBrowser::workloadSelected, this, [this](int index) {
+        m_breakdown->selectSegment(index, Category::Addressable);
+        m_projection->setHeatRow(index);
+    });
     connect(m_browser, &ProjectBrowser::workloadActivated, this, [this](int index) {
         m_tabs->setCurrentWidget(m_projection);
         m_projection->setHeatRow(index);
@@ -100,7 +105,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_speedups, &SpeedupView::statusMessage, this,
             [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     connect(m_session, &Session::loadError, this,
-            [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+            [this](const QString& message) { report(MessageLog::Severity::Error, message); });
+    connect(m_session, &Session::loadWarning, this,
+            [this](const QString& message) { report(MessageLog::Severity::Warning, message); });
+    connect(m_session, &Session::projectOpened, this, &MainWindow::onProjectOpened);
+    connect(m_browser->rulesModel(), &RuleSetModel::editRejected, this,
+            [this](const QString& message) { report(MessageLog::Severity::Error, message); });
+    connect(m_session, &Session::openFailed, this, [this] {
+        if (m_opening)
+            // The reason is the error just reported (kept in the bar); this says what it meant.
+            report(MessageLog::Severity::Warning,
+                   tr("%1: nothing could be read; the open project is unchanged").arg(*m_opening));
+        m_opening.reset();
+    });
 
     createMenus();
     createStatusBar();
@@ -108,6 +125,59 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() = default;
+
+// The message bar above the browser and the views; the log is a dock below them (hidden until
+// asked for: the bar's "Show Log" or View > Messages).
+QWidget* MainWindow::createCentralArea() {
+    m_split = new QSplitter(Qt::Horizontal, this);
+    m_split->setObjectName(QStringLiteral("mainSplitter"));
+    m_split->addWidget(m_browser);
+    m_split->addWidget(m_tabs);
+    m_split->setStretchFactor(0, 1);
+    m_split->setStretchFactor(1, 4);
+    m_messageBar = new MessageBar(this);
+    m_log = new MessageLog(this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_log);
+    m_log->hide();
+    connect(m_messageBar, &MessageBar::logRequested, this, [this] {
+        m_log->show();
+        m_log->raise();
+    });
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_messageBar);
+    layout->addWidget(m_split, 1);
+    return central;
+}
+
+void MainWindow::report(MessageLog::Severity severity, const QString& text) {
+    m_log->append(severity, text);
+    if (severity == MessageLog::Severity::Info)
+        statusBar()->showMessage(text, 8000);
+    else
+        m_messageBar->showMessage(severity, text);
+}
+
+// The session shows a new project: only now does it name the window and count as recent.
+void MainWindow::onProjectOpened() {
+    setWindowTitle(tr("Reach - %1").arg(m_session->projectName()));
+    if (!m_opening)
+        return;
+    const QString path = *m_opening;
+    m_opening.reset();
+    if (path.isEmpty()) {
+        m_speedups->setProjectPath(QString());  // the bundled sample is read-only
+        QSettings().setValue(QStringLiteral("project/last"), QString());
+        return;
+    }
+    // Verifier verdicts are stored in the open project (verifications table) from now on.
+    const bool isProjectFile = QFileInfo(path).suffix() == QLatin1String("reach");
+    m_speedups->setProjectPath(isProjectFile ? QFileInfo(path).absoluteFilePath() : QString());
+    rememberRecent(path);
+    QSettings().setValue(QStringLiteral("project/last"), QFileInfo(path).absoluteFilePath());
+}
 
 void MainWindow::addView(const QString& key, const QString& title, QWidget* widget,
                          QCustomPlot* figure, std::function<FigureTable()> figureData,
@@ -136,12 +206,34 @@ void MainWindow::createMenus() {
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = edit->addAction(tr("&Undo Rule Edit"), QKeySequence::Undo, m_session,
+                                    &Session::undoRuleEdit);
+    QAction* redo = edit->addAction(tr("&Redo Rule Edit"), QKeySequence::Redo, m_session,
+                                    &Session::redoRuleEdit);
+    auto updateHistory = [this, undo, redo] {
+        undo->setEnabled(m_session->canUndoRuleEdit());
+        redo->setEnabled(m_session->canRedoRuleEdit());
+    };
+    connect(m_session, &Session::ruleHistoryChanged, this, updateHistory);
+    updateHistory();
+
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (size_t i = 0; i < m_views.size(); ++i) {
         view->addAction(m_views[i].title, QKeySequence(tr("Ctrl+%1").arg(i + 1)), this,
                         [this, i] { m_tabs->setCurrentIndex(int(i)); });
     }
+    // The keyboard walks the tabs too (Ctrl+Tab also works, in the tab widget itself).
+    view->addAction(tr("&Next View"), QKeySequence(Qt::CTRL | Qt::Key_PageDown), this, [this] {
+        m_tabs->setCurrentIndex((m_tabs->currentIndex() + 1) % m_tabs->count());
+    });
+    view->addAction(tr("&Previous View"), QKeySequence(Qt::CTRL | Qt::Key_PageUp), this, [this] {
+        m_tabs->setCurrentIndex((m_tabs->currentIndex() + m_tabs->count() - 1) % m_tabs->count());
+    });
     view->addSeparator();
+    QAction* messages = m_log->toggleViewAction();
+    messages->setShortcut(QKeySequence(tr("Ctrl+L")));
+    view->addAction(messages);
     QAction* dark = view->addAction(tr("&Dark Palette"));
     dark->setCheckable(true);
     dark->setShortcut(QKeySequence(tr("Ctrl+Shift+D")));
@@ -206,6 +298,7 @@ void MainWindow::createStatusBar() {
     m_cancel->hide();
     connect(m_cancel, &QPushButton::clicked, m_session, &Session::cancelJobs);
     connect(m_session, &Session::jobStarted, this, [this](const QString& label) {
+        m_errorsAtJobStart = m_log->count(MessageLog::Severity::Error);
         m_jobLabel->setText(label);
         m_progress->setValue(0);
         m_jobLabel->show();
@@ -218,49 +311,61 @@ void MainWindow::createStatusBar() {
         m_jobLabel->hide();
         m_progress->hide();
         m_cancel->hide();
-        statusBar()->showMessage(
-            tr("%n workload(s) loaded", nullptr, int(m_session->workloads().size())), 4000);
+        // After a failed read the bar says what went wrong; a count would only contradict it.
+        if (m_log->count(MessageLog::Severity::Error) == m_errorsAtJobStart)
+            statusBar()->showMessage(
+                tr("%n workload(s) loaded", nullptr, int(m_session->workloads().size())), 4000);
     });
 }
 
 bool MainWindow::openDefault() {
     QString error;
+    m_opening = QString();
     if (!m_session->openDefault(&error)) {
-        statusBar()->showMessage(error);
+        m_opening.reset();
+        report(MessageLog::Severity::Error, error);
         return false;
     }
-    setWindowTitle(tr("Reach - %1").arg(m_session->projectName()));
-    m_speedups->setProjectPath(QString());  // the bundled sample is read-only: nothing stored
-    QSettings().setValue(QStringLiteral("project/last"), QString());
     return true;
 }
 
 bool MainWindow::openPath(const QString& path) {
     QString error;
+    m_opening = path;
     if (!m_session->openProject(path, &error)) {
-        statusBar()->showMessage(error);
+        m_opening.reset();
+        report(MessageLog::Severity::Error, error);
         return false;
     }
-    setWindowTitle(tr("Reach - %1").arg(m_session->projectName()));
-    // Verifier verdicts are stored in the open project (verifications table) from now on.
-    const bool isProjectFile = QFileInfo(path).suffix() == QLatin1String("reach");
-    m_speedups->setProjectPath(isProjectFile ? QFileInfo(path).absoluteFilePath() : QString());
-    rememberRecent(path);
-    QSettings().setValue(QStringLiteral("project/last"), QFileInfo(path).absoluteFilePath());
     return true;
 }
 
-void MainWindow::importFiles(const QStringList& paths) {
-    for (const QString& path : paths) {
+void MainWindow::importFiles(const QStringList& dropped) {
+    // A project among the files is opened first; the other files are imported into it.
+    QStringList paths = dropped;
+    for (const QString& path : dropped) {
         if (QFileInfo(path).suffix() == QLatin1String("reach")) {
             openPath(path);
-            return;
+            paths.removeAll(path);
+            break;
         }
     }
+    if (paths.isEmpty())
+        return;
     // Profiles, published tables and records files: the session's loader tells them apart.
-    for (const QString& p : paths)
-        rememberRecent(p);
+    // Only what could be opened becomes a recent file.
+    QStringList failed;
+    auto collect = connect(m_session, &Session::loadError, this,
+                           [&failed](const QString& message) { failed << message; });
     m_session->importProfiles(paths);
+    disconnect(collect);
+    for (const QString& p : paths) {
+        const bool refused = std::any_of(failed.begin(), failed.end(), [&p](const QString& m) {
+            return m.startsWith(p + QLatin1Char(':'));
+        });
+        if (!refused)
+            rememberRecent(p);
+    }
 }
 
 void MainWindow::onOpen() {
@@ -324,7 +429,8 @@ bool MainWindow::exportData(const QString& path, QString* error) const {
     return true;
 }
 
-bool MainWindow::exportFigure(const QString& path, QString* error) const {
+bool MainWindow::exportFigure(const QString& path, QString* error, QStringList* written,
+                              QStringList* warnings) const {
     const int index = m_tabs->currentIndex();
     if (index < 0 || !m_views[size_t(index)].figure) {
         if (error)
@@ -345,7 +451,12 @@ bool MainWindow::exportFigure(const QString& path, QString* error) const {
         provenance.extra["assumptions"] = projectionAssumptions();
     }
     try {
-        FigureExporter::exportFigure(*view.figure, path, options, provenance, view.figureData());
+        const FigureExporter::Written out = FigureExporter::exportFigure(
+            *view.figure, path, options, provenance, view.figureData());
+        if (written)
+            *written = {out.figure, out.csv, out.json};
+        if (warnings)
+            *warnings = out.warnings;
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromUtf8(e.what());
@@ -360,15 +471,31 @@ void MainWindow::onExportFigure() {
         return;
     dialog.saveSettings();
     QSettings settings;
-    const QString path = QFileDialog::getSaveFileName(
+    const QString pdf = tr("PDF (*.pdf)"), svg = tr("SVG (*.svg)"), png = tr("PNG (*.png)");
+    QString filter = pdf;
+    QString path = QFileDialog::getSaveFileName(
         this, tr("Export figure"), settings.value(QStringLiteral("export/dir")).toString(),
-        tr("PDF (*.pdf);;SVG (*.svg);;PNG (*.png)"));
+        QStringList{pdf, svg, png}.join(QStringLiteral(";;")), &filter);
     if (path.isEmpty())
         return;
+    // A name typed without an extension gets the chosen type's.
+    path = FigureExporter::withDefaultExtension(path, filter == svg   ? FigureFormat::Svg
+                                                      : filter == png ? FigureFormat::Png
+                                                                      : FigureFormat::Pdf);
     settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
     QString error;
-    if (!exportFigure(path, &error))
+    QStringList written, warnings;
+    if (!exportFigure(path, &error, &written, &warnings)) {
+        report(MessageLog::Severity::Error, error);
         QMessageBox::warning(this, tr("Export figure"), error);
+        return;
+    }
+    for (const QString& w : warnings)
+        report(MessageLog::Severity::Warning, w);
+    report(MessageLog::Severity::Info,
+           tr("Exported %1 (data %2, provenance %3)")
+               .arg(written.value(0), QFileInfo(written.value(1)).fileName(),
+                    QFileInfo(written.value(2)).fileName()));
 }
 
 void MainWindow::onExportData() {
@@ -380,8 +507,37 @@ void MainWindow::onExportData() {
         return;
     settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
     QString error;
-    if (!exportData(path, &error))
+    if (!exportData(path, &error)) {
+        report(MessageLog::Severity::Error, error);
         QMessageBox::warning(this, tr("Export data"), error);
+        return;
+    }
+    report(MessageLog::Severity::Info, tr("Exported %1").arg(path));
+}
+
+// A set picked in the browser: one with records is selected in the speedup view's table; a
+// published summary (no records to draw) is shown as its summary above the plot.
+void MainWindow::showEvaluation(int index) {
+    const auto& sets = m_session->evaluations();
+    if (index < 0 || index >= int(sets.size())) {
+        m_speedups->showSummary(QString());
+        return;
+    }
+    const EvaluationSet& set = sets[size_t(index)];
+    if (!set.records.empty()) {
+        m_speedups->showSummary(QString());
+        return;
+    }
+    QString text = tr("%1: %2 of %3 problems won (%4%)")
+                       .arg(toQString(set.name))
+                       .arg(set.winners)
+                       .arg(set.denominator)
+                       .arg(100.0 * set.winRate(), 0, 'f', 1);
+    if (set.medianSpeedup)
+        text += tr(", median speedup of the winners %1x").arg(*set.medianSpeedup, 0, 'g', 4);
+    text += tr(". %1; a published summary has no per-kernel records to plot.")
+                .arg(toQString(set.basisText()));
+    m_speedups->showSummary(text);
 }
 
 void MainWindow::updateRecordSets() {
@@ -429,7 +585,8 @@ void MainWindow::setDark(bool dark) {
         Theme::apply(*app, dark ? Theme::Mode::Dark : Theme::Mode::Light);
     m_breakdown->refreshStyle();
     m_projection->refreshStyle();
-    m_speedups->update();
+    m_speedups->refreshStyle();
+    m_messageBar->update();
     QSettings().setValue(QStringLiteral("ui/dark"), dark);
 }
 
@@ -440,6 +597,14 @@ void MainWindow::restoreSettings() {
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     m_split->restoreState(settings.value(QStringLiteral("window/split")).toByteArray());
+    // Every named splitter of the views (browser, breakdown and its drill-down, speedups,
+    // projection) comes back where it was left.
+    for (QSplitter* s : findChildren<QSplitter*>()) {
+        const QByteArray state =
+            settings.value(QStringLiteral("splitters/") + s->objectName()).toByteArray();
+        if (!s->objectName().isEmpty() && s != m_split && !state.isEmpty())
+            s->restoreState(state);
+    }
     m_tabs->setCurrentIndex(settings.value(QStringLiteral("window/tab"), 0).toInt());
 }
 
@@ -448,10 +613,40 @@ void MainWindow::saveSettings() const {
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
     settings.setValue(QStringLiteral("window/split"), m_split->saveState());
+    for (QSplitter* s : findChildren<QSplitter*>()) {
+        if (!s->objectName().isEmpty() && s != m_split)
+            settings.setValue(QStringLiteral("splitters/") + s->objectName(), s->saveState());
+    }
     settings.setValue(QStringLiteral("window/tab"), m_tabs->currentIndex());
 }
 
+bool MainWindow::confirmDiscardRuleEdits() {
+    if (!m_session->hasUnsavedRuleEdits())
+        return true;
+    QMessageBox box(QMessageBox::Question, tr("Unsaved rule edits"),
+                    tr("The rule set \"%1\" has edits that are not saved in a rule file or a "
+                       "project.")
+                        .arg(QString::fromStdString(m_session->rules().name())),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("unsavedRulesPrompt"));
+    box.setInformativeText(tr("Save them before quitting?"));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+        case QMessageBox::Discard:
+            return true;
+        case QMessageBox::Save:
+            m_browser->saveRules();
+            return !m_session->hasUnsavedRuleEdits();  // the save dialog may be cancelled
+        default:
+            return false;
+    }
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!confirmDiscardRuleEdits()) {
+        event->ignore();
+        return;
+    }
     saveSettings();
     m_session->cancelJobs();
     QMainWindow::closeEvent(event);

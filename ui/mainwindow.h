@@ -3,9 +3,11 @@
 #include <QMainWindow>
 #include <QString>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "core/project/figuredata.h"
+#include "ui/messagelog.h"
 
 class QAbstractItemModel;
 class QCustomPlot;
@@ -23,6 +25,7 @@ class ProjectBrowser;
 class ProjectionView;
 class Session;
 class SpeedupView;
+class MessageBar;
 class VerifyQueue;
 
 // The workbench window: project browser on the left, the views in tabs, File menu (open,
@@ -50,6 +53,8 @@ public:
     ProjectionView* projectionView() const { return m_projection; }
     SpeedupView* speedupView() const { return m_speedups; }
     ProjectBrowser* browser() const { return m_browser; }
+    MessageBar* messageBar() const { return m_messageBar; }
+    MessageLog* messageLog() const { return m_log; }
     QTabWidget* tabs() const { return m_tabs; }
     const std::vector<View>& views() const { return m_views; }
     QString gpuText() const;
@@ -62,7 +67,15 @@ public:
     // which); a .reach project is opened instead.
     void importFiles(const QStringList& paths);
     bool exportData(const QString& path, QString* error = nullptr) const;  // current view, CSV
-    bool exportFigure(const QString& path, QString* error = nullptr) const;
+    // Writes the current view's figure (+ CSV + provenance); `written` gets the paths and any
+    // warnings (a substituted font). A path without an extension is written as PDF.
+    bool exportFigure(const QString& path, QString* error = nullptr, QStringList* written = nullptr,
+                      QStringList* warnings = nullptr) const;
+
+    // Asks what to do with rule edits that would be lost (save, discard, cancel); true: go on.
+    bool confirmDiscardRuleEdits();
+    // Puts a message in the session's log and, unless it is only information, in the bar.
+    void report(MessageLog::Severity severity, const QString& text);
 
 signals:
     void gpuChecked();  // reach-verify answered the device question (gpuText() is final)
@@ -87,6 +100,9 @@ private:
     void onExportFigure();
     void onExportData();
     void updateRecordSets();
+    void showEvaluation(int index);
+    void onProjectOpened();
+    QWidget* createCentralArea();
 
     Session* m_session;
     ProjectBrowser* m_browser;
@@ -102,6 +118,12 @@ private:
     QLabel* m_jobLabel = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
+    MessageBar* m_messageBar = nullptr;
+    MessageLog* m_log = nullptr;
+    // The path (empty: the bundled sample) whose open is under way: it becomes the window title
+    // and a recent file only once the session has shown it.
+    std::optional<QString> m_opening;
+    int m_errorsAtJobStart = 0;
     QString m_gpuText;
     bool m_gpuChecked = false;
 };

@@ -4,7 +4,10 @@
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
 #include <QSplitter>
 #include <QTableView>
@@ -86,7 +89,7 @@ ProjectBrowser::ProjectBrowser(Session* session, QWidget* parent)
     connect(load, &QToolButton::clicked, this, &ProjectBrowser::loadRules);
     connect(save, &QToolButton::clicked, this, &ProjectBrowser::saveRules);
     connect(m_rules, &RuleSetModel::rulesEdited, m_session,
-            [this](const RuleSet& rules) { m_session->setRules(rules); });
+            [this](const RuleSet& rules) { m_session->editRules(rules); });
     connect(m_session, &Session::rulesChanged, this, [this] {
         if (m_rules->rules().hash() != m_session->rules().hash() ||
             m_rules->rules().name() != m_session->rules().name())
@@ -98,6 +101,15 @@ ProjectBrowser::ProjectBrowser(Session* session, QWidget* parent)
     connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
         if (item && item->data(0, KindRole).toInt() == EvaluationItem)
             emit evaluationSelected(item->data(0, IndexRole).toInt());
+        if (item && item->data(0, KindRole).toInt() == WorkloadItem)
+            emit workloadSelected(item->data(0, IndexRole).toInt());
+    });
+    m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_tree, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        if (QMenu* menu = contextMenuFor(m_tree->itemAt(pos))) {
+            menu->exec(m_tree->viewport()->mapToGlobal(pos));
+            delete menu;
+        }
     });
     connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
         if (item && item->data(0, KindRole).toInt() == WorkloadItem)
@@ -121,8 +133,12 @@ void ProjectBrowser::rebuild() {
         auto* item = new QTreeWidgetItem(m_workloads, {toQString(w.name), detail});
         item->setData(0, KindRole, WorkloadItem);
         item->setData(0, IndexRole, int(i));
+        // The full name (the column may cut it), where it is from and what it measures.
         item->setToolTip(
-            0, w.workload ? QString::fromStdString(w.workload->source) : toQString(w.origin));
+            0, toQString(w.name) + QLatin1Char('\n') + toQString(w.origin) +
+                   (w.workload ? QLatin1Char('\n') + QString::fromStdString(w.workload->source)
+                               : QString()));
+        item->setToolTip(1, item->toolTip(0));
     }
     const auto& sets = m_session->evaluations();
     m_evaluations =
@@ -136,6 +152,7 @@ void ProjectBrowser::rebuild() {
         item->setData(0, KindRole, EvaluationItem);
         item->setData(0, IndexRole, int(i));
         item->setToolTip(0, toQString(s.name) + QStringLiteral("\n") + toQString(s.origin));
+        item->setToolTip(1, item->toolTip(0));
     }
     const RuleSet& rules = m_session->rules();
     m_ruleItem =
@@ -143,6 +160,67 @@ void ProjectBrowser::rebuild() {
                                      tr("%1 rules").arg(rules.size())});
     m_ruleItem->setToolTip(0, tr("hash %1").arg(QString::fromStdString(rules.hash())));
     m_tree->expandAll();
+}
+
+QMenu* ProjectBrowser::contextMenuFor(QTreeWidgetItem* item) {
+    const int kind = item ? item->data(0, KindRole).toInt() : 0;
+    if (kind != WorkloadItem && kind != EvaluationItem)
+        return nullptr;
+    auto* menu = new QMenu(this);
+    const QString what = kind == WorkloadItem ? tr("workload") : tr("evaluation set");
+    const int index = item->data(0, IndexRole).toInt();
+    menu->addAction(tr("Rename %1...").arg(what), this, [this, kind, index, what] {
+        QTreeWidgetItem* it = kind == WorkloadItem ? workloadItem(index) : evaluationItem(index);
+        if (!it)
+            return;
+        bool ok = false;
+        const QString name = QInputDialog::getText(this, tr("Rename %1").arg(what), tr("Name:"),
+                                                   QLineEdit::Normal, it->text(0), &ok);
+        if (ok)
+            renameItem(it, name);
+    });
+    menu->addAction(tr("Remove %1").arg(what), this, [this, kind, index] {
+        removeItem(kind == WorkloadItem ? workloadItem(index) : evaluationItem(index));
+    });
+    return menu;
+}
+
+bool ProjectBrowser::renameItem(QTreeWidgetItem* item, const QString& name) {
+    if (!item)
+        return false;
+    const int index = item->data(0, IndexRole).toInt();
+    switch (item->data(0, KindRole).toInt()) {
+        case WorkloadItem:
+            return m_session->renameWorkload(index, name);
+        case EvaluationItem:
+            return m_session->renameEvaluationSet(index, name);
+    }
+    return false;
+}
+
+bool ProjectBrowser::removeItem(QTreeWidgetItem* item) {
+    if (!item)
+        return false;
+    const int index = item->data(0, IndexRole).toInt();
+    switch (item->data(0, KindRole).toInt()) {
+        case WorkloadItem:
+            return m_session->removeWorkload(index);
+        case EvaluationItem:
+            return m_session->removeEvaluationSet(index);
+    }
+    return false;
+}
+
+QTreeWidgetItem* ProjectBrowser::workloadItem(int index) const {
+    return m_workloads && index >= 0 && index < m_workloads->childCount()
+               ? m_workloads->child(index)
+               : nullptr;
+}
+
+QTreeWidgetItem* ProjectBrowser::evaluationItem(int index) const {
+    return m_evaluations && index >= 0 && index < m_evaluations->childCount()
+               ? m_evaluations->child(index)
+               : nullptr;
 }
 
 void ProjectBrowser::loadRules() {
@@ -157,15 +235,26 @@ void ProjectBrowser::loadRules() {
     }
 }
 
+bool ProjectBrowser::saveRulesTo(const QString& path, QString* error) {
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        file.write(QByteArray::fromStdString(m_session->rules().toJson())) < 0) {
+        if (error)
+            *error = tr("%1: cannot write").arg(path);
+        return false;
+    }
+    m_session->markRulesSaved();
+    return true;
+}
+
 void ProjectBrowser::saveRules() {
     const QString path =
         QFileDialog::getSaveFileName(this, tr("Save rule set"), {}, tr("Rule sets (*.json)"));
     if (path.isEmpty())
         return;
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-        file.write(QByteArray::fromStdString(m_session->rules().toJson())) < 0)
-        QMessageBox::warning(this, tr("Rule set"), tr("%1: cannot write").arg(path));
+    QString error;
+    if (!saveRulesTo(path, &error))
+        QMessageBox::warning(this, tr("Rule set"), error);
 }
 
 }  // namespace reach

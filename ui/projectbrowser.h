@@ -2,6 +2,7 @@
 
 #include <QWidget>
 
+class QMenu;
 class QTableView;
 class QTreeWidget;
 class QTreeWidgetItem;
@@ -20,15 +21,28 @@ public:
 
     RuleSetModel* rulesModel() const { return m_rules; }
     QTreeWidget* tree() const { return m_tree; }
+    QTableView* rulesView() const { return m_rulesView; }
+    // Writes the session's rule set as a rule file; it then has no unsaved edits.
+    bool saveRulesTo(const QString& path, QString* error = nullptr);
+    void saveRules();  // asks where
+
+    // The context menu of a workload or evaluation set item (Rename..., Remove); nullptr for
+    // other items. The caller owns it.
+    QMenu* contextMenuFor(QTreeWidgetItem* item);
+    bool renameItem(QTreeWidgetItem* item, const QString& name);
+    bool removeItem(QTreeWidgetItem* item);
+    // The tree item of workload `index` (or evaluation set), nullptr when there is none.
+    QTreeWidgetItem* workloadItem(int index) const;
+    QTreeWidgetItem* evaluationItem(int index) const;
 
 signals:
+    void workloadSelected(int index);  // a single click: every view shows that workload
     void workloadActivated(int index);
     void evaluationSelected(int index);  // index into Session::evaluations(), -1 for none
 
 private:
     void rebuild();
     void loadRules();
-    void saveRules();
 
     Session* m_session;
     QTreeWidget* m_tree;

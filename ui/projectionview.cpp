@@ -10,11 +10,13 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSplitter>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
 
 #include "session.h"
 #include "theme.h"
+#include "ui/figurestyle.h"
 
 namespace reach {
 
@@ -62,7 +64,17 @@ int ProjectionView::sliderFromMedian(double median) {
 ProjectionView::ProjectionView(Session* session, QWidget* parent)
     : QWidget(parent), m_session(session) {
     m_model = new ProjectionModel(this);
+    QFormLayout* form = createControls();
+    createBarPlot();
+    createHeatMap();
+    createLayout(form);
+    connectControls();
+    syncControls();
+    refreshStyle();
+    onWorkloadsChanged();
+}
 
+QFormLayout* ProjectionView::createControls() {
     m_winSlider = new QSlider(Qt::Horizontal, this);
     m_winSlider->setRange(0, 1000);  // 0.1 % steps
     m_winSlider->setObjectName(QStringLiteral("winRateSlider"));
@@ -104,6 +116,10 @@ ProjectionView::ProjectionView(Session* session, QWidget* parent)
     presetRow->addWidget(m_heatWorkload);
     form->addRow(presetRow);
 
+    return form;
+}
+
+void ProjectionView::createBarPlot() {
     // Bars: projected gain per workload.
     m_bars = new QCustomPlot(this);
     m_gainBars = new QCPBars(m_bars->yAxis, m_bars->xAxis);
@@ -117,6 +133,14 @@ ProjectionView::ProjectionView(Session* session, QWidget* parent)
     m_bars->yAxis->setSubTicks(false);
     m_bars->yAxis->grid()->setVisible(false);
 
+    // The rule set the shares come from, as under the breakdown: a figure says what made it.
+    m_bars->plotLayout()->insertRow(1);
+    m_barsFooter = new QCPTextElement(m_bars, QString(), Theme::plotFont(8));
+    m_bars->plotLayout()->addElement(1, 0, m_barsFooter);
+    m_bars->plotLayout()->setRowStretchFactor(1, 0.001);
+}
+
+void ProjectionView::createHeatMap() {
     // Heat map: gain over (win rate, median) for one workload; y is log10(median).
     m_heat = new QCustomPlot(this);
     m_map = new QCPColorMap(m_heat->xAxis, m_heat->yAxis);
@@ -149,6 +173,11 @@ ProjectionView::ProjectionView(Session* session, QWidget* parent)
     m_heat->yAxis->setTicker(ticker);
     m_heat->xAxis->setRange(0, 100);
     m_heat->yAxis->setRange(0, 1);
+    createHeatMarkers();
+}
+
+// The two study benchmarks (white diamonds) and the current point with its gain.
+void ProjectionView::createHeatMarkers() {
     m_references = m_heat->addGraph();
     m_references->setLineStyle(QCPGraph::lsNone);
     m_references->setScatterStyle(
@@ -183,7 +212,10 @@ ProjectionView::ProjectionView(Session* session, QWidget* parent)
     m_markerLabel->setBrush(QColor(255, 255, 255, 220));
     m_markerLabel->setPadding(QMargins(3, 1, 3, 1));
     m_markerLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    m_heat->setMouseTracking(true);
+}
 
+void ProjectionView::createLayout(QFormLayout* form) {
     m_assumptions = new QLabel(this);
     m_assumptions->setWordWrap(true);
     m_assumptions->setTextFormat(Qt::PlainText);
@@ -199,7 +231,9 @@ ProjectionView::ProjectionView(Session* session, QWidget* parent)
     layout->addLayout(form);
     layout->addWidget(plots, 1);
     layout->addWidget(m_assumptions);
+}
 
+void ProjectionView::connectControls() {
     connect(m_winSlider, &QSlider::valueChanged, this,
             [this](int v) { setByHand(v / 1000.0, m_model->medianSpeedup()); });
     connect(m_winSpin, &QDoubleSpinBox::valueChanged, this,
@@ -221,9 +255,21 @@ ProjectionView::ProjectionView(Session* session, QWidget* parent)
             });
     connect(m_session, &Session::workloadsChanged, this, &ProjectionView::onWorkloadsChanged);
 
-    syncControls();
-    refreshStyle();
-    onWorkloadsChanged();
+    // While a slider is held, the gain axis only grows: the bars do not rescale under the
+    // cursor. Released, it fits the values again.
+    for (QSlider* slider : {m_winSlider, m_medianSlider}) {
+        connect(slider, &QSlider::sliderPressed, this, [this] { m_axisHeld = true; });
+        connect(slider, &QSlider::sliderReleased, this, [this] {
+            m_axisHeld = false;
+            updateBars();
+        });
+    }
+    connect(m_heat, &QCustomPlot::mouseMove, this,
+            [this](QMouseEvent* e) { showHeatTip(e->pos(), e->globalPosition().toPoint()); });
+    connect(m_heat, &QCustomPlot::mousePress, this,
+            [this](QMouseEvent* e) { pickFromHeatMap(e->pos()); });
+    connect(m_session, &Session::rulesChanged, this, &ProjectionView::updateFooter);
+    connect(m_bars, &QCustomPlot::afterLayout, this, &ProjectionView::fitValueLabels);
 }
 
 void ProjectionView::refreshStyle() {
@@ -238,6 +284,7 @@ void ProjectionView::refreshStyle() {
     m_scale->axis()->setTickLabelFont(Theme::plotFont(8));
     m_scale->axis()->setLabelFont(Theme::plotFont(9));
     m_heatTitle->setTextColor(dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20));
+    m_barsFooter->setTextColor(dark ? QColor(0xb0, 0xb0, 0xb0) : QColor(0x60, 0x60, 0x60));
     updateBars();
     updateMarker();
     m_heat->replot(QCustomPlot::rpQueuedReplot);
@@ -253,7 +300,9 @@ void ProjectionView::syncControls() {
                                .arg(100.0 * m_model->winRate(), 0, 'f', 1)
                                .arg(formatSpeedup(m_model->medianSpeedup()))
                                .arg(m_source) +
-                           QString::fromStdString(projectionAssumptions()) + idleWarnings());
+                           QString::fromStdString(projectionAssumptions()) +
+                           tr(" The bold value is the workload shown in the heat map.") +
+                           idleWarnings());
 }
 
 QString ProjectionView::idleWarnings() const {
@@ -263,8 +312,7 @@ QString ProjectionView::idleWarnings() const {
         const Projection& p = m_model->projection(r);
         if (p.wall && p.wall->mostlyIdle()) {
             out += QStringLiteral("\n") + toQString(m_model->workload(r).name) +
-                   QStringLiteral(": ") + toQString(wallClockWarning(*p.wall)) +
-                   QLatin1Char('.');
+                   QStringLiteral(": ") + toQString(wallClockWarning(*p.wall)) + QLatin1Char('.');
         }
     }
     return out;
@@ -366,6 +414,7 @@ void ProjectionView::setHeatRow(int row) {
     rebuildHeatMap();
     updateBars();
     updateMarker();
+    updateFooter();
 }
 
 void ProjectionView::rebuildHeatMap() {
@@ -389,6 +438,10 @@ void ProjectionView::rebuildHeatMap() {
     m_heat->replot(QCustomPlot::rpQueuedReplot);
 }
 
+QString ProjectionView::footerText() const {
+    return m_barsFooter->text();
+}
+
 QString ProjectionView::valueLabel(int row) const {
     if (row < 0 || row >= int(m_valueLabels.size()))
         return {};
@@ -403,6 +456,7 @@ void ProjectionView::updateBars() {
         t->setSelectable(false);
         t->setFont(Theme::plotFont(8));
         t->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        t->setProperty(kScreenOnlyEmphasis, true);  // bold = the heat map's row, on screen
         m_valueLabels.push_back(t);
     }
     while (int(m_valueLabels.size()) > n) {
@@ -412,6 +466,10 @@ void ProjectionView::updateBars() {
     const QColor text =
         Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    std::vector<ProjectWorkload> rows;
+    for (int r = 0; r < n; ++r)
+        rows.push_back(m_model->workload(r));
+    const std::vector<RowLabel> labels = rowLabels(rows);  // tags tell same-name rows apart
     QVector<double> keys(n), values(n);
     double maxGain = 0;
     for (int row = 0; row < n; ++row) {
@@ -421,7 +479,8 @@ void ProjectionView::updateBars() {
         values[n - 1 - row] = gain;
         maxGain = std::max(maxGain, gain);
         const ProjectWorkload& w = m_model->workload(row);
-        ticker->addTick(key, toQString(w.name) + QLatin1Char('\n') + toQString(w.shortOrigin()));
+        ticker->addTick(key, toQString(labels[size_t(row)].name) + QLatin1Char('\n') +
+                                 toQString(labels[size_t(row)].tag));
         QCPItemText* t = m_valueLabels[size_t(row)];
         // Both bases: of GPU time (the bar) and of the profiled wall clock, with the busy share
         // beside it; a mostly idle GPU is flagged (kLowBusyShare).
@@ -436,6 +495,7 @@ void ProjectionView::updateBars() {
             label += tr("  (published: no span)");
         }
         t->setText(label);
+        t->setProperty("reach_full_label", label);
         t->position->setCoords(gain, key);
         t->setColor(text);
         QFont f = t->font();
@@ -447,11 +507,48 @@ void ProjectionView::updateBars() {
     m_bars->yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
     // Room on the right for the value labels; the axis only grows in coarse steps so it does not
     // jitter while a slider is dragged.
-    const double upper = std::max(1.0, std::ceil(maxGain * 1.25 / 2.0) * 2.0);
+    double upper = std::max(1.0, std::ceil(maxGain * 1.25 / 2.0) * 2.0);
+    if (m_axisHeld)
+        upper = std::max(upper, m_bars->xAxis->range().upper);
+    m_baseUpper = upper;
     m_bars->xAxis->setRange(0, upper);
-    for (QCPItemText* t : m_valueLabels)
-        t->position->setCoords(t->position->coords().x() + upper * 0.01, t->position->coords().y());
+    for (int row = 0; row < n; ++row)
+        m_valueLabels[size_t(row)]->position->setCoords(m_model->gainPercent(row) + upper * 0.01,
+                                                        n - 1 - row);
     m_bars->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// Once the plot knows its size (on screen, or a figure's page): the gain axis reaches far enough
+// for the widest value label to end inside the plot; a label too long for any axis (a narrow
+// figure) keeps only the gain.
+void ProjectionView::fitValueLabels() {
+    const double width = m_bars->axisRect()->width();
+    if (width <= 0)
+        return;
+    double upper = m_axisHeld ? std::max(m_baseUpper, m_bars->xAxis->range().upper) : m_baseUpper;
+    for (int row = 0; row < int(m_valueLabels.size()) && row < m_model->rowCount(); ++row) {
+        QCPItemText* t = m_valueLabels[size_t(row)];
+        const double gain = m_model->gainPercent(row);
+        const QFontMetricsF tm(t->font());
+        QString text = t->property("reach_full_label").toString();
+        // In a figure the bars keep at least 30 % of the page's width; a label that leaves them
+        // less is cut to the gain (on screen the axis makes room instead).
+        if (m_bars->property(kExportingProperty).toBool() &&
+            width * 0.99 - tm.horizontalAdvance(text) - 8 < width * 0.3)
+            text = QString::number(gain, 'f', 2) + QLatin1Char('%');
+        t->setText(text);
+        const double room = width * 0.99 - tm.horizontalAdvance(text) - 8;
+        if (room > 0)
+            upper = std::max(upper, gain * width / room);
+    }
+    if (upper != m_bars->xAxis->range().upper) {
+        m_bars->xAxis->setRange(0, upper);
+        for (int row = 0; row < int(m_valueLabels.size()) && row < m_model->rowCount(); ++row) {
+            const int n = m_model->rowCount();
+            m_valueLabels[size_t(row)]->position->setCoords(
+                m_model->gainPercent(row) + upper * 0.01, n - 1 - row);
+        }
+    }
 }
 
 void ProjectionView::updateMarker() {
@@ -464,6 +561,58 @@ void ProjectionView::updateMarker() {
         m_markerLabel->position->setCoords(std::min(x + 1.5, 85.0), std::min(y + 0.02, 0.93));
     }
     m_heat->layer(QStringLiteral("cursor"))->replot();
+}
+
+void ProjectionView::updateFooter() {
+    const RuleSet& rules = m_session->rules();
+    QString text = tr("Rule set: %1 (%2)")
+                       .arg(QString::fromStdString(rules.name()),
+                            QString::fromStdString(rules.hash()).left(12));
+    m_barsFooter->setText(text);
+}
+
+std::optional<ProjectionView::HeatPoint> ProjectionView::heatPointAt(const QPoint& pos) const {
+    if (!m_heat->axisRect()->rect().contains(pos) || m_heatRow < 0 ||
+        m_heatRow >= m_model->rowCount())
+        return std::nullopt;
+    const double x = m_heat->xAxis->pixelToCoord(pos.x());
+    const double y = m_heat->yAxis->pixelToCoord(pos.y());
+    HeatPoint p;
+    p.winRate = std::clamp(x / 100.0, 0.0, 1.0);
+    p.median = std::clamp(std::pow(10.0, y), 1.0, 10.0);
+    // The formula's one implementation (core), for the row shown.
+    const Projection& row = m_model->projection(m_heatRow);
+    p.gainPercent =
+        100.0 * projectSummary(row.name, row.addressableShare, p.winRate, p.median).savedShare;
+    return p;
+}
+
+QString ProjectionView::heatTipText(const QPoint& pos) const {
+    const auto p = heatPointAt(pos);
+    if (!p)
+        return {};
+    return tr("w = %1%, m = %2\nprojected gain %3% of GPU time\nclick to set the sliders here")
+        .arg(100.0 * p->winRate, 0, 'f', 1)
+        .arg(formatSpeedup(p->median))
+        .arg(p->gainPercent, 0, 'f', 2);
+}
+
+void ProjectionView::showHeatTip(const QPoint& pos, const QPoint& global) {
+    const QString text = heatTipText(pos);
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(global, text, m_heat);
+}
+
+bool ProjectionView::pickFromHeatMap(const QPoint& pos) {
+    const auto p = heatPointAt(pos);
+    if (!p)
+        return false;
+    m_source = tr("a point picked on the heat map");
+    setParameters(p->winRate, p->median);
+    syncControls();
+    return true;
 }
 
 FigureTable ProjectionView::figureData() const {

@@ -2,7 +2,9 @@
 
 #include "core/project/figuredata.h"
 
+#include <QPoint>
 #include <QWidget>
+#include <optional>
 #include <vector>
 
 #include "projectionmodel.h"
@@ -16,6 +18,7 @@ class QCPItemText;
 class QCPTextElement;
 class QCustomPlot;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLabel;
 class QSlider;
 
@@ -42,6 +45,11 @@ public:
     QSlider* winRateSlider() const { return m_winSlider; }
     QSlider* medianSlider() const { return m_medianSlider; }
     QString valueLabel(int row) const;  // the text printed at a workload's bar
+    QString footerText() const;         // the caption under the bars (the rule set)
+    // The heat map under the mouse at `pos` (heat plot pixels): its tooltip text (empty outside
+    // the map), and a click there, which sets the sliders to that point.
+    QString heatTipText(const QPoint& pos) const;
+    bool pickFromHeatMap(const QPoint& pos);
     int heatRow() const { return m_heatRow; }
 
     double winRate() const { return m_model->winRate(); }
@@ -66,6 +74,19 @@ signals:
     void parametersChanged(double winRate, double medianSpeedup);
 
 private:
+    struct HeatPoint {
+        double winRate = 0, median = 1, gainPercent = 0;
+    };
+    QFormLayout* createControls();
+    void createBarPlot();
+    void createHeatMap();
+    void createHeatMarkers();
+    void createLayout(QFormLayout* form);
+    void connectControls();
+    void updateFooter();
+    void fitValueLabels();
+    std::optional<HeatPoint> heatPointAt(const QPoint& pos) const;
+    void showHeatTip(const QPoint& pos, const QPoint& global);
     void setByHand(double winRate, double medianSpeedup);
     void onWorkloadsChanged();
     void updateBars();
@@ -94,6 +115,10 @@ private:
     QCPGraph* m_references = nullptr;
     QCPItemText* m_markerLabel = nullptr;
     QCPTextElement* m_heatTitle = nullptr;
+    QCPTextElement* m_barsFooter = nullptr;
+    bool m_axisHeld = false;
+    double m_baseUpper = 1;  // the gain axis's end before the value labels ask for room  // a
+                             // slider is being dragged: the gain axis does not shrink
     std::vector<QCPItemText*> m_valueLabels;
     int m_heatRow = -1;
     int m_selectedEvaluation = -1;

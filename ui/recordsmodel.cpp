@@ -28,6 +28,16 @@ void RecordsModel::setSuspicionOptions(SuspicionOptions options) {
     endResetModel();
 }
 
+void RecordsModel::setWinThreshold(double threshold) {
+    if (threshold == m_winThreshold)
+        return;
+    beginResetModel();
+    m_winThreshold = threshold;
+    for (size_t s = 0; s < m_sets.size(); ++s)
+        recompute(int(s));
+    endResetModel();
+}
+
 void RecordsModel::setSets(std::vector<RecordSet> sets) {
     beginResetModel();
     m_sets = std::move(sets);
@@ -58,6 +68,7 @@ void RecordsModel::recompute(int set) {
     // Reach has judged any record. The legend needs point estimates only, not intervals.
     options.basis = defaultBasis(rs.records);
     options.intervals = false;
+    options.winThreshold = m_winThreshold;
     m_stats[size_t(set)] = computeRecordStats(problemOutcomes(rs.records, options.basis),
                                               rs.name.toStdString(), options);
 }

@@ -53,6 +53,9 @@ public:
 
     void setSets(std::vector<RecordSet> sets);
     void setSuspicionOptions(SuspicionOptions options);
+    // What counts as a win in the statistics and the legend (core StatsOptions::winThreshold).
+    void setWinThreshold(double threshold);
+    double winThreshold() const { return m_winThreshold; }
     const std::vector<RecordSet>& sets() const { return m_sets; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -92,6 +95,7 @@ private:
     std::vector<std::vector<std::vector<Suspicion>>> m_flags;
     std::vector<RecordStats> m_stats;
     SuspicionOptions m_suspicionOptions;
+    double m_winThreshold = 1.0;
     int m_rows = 0;
 };
 

@@ -82,15 +82,25 @@ bool RuleSetModel::setData(const QModelIndex& index, const QVariant& value, int 
     Rule rule = m_rules.rules()[size_t(index.row())];
     const QString text = value.toString().trimmed();
     switch (index.column()) {
-        case Pattern:
-            if (!isValidPattern(text))
+        case Pattern: {
+            QString why;
+            if (!isValidPattern(text, &why)) {
+                emit editRejected(
+                    tr("rule %1: pattern '%2' refused: %3").arg(index.row() + 1).arg(text, why));
                 return false;
+            }
             rule.pattern = text.toStdString();
             break;
+        }
         case CategoryColumn: {
             const auto c = categoryFromString(text.toStdString());
-            if (!c)
+            if (!c) {
+                emit editRejected(tr("rule %1: category '%2' refused: expected "
+                                     "library-optimized, addressable, overhead or unclassified")
+                                      .arg(index.row() + 1)
+                                      .arg(text));
                 return false;
+            }
             rule.category = *c;
             break;
         }

@@ -35,6 +35,9 @@ public:
 
 signals:
     void rulesEdited(const reach::RuleSet& rules);
+    // An edit that was refused (a pattern that does not compile, an unknown category), with the
+    // reason: the cell keeps its old value, and whoever shows messages says why.
+    void editRejected(const QString& message);
 
 private:
     RuleSet m_rules;

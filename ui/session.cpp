@@ -5,6 +5,7 @@
 #include <QPromise>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "core/analysis/ruleedit.h"
 #include "core/base/inputerror.h"
 #include "core/store/projectstore.h"
 
@@ -39,10 +40,12 @@ QStringList Session::inputFiles() const {
 }
 
 // A plan made without error replaces the open project: its small parts at once, its workloads
-// in the background.
+// in the background. A plan of profiles only has nothing to show until one is read, so the open
+// project stays on show until then (a truncated profile then costs the user nothing).
 void Session::adopt(OpenPlan plan) {
     cancelJobs();
     ++m_generation;
+    m_pending.reset();
     Project fresh;
     fresh.name = plan.projectName;
     fresh.storePath = plan.storePath;
@@ -51,20 +54,33 @@ void Session::adopt(OpenPlan plan) {
     fresh.evaluations = std::move(plan.evaluations);
     fresh.sources = plan.sources;
     fresh.studies = plan.studies;
-    const bool rulesChangedNow = fresh.rules.hash() != m_project.rules.hash() ||
-                                 fresh.rules.name() != m_project.rules.name();
-    m_project = std::move(fresh);
-    if (rulesChangedNow)
-        emit rulesChanged();
     for (const std::string& w : plan.warnings)
-        emit loadError(toQString(w));
-    emit projectOpened();
-    emit workloadsChanged();
-    emit evaluationsChanged();
+        emit loadWarning(toQString(w));
+    const bool profilesOnly = fresh.workloads.empty() && fresh.evaluations.empty() &&
+                              plan.stores.empty() && !plan.profiles.empty();
+    if (profilesOnly)
+        m_pending = std::move(fresh);
+    else
+        install(std::move(fresh));
     if (plan.hasWorkloadsToRead()) {
         startLoad(plan.stores.empty() ? tr("Reading profiles") : tr("Opening project"),
                   std::move(plan));
     }
+}
+
+void Session::install(Project project) {
+    const bool rulesChangedNow = project.rules.hash() != m_project.rules.hash() ||
+                                 project.rules.name() != m_project.rules.name();
+    m_project = std::move(project);
+    if (rulesChangedNow)
+        emit rulesChanged();
+    emitProjectReplaced();
+}
+
+void Session::emitProjectReplaced() {
+    emit projectOpened();
+    emit workloadsChanged();
+    emit evaluationsChanged();
 }
 
 bool Session::openDefault(QString* error) {
@@ -103,7 +119,7 @@ void Session::importProfiles(const QStringList& paths) {
             for (std::string& s : one.sources)
                 m_project.sources.push_back(std::move(s));
             for (const std::string& w : one.warnings)
-                emit loadError(toQString(w));
+                emit loadWarning(toQString(w));
             if (!one.published.empty())
                 emit workloadsChanged();
             if (!one.evaluations.empty())
@@ -126,11 +142,10 @@ void Session::importProfiles(const QStringList& paths) {
 void Session::adoptLoaded(Project project) {
     cancelJobs();
     ++m_generation;
+    m_pending.reset();
     m_project = std::move(project);
     emit rulesChanged();
-    emit projectOpened();
-    emit workloadsChanged();
-    emit evaluationsChanged();
+    emitProjectReplaced();
 }
 
 void Session::addEvaluationSet(EvaluationSet set) {
@@ -138,7 +153,79 @@ void Session::addEvaluationSet(EvaluationSet set) {
     emit evaluationsChanged();
 }
 
+bool Session::removeWorkload(int index) {
+    if (index < 0 || index >= int(m_project.workloads.size()))
+        return false;
+    m_project.workloads.erase(m_project.workloads.begin() + index);
+    emit workloadsChanged();
+    return true;
+}
+
+bool Session::renameWorkload(int index, const QString& name) {
+    if (index < 0 || index >= int(m_project.workloads.size()) || name.trimmed().isEmpty())
+        return false;
+    m_project.workloads[size_t(index)].name = name.trimmed().toStdString();
+    emit workloadsChanged();
+    return true;
+}
+
+bool Session::removeEvaluationSet(int index) {
+    if (index < 0 || index >= int(m_project.evaluations.size()))
+        return false;
+    m_project.evaluations.erase(m_project.evaluations.begin() + index);
+    emit evaluationsChanged();
+    return true;
+}
+
+bool Session::renameEvaluationSet(int index, const QString& name) {
+    if (index < 0 || index >= int(m_project.evaluations.size()) || name.trimmed().isEmpty())
+        return false;
+    m_project.evaluations[size_t(index)].name = name.trimmed().toStdString();
+    emit evaluationsChanged();
+    return true;
+}
+
 void Session::setRules(RuleSet rules, bool keepInProject) {
+    // A rule set loaded or restored as a whole starts a new history.
+    m_undo.clear();
+    m_redo.clear();
+    m_unsavedEdits = false;
+    emit ruleHistoryChanged();
+    applyRules(std::move(rules), keepInProject);
+}
+
+void Session::editRules(RuleSet rules) {
+    rules.setName(editedRuleSetName(rules.name()));
+    m_undo.push_back(m_project.rules);
+    m_redo.clear();
+    m_unsavedEdits = true;
+    emit ruleHistoryChanged();
+    applyRules(std::move(rules), true);
+}
+
+void Session::undoRuleEdit() {
+    if (m_undo.empty())
+        return;
+    m_redo.push_back(m_project.rules);
+    RuleSet previous = std::move(m_undo.back());
+    m_undo.pop_back();
+    m_unsavedEdits = true;
+    emit ruleHistoryChanged();
+    applyRules(std::move(previous), true);
+}
+
+void Session::redoRuleEdit() {
+    if (m_redo.empty())
+        return;
+    m_undo.push_back(m_project.rules);
+    RuleSet next = std::move(m_redo.back());
+    m_redo.pop_back();
+    m_unsavedEdits = true;
+    emit ruleHistoryChanged();
+    applyRules(std::move(next), true);
+}
+
+void Session::applyRules(RuleSet rules, bool keepInProject) {
     m_project.rules = std::move(rules);
     // An open project file keeps the edited rules, so reopening it shows the same numbers. A
     // failed save is reported; the edit itself stays in effect.
@@ -180,8 +267,12 @@ void Session::startLoad(const QString& label, OpenPlan plan) {
             [this](int value) { emit jobProgress(value / 1000.0); });
     connect(watcher, &QFutureWatcher<LoadResult>::resultReadyAt, this,
             [this, watcher](int i) { acceptLoaded(watcher->resultAt(i)); });
-    connect(watcher, &QFutureWatcher<LoadResult>::finished, this, [this, watcher] {
+    connect(watcher, &QFutureWatcher<LoadResult>::finished, this, [this, watcher, generation] {
         watcher->deleteLater();
+        if (generation == m_generation && m_pending) {
+            m_pending.reset();  // not one profile could be read (or the user cancelled)
+            emit openFailed();
+        }
         jobEnded();
     });
     // The job gets copies: the rule set may change on the GUI thread while it runs (the
@@ -219,6 +310,10 @@ void Session::acceptLoaded(const LoadResult& result) {
     if (!result.error.isEmpty()) {
         emit loadError(result.error);
         return;
+    }
+    if (m_pending) {
+        install(std::move(*m_pending));
+        m_pending.reset();
     }
     const bool stale = result.loaded.breakdown->rulesHash != m_project.rules.hash();
     m_project.addMeasured(measuredWorkload(result.loaded.workload, result.loaded.breakdown));

@@ -3,6 +3,7 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <optional>
 #include <stop_token>
 #include <vector>
 
@@ -35,12 +36,20 @@ public:
     // background). Returns false with the error when its datasets cannot be found or read.
     bool openDefault(QString* error = nullptr);
     // A directory of profiles or of records, a `.reach` project, a published table, one profile.
-    // An input that cannot be opened leaves the open project as it was.
+    // An input that cannot be opened leaves the open project as it was: profiles alone (read in
+    // the background) replace it only when the first of them has been read; when none can be,
+    // openFailed() says so and the open project stays.
     bool openProject(const QString& path, QString* error = nullptr);
     // Adds inputs (profiles, published tables, records files) to the open project: what is small
     // at once, profiles in the background. An unreadable input emits loadError and adds nothing.
     void importProfiles(const QStringList& paths);
     void addEvaluationSet(EvaluationSet set);
+    // The project browser's context menu. Renames are shown everywhere (views, figures); a
+    // .reach file on disk is not changed by them.
+    bool removeWorkload(int index);
+    bool renameWorkload(int index, const QString& name);
+    bool removeEvaluationSet(int index);
+    bool renameEvaluationSet(int index, const QString& name);
     // A project read elsewhere (reach-cli figure reads it with core's openInputs, at once):
     // shown as it is, with nothing left to load in the background.
     void adoptLoaded(Project project);
@@ -49,6 +58,18 @@ public:
     // With keepInProject, an open .reach project file also stores the rules (reopening it
     // restores them); `reach-cli figure --rules` passes false: a figure must not edit a project.
     void setRules(RuleSet rules, bool keepInProject = true);
+
+    // A hand edit of the rules (the rule table, "Add rule"): renamed "<name> (edited)"
+    // (core editedRuleSetName), undoable, and re-classified like setRules.
+    void editRules(RuleSet rules);
+    bool canUndoRuleEdit() const { return !m_undo.empty(); }
+    bool canRedoRuleEdit() const { return !m_redo.empty(); }
+    void undoRuleEdit();
+    void redoRuleEdit();
+    // Edits that exist nowhere but in this window: not saved to a rule file, and no .reach
+    // project open that keeps them.
+    bool hasUnsavedRuleEdits() const { return m_unsavedEdits && m_project.storePath.empty(); }
+    void markRulesSaved() { m_unsavedEdits = false; }
 
     bool isBusy() const { return m_activeJobs > 0; }
 
@@ -60,21 +81,31 @@ signals:
     void workloadsChanged();
     void evaluationsChanged();
     void rulesChanged();
+    void ruleHistoryChanged();  // undo/redo availability
     void jobStarted(const QString& label);
     void jobProgress(double fraction);
     void jobFinished();
-    void idle();  // no background job left
-    void loadError(const QString& message);
+    void idle();                               // no background job left
+    void loadError(const QString& message);    // one line, as reach-cli prints it
+    void loadWarning(const QString& message);  // loaded, with a problem (one line)
+    void openFailed();  // nothing of a pending open could be read; the open project stays
 
 private:
     struct LoadResult;
     void adopt(OpenPlan plan);
+    void install(Project project);
+    void applyRules(RuleSet rules, bool keepInProject);
+    void emitProjectReplaced();
     void startLoad(const QString& label, OpenPlan plan);
     void startReclassify();
     void acceptLoaded(const LoadResult& result);
     void jobEnded();
 
     Project m_project;
+    // A project made only of profiles waits here until its first workload has been read.
+    std::optional<Project> m_pending;
+    std::vector<RuleSet> m_undo, m_redo;  // rule sets before (after) each hand edit
+    bool m_unsavedEdits = false;
 
     // Every open/import belongs to a generation; opening a new project starts a new one and
     // cancels the jobs of the old one, whose late results are then ignored.

@@ -16,6 +16,6 @@ bool writeSnapshots(MainWindow& window, const QString& dir, const QSize& size,
                     int timeoutMs = 300000);
 
 // Blocks (running the event loop) until the session has no job left or timeoutMs passes.
-bool waitUntilIdle(MainWindow& window, int timeoutMs);
+bool waitUntilIdle(MainWindow& window, int timeoutMs = 240000);
 
 }  // namespace reach

@@ -1,6 +1,7 @@
 #include "ui/speedupplot.h"
 
 #include "core/project/figuredata.h"
+#include "core/records/recordstats.h"
 
 #include <qcustomplot.h>
 #include <algorithm>
@@ -105,6 +106,8 @@ QString SpeedupPlot::legendText(const RecordsModel& model, int set) {
     if (st.medianSpeedup) {
         text += QStringLiteral(", median %1×").arg(*st.medianSpeedup, 0, 'f', 3);
     }
+    if (st.winThreshold != 1.0)
+        text += QStringLiteral(", win = above %1×").arg(st.winThreshold, 0, 'g', 4);
     return text;
 }
 
@@ -112,6 +115,7 @@ void SpeedupPlot::build(QCustomPlot& plot, const RecordsModel& model, Mode mode)
     plot.clearPlottables();
     plot.clearItems();
     m_points.clear();
+    m_pointOf.clear();
     m_setPlottables.clear();
     m_suspicious = nullptr;
 
@@ -172,6 +176,7 @@ void SpeedupPlot::build(QCustomPlot& plot, const RecordsModel& model, Mode mode)
             fill.setAlpha(60);
             graph->setBrush(fill);
             for (RecordRef r : pts) {
+                m_pointOf.insert(RecordsModel::keyFor(r), QPointF(speedupOf(r), 0.0));
                 if (model.isSuspicious(r))
                     marks.push_back({speedupOf(r), 0.0, r});
             }
@@ -182,6 +187,7 @@ void SpeedupPlot::build(QCustomPlot& plot, const RecordsModel& model, Mode mode)
                 values << (mode == Mode::Strip ? row + jitter(int(i))
                                                : double(i + 1) / double(pts.size()));
                 behind.push_back({pts[i]});
+                m_pointOf.insert(RecordsModel::keyFor(pts[i]), QPointF(keys.back(), values.back()));
                 if (model.isSuspicious(pts[i]))
                     marks.push_back({keys.back(), values.back(), pts[i]});
             }
@@ -280,6 +286,41 @@ std::vector<RecordRef> SpeedupPlot::recordsAt(const QCPAbstractPlottable* plotta
     if (it == m_points.constEnd() || dataIndex < 0 || dataIndex >= int(it->size()))
         return {};
     return (*it)[size_t(dataIndex)];
+}
+
+std::optional<QPointF> SpeedupPlot::pointOf(RecordRef ref) const {
+    const auto it = m_pointOf.constFind(RecordsModel::keyFor(ref));
+    if (it == m_pointOf.constEnd())
+        return std::nullopt;
+    return *it;
+}
+
+QString SpeedupPlot::recordTooltip(const RecordsModel& model, RecordRef ref) {
+    const EvalRecord& r = model.record(ref);
+    auto qs = [](const std::string& s) { return QString::fromStdString(s); };
+    QString text = qs(r.problemName.empty() ? r.problemId : r.problemName);
+    QStringList who;
+    for (const std::string& part : {r.model, r.backend, r.dtype}) {
+        if (!part.empty())
+            who << qs(part);
+    }
+    if (!who.isEmpty())
+        text += QStringLiteral(" (%1)").arg(who.join(QStringLiteral(", ")));
+    text += QLatin1Char('\n') + model.sets().at(size_t(ref.set)).name;
+    if (r.speedup) {
+        const double threshold = model.winThreshold();
+        text += QObject::tr("\nspeedup %1×: %2")
+                    .arg(*r.speedup, 0, 'f', 3)
+                    .arg(isWin(r.speedup, r.correct, threshold)
+                             ? QObject::tr("a win")
+                             : QObject::tr("not a win (%1 %2×)")
+                                   .arg(r.correct ? QStringLiteral("≤") : QObject::tr("incorrect,"))
+                                   .arg(threshold, 0, 'g', 4));
+    }
+    text += QObject::tr("\nverification: %1").arg(qs(std::string(verificationKey(r.verification))));
+    for (const Suspicion& s : model.suspicions(ref))
+        text += QObject::tr("\nflag: %1").arg(qs(s.reason));
+    return text;
 }
 
 FigureExporter::Written SpeedupPlot::exportFigure(const RecordsModel& model, Mode mode,

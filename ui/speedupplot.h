@@ -2,7 +2,9 @@
 
 #include <QColor>
 #include <QHash>
+#include <QPointF>
 #include <QString>
+#include <optional>
 #include <vector>
 
 #include "ui/recordsmodel.h"
@@ -48,11 +50,18 @@ public:
     // The plottable holding set `set`'s distribution (nullptr when the set has no points).
     QCPAbstractPlottable* setPlottable(int set) const { return m_setPlottables.value(set); }
     QCPAbstractPlottable* suspiciousPlottable() const { return m_suspicious; }
+    // Where a record's point is drawn (plot coordinates); nullopt when it is not drawn. In a
+    // histogram that is its speedup on the axis line.
+    std::optional<QPointF> pointOf(RecordRef ref) const;
+    // One record as a hover tooltip: problem, model and backend, speedup, whether it is a win,
+    // the verdict and every flag.
+    static QString recordTooltip(const RecordsModel& model, RecordRef ref);
 
 private:
     QHash<const QCPAbstractPlottable*, std::vector<std::vector<RecordRef>>> m_points;
     QHash<int, QCPAbstractPlottable*> m_setPlottables;
     QCPAbstractPlottable* m_suspicious = nullptr;
+    QHash<QString, QPointF> m_pointOf;  // RecordsModel::keyFor(ref) -> its point
 };
 
 }  // namespace reach

@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -18,6 +19,7 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
+#include <QToolTip>
 #include <QVBoxLayout>
 
 #include "core/base/inputerror.h"
@@ -27,6 +29,8 @@
 #include "core/store/projectstore.h"
 #include "core/store/verificationstore.h"
 #include "core/verify/verification.h"
+#include "ui/figurestyle.h"
+#include "ui/theme.h"
 
 namespace reach {
 
@@ -72,9 +76,34 @@ SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
     m_cancel = new QPushButton(tr("Cancel"), this);
     m_cancel->setVisible(false);
 
+    // What counts as a win (core StatsOptions::winThreshold): 1x counts any speedup; a little
+    // above leaves out what timing noise makes of an unchanged kernel.
+    m_threshold = new QDoubleSpinBox(this);
+    m_threshold->setObjectName(QStringLiteral("winThreshold"));
+    m_threshold->setRange(1.0, 3.0);
+    m_threshold->setDecimals(2);
+    m_threshold->setSingleStep(0.01);
+    m_threshold->setPrefix(tr("win above "));
+    m_threshold->setSuffix(QStringLiteral("×"));
+    m_threshold->setToolTip(
+        tr("A record is a win when it is correct and faster than this "
+           "(reach-cli speedups --win-threshold)"));
+    m_threshold->setValue(
+        QSettings().value(QStringLiteral("speedups/winThreshold"), 1.0).toDouble());
+    m_model->setWinThreshold(m_threshold->value());
+    connect(m_threshold, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        QSettings().setValue(QStringLiteral("speedups/winThreshold"), v);
+        m_model->setWinThreshold(v);
+    });
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("publishedSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setVisible(false);
+
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Show as:"), this));
     bar->addWidget(m_modeBox);
+    bar->addWidget(m_threshold);
     bar->addSpacing(12);
     bar->addWidget(reverifyButton);
     bar->addWidget(suspiciousButton);
@@ -87,6 +116,14 @@ SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
     m_plot->setMinimumHeight(220);
     m_plot->setAntialiasedElements(QCP::aeAll);
     connect(m_plot, &QCustomPlot::plottableClick, this, &SpeedupView::onPlottableClick);
+    m_plot->setMouseTracking(true);
+    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        const QString text = tooltipAt(e->pos());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(e->globalPosition().toPoint(), text, m_plot);
+    });
 
     m_table = new QTableView(this);
     m_table->setModel(m_proxy);
@@ -104,10 +141,13 @@ SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
         menu.addAction(m_reverifySuspicious);
         menu.exec(m_table->viewport()->mapToGlobal(pos));
     });
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            [this] { updateActions(); });
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        updateActions();
+        markSelection();
+    });
 
     auto* split = new QSplitter(Qt::Vertical, this);
+    split->setObjectName(QStringLiteral("speedupSplitter"));
     split->addWidget(m_plot);
     split->addWidget(m_table);
     split->setStretchFactor(0, 3);
@@ -116,6 +156,7 @@ SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(bar);
+    layout->addWidget(m_summary);
     layout->addWidget(split, 1);
 
     connect(m_model, &QAbstractItemModel::modelReset, this, &SpeedupView::rebuild);
@@ -133,8 +174,110 @@ void SpeedupView::setMode(SpeedupPlot::Mode mode) {
     rebuild();
 }
 
+void SpeedupView::refreshStyle() {
+    rebuild();
+}
+
 void SpeedupView::rebuild() {
     m_builder.build(*m_plot, *m_model, m_mode);
+    Theme::stylePlot(m_plot);
+    // build() cleared the plot: the selection ring and the empty state are made anew.
+    m_selectionMarker = new QCPGraph(m_plot->xAxis, m_plot->yAxis);
+    m_selectionMarker->setLineStyle(QCPGraph::lsNone);
+    const QColor ink = Theme::mode() == Theme::Mode::Dark ? Qt::white : QColor(0x20, 0x20, 0x20);
+    m_selectionMarker->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(ink, 2), Qt::NoBrush, 14));
+    m_selectionMarker->setSelectable(QCP::stNone);
+    m_selectionMarker->removeFromLegend();
+    m_selectionMarker->setProperty(kScreenOnlyProperty, true);
+    m_emptyText = nullptr;
+    showEmptyState();
+    markSelection();
+}
+
+void SpeedupView::markSelection() {
+    if (!m_selectionMarker)
+        return;
+    std::vector<std::pair<QPointF, RecordRef>> marked;
+    for (RecordRef ref : selectedRecords()) {
+        if (const auto p = m_builder.pointOf(ref))
+            marked.push_back({*p, ref});
+    }
+    std::stable_sort(marked.begin(), marked.end(),
+                     [](const auto& a, const auto& b) { return a.first.x() < b.first.x(); });
+    QVector<double> keys, values;
+    m_markedRefs.clear();
+    for (const auto& [point, ref] : marked) {
+        keys << point.x();
+        values << point.y();
+        m_markedRefs.push_back(ref);
+    }
+    m_selectionMarker->setData(keys, values, true);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void SpeedupView::showEmptyState() {
+    if (m_model->rowCount() > 0) {
+        m_plot->legend->setVisible(true);
+        return;
+    }
+    m_plot->legend->setVisible(false);
+    m_emptyText = new QCPItemText(m_plot);
+    m_emptyText->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_emptyText->position->setCoords(0.5, 0.5);
+    m_emptyText->setPositionAlignment(Qt::AlignCenter);
+    m_emptyText->setTextAlignment(Qt::AlignCenter);
+    m_emptyText->setColor(Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6)
+                                                             : QColor(0x20, 0x20, 0x20));
+    m_emptyText->setText(
+        tr("No evaluation records loaded.\nImport reach-verify outputs, a KernelBench run or a "
+           "Reach .jsonl file\n(File > Import, Ctrl+I, or drop them here), or open a .reach "
+           "project with record sets."));
+    m_emptyText->setProperty(kScreenOnlyProperty, true);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString SpeedupView::emptyText() const {
+    return m_emptyText ? m_emptyText->text() : QString();
+}
+
+void SpeedupView::showSummary(const QString& text) {
+    m_summary->setText(text);
+    m_summary->setVisible(!text.isEmpty());
+}
+
+QString SpeedupView::summaryText() const {
+    return m_summary->isHidden() ? QString() : m_summary->text();
+}
+
+QString SpeedupView::tooltipAt(const QPoint& pos) const {
+    int index = -1;
+    QCPAbstractPlottable* p = m_plot->plottableAt(pos, false, &index);
+    if (!p)
+        return {};
+    if (p == m_selectionMarker) {
+        return index >= 0 && index < int(m_markedRefs.size())
+                   ? SpeedupPlot::recordTooltip(*m_model, m_markedRefs[size_t(index)])
+                   : QString();
+    }
+    if (m_mode == SpeedupPlot::Mode::Histogram && p != m_builder.suspiciousPlottable()) {
+        if (auto* graph = qobject_cast<QCPGraph*>(p)) {
+            const double key = graph->keyAxis()->pixelToCoord(pos.x());
+            index = int(graph->data()->findEnd(key, false) - graph->data()->constBegin()) - 1;
+        }
+    }
+    const std::vector<RecordRef> refs = m_builder.recordsAt(p, index);
+    if (refs.empty())
+        return {};
+    if (refs.size() == 1)
+        return SpeedupPlot::recordTooltip(*m_model, refs.front());
+    // A histogram bin: how many, and the first few by name.
+    QStringList names;
+    for (size_t i = 0; i < refs.size() && i < 5; ++i)
+        names << qs(m_model->record(refs[i]).problemName);
+    return tr("%n record(s) in this bin:\n", nullptr, int(refs.size())) +
+           names.join(QLatin1Char('\n')) + (refs.size() > 5 ? tr("\n...") : QString()) +
+           tr("\nclick to select them");
 }
 
 void SpeedupView::setVerifyQueue(VerifyQueue* queue) {
@@ -205,6 +348,12 @@ void SpeedupView::selectRecords(const std::vector<RecordRef>& refs) {
 
 void SpeedupView::onPlottableClick(QCPAbstractPlottable* plottable, int dataIndex,
                                    QMouseEvent* event) {
+    if (plottable == m_selectionMarker) {
+        // The ring sits on top of a selected point: a click on it selects that record.
+        if (dataIndex >= 0 && dataIndex < int(m_markedRefs.size()))
+            selectRecords({m_markedRefs[size_t(dataIndex)]});
+        return;
+    }
     if (m_mode == SpeedupPlot::Mode::Histogram && plottable != m_builder.suspiciousPlottable()) {
         // A step covers [edge_i, edge_i+1): the bin is the one left of the click, not the
         // nearest edge QCustomPlot reports.

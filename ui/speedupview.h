@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QPoint>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -14,6 +15,9 @@ class QAction;
 class QComboBox;
 class QCustomPlot;
 class QCPAbstractPlottable;
+class QCPGraph;
+class QCPItemText;
+class QDoubleSpinBox;
 class QLabel;
 class QMouseEvent;
 class QProgressBar;
@@ -44,7 +48,24 @@ public:
     QAction* reverifyAction() const { return m_reverify; }
     QAction* reverifySuspiciousAction() const { return m_reverifySuspicious; }
 
+    // The text the plot shows under the mouse at `pos` (plot pixels); empty over no point.
+    QString tooltipAt(const QPoint& pos) const;
+    // The ring drawn around the selected records' points (empty when nothing is selected).
+    QCPGraph* selectionMarker() const { return m_selectionMarker; }
+    // What the plot says when there are no records to draw (empty while there are).
+    QString emptyText() const;
+    QDoubleSpinBox* winThresholdBox() const { return m_threshold; }
+    // A published evaluation set has a summary and no records: shown above the plot.
+    void showSummary(const QString& text);
+    QString summaryText() const;
+
     void setMode(SpeedupPlot::Mode mode);
+
+public slots:
+    // Follows the palette (View > Dark Palette): plot background, axes, text, the ring.
+    void refreshStyle();
+
+public:
     SpeedupPlot::Mode mode() const { return m_mode; }
 
     // The queue is shared with the rest of the GUI (the main window owns it).
@@ -85,12 +106,19 @@ private:
     void onPlottableClick(QCPAbstractPlottable* plottable, int dataIndex, QMouseEvent* event);
     bool consentToRun(const QList<VerifyJob>& jobs);
     bool askToRun(const QStringList& files);
+    void markSelection();
+    void showEmptyState();
 
     RecordsModel* m_model = nullptr;
     QSortFilterProxyModel* m_proxy = nullptr;
     QCustomPlot* m_plot = nullptr;
     QTableView* m_table = nullptr;
     QComboBox* m_modeBox = nullptr;
+    QDoubleSpinBox* m_threshold = nullptr;
+    QLabel* m_summary = nullptr;
+    QCPGraph* m_selectionMarker = nullptr;
+    QCPItemText* m_emptyText = nullptr;
+    std::vector<RecordRef> m_markedRefs;  // the records behind the ring's points, in order
     QLabel* m_gpuLabel = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;

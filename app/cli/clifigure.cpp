@@ -65,7 +65,7 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
                        {{"--json"},
                         {"--out", "--dpi", "--width-in", "--width-mm", "--height-in", "--height-mm",
                          "--font-pt", "--font", "--win-rate", "--median", "--rules", "--mode",
-                         "--denominator", "--degenerate", "--threshold"}});
+                         "--denominator", "--degenerate", "--threshold", "--win-threshold"}});
     if (args.positionals().empty()) {
         throw UsageError("which figure? expected breakdown, speedups or projection");
     }
@@ -79,7 +79,7 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
     const auto out = args.value("--out");
     if (!out)
         throw UsageError("--out F.pdf|F.svg|F.png is required");
-    fa.out = qs(*out);
+    fa.out = FigureExporter::withDefaultExtension(qs(*out));  // none: PDF
     FigureExporter::formatFromPath(fa.out);  // a bad extension fails before any work
     FigureOptions& o = fa.options;
     if (auto w = args.number("--width-in", 0.5, 40))
@@ -137,6 +137,8 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
         }
         RecordsModel model;
         model.setSuspicionOptions(std::move(flags));
+        if (auto w = args.number("--win-threshold", 1.0, 100.0))
+            model.setWinThreshold(*w);
         model.setSets(std::move(sets));
         SpeedupPlot::Mode mode = SpeedupPlot::Mode::Histogram;
         const std::string m = args.value("--mode").value_or("histogram");
@@ -179,10 +181,16 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
         }
     }
 
+    for (const QString& w : written.warnings)
+        io.err << "reach-cli: warning: " << w.toStdString() << "\n";
     if (args.flag("--json")) {
+        nlohmann::json warnings = nlohmann::json::array();
+        for (const QString& w : written.warnings)
+            warnings.push_back(w.toStdString());
         io.out << reach::dumpJson(nlohmann::json{{"figure", written.figure.toStdString()},
                                                  {"data_csv", written.csv.toStdString()},
-                                                 {"provenance", written.json.toStdString()}})
+                                                 {"provenance", written.json.toStdString()},
+                                                 {"warnings", warnings}})
                << "\n";
     } else {
         io.out << "wrote " << written.figure.toStdString() << "\n  data        "

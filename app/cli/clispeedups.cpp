@@ -44,7 +44,7 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
         remaining, {{"--json", "--verified-only"},
                     {"--basis", "--group-by", "--denominator", "--level", "--model", "--backend",
                      "--dtype", "--categories", "--project", "--seed", "--resamples", "--threshold",
-                     "--degenerate", "--preset", "--save-preset", "--rules"}});
+                     "--win-threshold", "--degenerate", "--preset", "--save-preset", "--rules"}});
     const auto project = args.value("--project");
     StatsOptions options;
     GroupBy groupBy = GroupBy::None;
@@ -60,6 +60,8 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
         options.seed = static_cast<uint64_t>(*s);
     if (auto r = args.integer("--resamples", 100, 1000000))
         options.resamples = static_cast<int>(*r);
+    if (auto w = args.number("--win-threshold", 1.0, 100.0))
+        options.winThreshold = *w;
     const std::string basis =
         args.flag("--verified-only") ? "verified" : args.value("--basis").value_or("harness");
     if (basis != "harness" && basis != "verified" && basis != "auto")
@@ -216,7 +218,10 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
     }
 
     io.out << records.size() << " records; a problem counts once per model/backend (its best "
-           << "correct sample); correct = " << correctnessBasisLabel(options.basis) << "\n\n";
+           << "correct sample); correct = " << correctnessBasisLabel(options.basis);
+    if (options.winThreshold != 1.0)
+        io.out << "; a win is a speedup above " << options.winThreshold << "x";
+    io.out << "\n\n";
     TextTable t({std::string(groupBy == GroupBy::None ? "set" : groupByKey(groupBy)), "attempted",
                  "compiled", "correct", "winners", "win rate [95% CI]", "median [95% CI]",
                  "geomean", "max", "median correct", "fast_1", "fast_2"});
@@ -318,7 +323,7 @@ CliCommand speedupsCommand() {
         "         [--baseline FILE ...] [--level L] [--model M] [--backend B] [--dtype D]\n"
         "         [--categories level1_categories.csv] [--project P.reach]\n"
         "         [--preset NAME] [--save-preset NAME] [--seed S] [--resamples R]\n"
-        "         [--threshold X] [--degenerate kb_level1_h200_bf16.json]\n"
+        "         [--win-threshold W] [--threshold X] [--degenerate kb_level1_h200_bf16.json]\n"
         "         [--profile TRACE ... [--rules R.json]]\n"
         "  RECORDS        Reach JSONL (docs/records.md), KernelBench eval_results.json (with\n"
         "                 --baseline baseline_time_*.json, repeatable; the fastest is used),\n"
@@ -329,6 +334,8 @@ CliCommand speedupsCommand() {
         "                 (its record sets), a published study table (its summaries); none:\n"
         "                 the bundled sample's evaluation sets\n"
         "  --denominator  win-rate denominator (e.g. 56); attempted problems by default\n"
+        "  --win-threshold  a win is a best correct speedup above W (default 1: any speedup;\n"
+        "                 1.05 leaves timing noise out); the GUI's \"win above\" box\n"
         "  --verified-only  count as correct only what Reach's verifier passed (--basis\n"
         "                 verified); --basis auto: Reach's verdict once it has judged any\n"
         "                 record, else the harness's (what the GUI's summaries use); default\n"

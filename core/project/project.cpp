@@ -16,8 +16,7 @@ std::optional<WallClock> ProjectWorkload::wallClock() const {
     return WallClock{breakdown->gpuTimeUs, breakdown->busyTimeUs, breakdown->spanUs};
 }
 
-Projection projectWorkload(const ProjectWorkload& workload, double winRate,
-                           double medianSpeedup) {
+Projection projectWorkload(const ProjectWorkload& workload, double winRate, double medianSpeedup) {
     return projectSummary(workload.name, workload.addressableShare(), winRate, medianSpeedup,
                           workload.wallClock());
 }
@@ -26,6 +25,35 @@ std::string ProjectWorkload::shortOrigin() const {
     if (!published && origin.rfind("NVIDIA ", 0) == 0)
         return origin.substr(7);
     return origin;
+}
+
+std::vector<RowLabel> rowLabels(const std::vector<ProjectWorkload>& workloads) {
+    std::vector<RowLabel> out;
+    for (const ProjectWorkload& w : workloads)
+        out.push_back({w.name, w.shortOrigin()});
+    auto count = [&out](const RowLabel& l) {
+        return std::count_if(out.begin(), out.end(), [&l](const RowLabel& o) {
+            return o.name == l.name && o.tag == l.tag;
+        });
+    };
+    std::vector<bool> twin(out.size());
+    for (size_t i = 0; i < out.size(); ++i)
+        twin[i] = count(out[i]) > 1;
+    for (size_t i = 0; i < out.size(); ++i) {
+        if (twin[i] && workloads[i].workload && !workloads[i].workload->source.empty()) {
+            const std::string& src = workloads[i].workload->source;
+            out[i].tag += ", " + src.substr(src.find_last_of('/') + 1);
+        }
+    }
+    const std::vector<RowLabel> plain = out;
+    for (size_t i = 0; i < out.size(); ++i) {
+        int seen = 0;
+        for (size_t j = 0; j < i; ++j)
+            seen += plain[j].name == plain[i].name && plain[j].tag == plain[i].tag;
+        if (seen > 0)
+            out[i].tag += " #" + std::to_string(seen + 1);
+    }
+    return out;
 }
 
 ProjectWorkload measuredWorkload(std::shared_ptr<const Workload> workload,

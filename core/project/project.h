@@ -41,6 +41,15 @@ struct ProjectWorkload {
 ProjectWorkload measuredWorkload(std::shared_ptr<const Workload> workload,
                                  std::shared_ptr<const Breakdown> breakdown);
 
+// What an axis calls each row: its name, and a tag that tells it apart from rows of the same
+// name: the origin ("H200", "published, A100"); where that is not enough (the same workload
+// profiled twice on one device), also the profile's file name, and as a last resort "#2".
+// The breakdown and the projection views, and their figures, label rows with it.
+struct RowLabel {
+    std::string name, tag;
+};
+std::vector<RowLabel> rowLabels(const std::vector<ProjectWorkload>& workloads);
+
 // The summary projection of one row on both bases (GPU time; profiled wall clock where the row
 // has a span): what the CLI, the GUI and the figures all show.
 Projection projectWorkload(const ProjectWorkload& workload, double winRate, double medianSpeedup);

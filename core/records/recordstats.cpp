@@ -138,6 +138,7 @@ RecordStats computeRecordStats(const std::vector<ProblemOutcome>& units, std::st
     RecordStats s;
     s.key = key.empty() ? "(none)" : std::move(key);
     s.basis = options.basis;
+    s.winThreshold = options.winThreshold;
     s.attempted = static_cast<int>(units.size());
     std::vector<double> correctSpeedups;
     for (const ProblemOutcome& u : units) {
@@ -146,7 +147,7 @@ RecordStats computeRecordStats(const std::vector<ProblemOutcome>& units, std::st
         s.unitValues.push_back(u.value());
         if (u.correct && u.bestSpeedup)
             correctSpeedups.push_back(*u.bestSpeedup);
-        if (u.isWinner())
+        if (u.isWinner(options.winThreshold))
             s.winnerSpeedups.push_back(*u.bestSpeedup);
     }
     std::sort(s.winnerSpeedups.begin(), s.winnerSpeedups.end());
@@ -213,6 +214,7 @@ json recordStatsToJson(const std::vector<RecordStats>& groups) {
         g["compiled"] = s.compiled;
         g["correct"] = s.correct;
         g["winners"] = s.winners;
+        g["win_threshold"] = s.winThreshold;
         g["win_rate"] = s.winRate;
         g["median_speedup"] = optionalJson(s.medianSpeedup);
         g["geomean_speedup"] = optionalJson(s.geomeanSpeedup);

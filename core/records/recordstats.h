@@ -41,7 +41,17 @@ struct StatsOptions {
     double level = 0.95;
     // Bootstrap intervals cost resamples x units; a summary that shows none skips them.
     bool intervals = true;
+    // What counts as a win: a best correct speedup above this factor. 1.0 counts any speedup;
+    // 1.05 leaves out what timing noise can make of an unchanged kernel. The GUI's threshold
+    // box and `reach-cli speedups/figure --win-threshold` both set it here.
+    double winThreshold = 1.0;
 };
+
+// Whether a best correct speedup is a win at `threshold` (StatsOptions::winThreshold): the one
+// definition the statistics, the legend and the table share.
+inline bool isWin(std::optional<double> bestSpeedup, bool correct, double threshold = 1.0) {
+    return correct && bestSpeedup && *bestSpeedup > threshold;
+}
 
 // One attempted unit: a problem as one model/backend attempted it, over all its samples. The best
 // correct sample (largest speedup) represents it, as a user would ship the best kernel found.
@@ -52,7 +62,7 @@ struct ProblemOutcome {
     bool compiled = false;
     bool correct = false;
     std::optional<double> bestSpeedup;  // over correct samples with a speedup
-    bool isWinner() const { return correct && bestSpeedup && *bestSpeedup > 1.0; }
+    bool isWinner(double threshold = 1.0) const { return isWin(bestSpeedup, correct, threshold); }
     // Value for resampling: the best correct speedup, 0 when not correct or untimed.
     double value() const { return correct && bestSpeedup ? *bestSpeedup : 0.0; }
 };
@@ -70,6 +80,7 @@ struct RecordStats {
     CorrectnessBasis basis = CorrectnessBasis::Harness;
     std::vector<double> winnerSpeedups;  // ascending
     std::vector<double> unitValues;      // ProblemOutcome::value() per attempted unit
+    double winThreshold = 1.0;           // what counted as a win (StatsOptions)
 };
 
 // Samples -> attempted units, in first-seen order. Units are keyed by (suite, level, problem,

@@ -43,6 +43,7 @@ TEST(CliSpeedups, JsonContractOnTheSmallSet) {
                                            "compiled",
                                            "correct",
                                            "winners",
+                                           "win_threshold",
                                            "win_rate",
                                            "median_speedup",
                                            "geomean_speedup",
@@ -75,6 +76,20 @@ TEST(CliSpeedups, GroupByAndDenominator) {
     EXPECT_EQ(byKey(backends, "cuda")["attempted"], 4);
     const json verified = parseOk(runCli({"speedups", kSmall, "--json", "--verified-only"}));
     EXPECT_EQ(verified["groups"][0]["winners"], 3);
+}
+
+// A noise threshold for what counts as a win: 1.1x and 1.25x are no longer wins above 1.3x.
+TEST(CliSpeedups, WinThresholdLeavesSmallSpeedupsOut) {
+    const json doc = parseOk(runCli({"speedups", kSmall, "--json", "--win-threshold", "1.3"}));
+    const json& g = doc["groups"][0];
+    EXPECT_EQ(g["winners"], 3);
+    EXPECT_DOUBLE_EQ(g["win_threshold"].get<double>(), 1.3);
+    EXPECT_DOUBLE_EQ(g["median_speedup"].get<double>(), 2.0);
+    const auto text = runCli({"speedups", kSmall, "--win-threshold", "1.3"});
+    EXPECT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("a win is a speedup above 1.3x"), std::string::npos) << text.out;
+    const auto bad = runCli({"speedups", kSmall, "--win-threshold", "0.5"});
+    EXPECT_EQ(bad.status, 2);
 }
 
 TEST(CliSpeedups, KernelBenchRunWithTheRealBaselines) {

@@ -118,8 +118,9 @@ private slots:
             if (const auto wall = p.wallSavedShare()) {
                 QVERIFY(m_view->valueLabel(r).contains(
                     QStringLiteral("wall %1%").arg(100.0 * *wall, 0, 'f', 2)));
-                QCOMPARE(model.data(model.index(r, ProjectionModel::BusyShare),
-                                    ProjectionModel::ValueRole)
+                QCOMPARE(model
+                             .data(model.index(r, ProjectionModel::BusyShare),
+                                   ProjectionModel::ValueRole)
                              .toDouble(),
                          p.wall->busyShare());
             } else {
@@ -238,6 +239,56 @@ private slots:
         m_view->setParameters(0.1, 1.1);
         m_view->setParameters(0.9, 5.0);
         m_view->model()->setWorkloads(m_session->workloads());
+    }
+
+    // The heat map answers the mouse: hover names (w, m, gain) by core's formula, a click sets
+    // the sliders there.
+    void heatMapHoverAndClickSetTheSliders() {
+        QCustomPlot* heat = m_view->heatPlot();
+        heat->replot();
+        const int row = m_view->heatRow();
+        QVERIFY(row >= 0);
+        const double w = 0.6, m = 2.0;
+        const QPoint pos(qRound(heat->xAxis->coordToPixel(100.0 * w)),
+                         qRound(heat->yAxis->coordToPixel(std::log10(m))));
+        const double wAt = heat->xAxis->pixelToCoord(pos.x()) / 100.0;
+        const double mAt = std::pow(10.0, heat->yAxis->pixelToCoord(pos.y()));
+        const Projection& p = m_view->model()->projection(row);
+        const double gain = 100.0 * projectSummary(p.name, p.addressableShare, wAt, mAt).savedShare;
+        const QString tip = m_view->heatTipText(pos);
+        QVERIFY2(tip.contains(QStringLiteral("w = %1%").arg(100.0 * wAt, 0, 'f', 1)),
+                 qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("%1%").arg(gain, 0, 'f', 2)), qPrintable(tip));
+        QVERIFY(m_view->heatTipText(QPoint(1, 1)).isEmpty());  // outside the map
+
+        QTest::mouseClick(heat, Qt::LeftButton, {}, pos);
+        QVERIFY(std::abs(m_view->winRate() - wAt) < 1e-9);
+        QVERIFY(std::abs(m_view->medianSpeedup() - mAt) < 1e-9);
+        QCOMPARE(m_view->winRateSlider()->value(), int(std::lround(wAt * 1000)));
+        QCOMPARE(m_view->medianSlider()->value(), ProjectionView::sliderFromMedian(mAt));
+        QCOMPARE(m_view->model()->gainPercent(row), gain);
+    }
+
+    // The gain axis stays put while a slider is dragged, and fits again on release.
+    void gainAxisHoldsWhileDragging() {
+        m_view->setParameters(0.9, 9.0);
+        const double wide = m_view->barPlot()->xAxis->range().upper;
+        emit m_view->medianSlider()->sliderPressed();
+        m_view->medianSlider()->setValue(ProjectionView::sliderFromMedian(1.05));
+        QCOMPARE(m_view->barPlot()->xAxis->range().upper, wide);
+        emit m_view->medianSlider()->sliderReleased();
+        QVERIFY(m_view->barPlot()->xAxis->range().upper < wide);
+    }
+
+    // Like the breakdown, the bars say which rule set made the shares; the text under the
+    // plots says what the bold value is.
+    void footerNamesTheRuleSetAndTheBoldRow() {
+        const QString footer = m_view->footerText();
+        QVERIFY2(footer.contains(QString::fromStdString(m_session->rules().name())),
+                 qPrintable(footer));
+        QVERIFY(footer.contains(QString::fromStdString(m_session->rules().hash()).left(12)));
+        auto* assumptions = m_view->findChild<QLabel*>(QStringLiteral("assumptions"));
+        QVERIFY(assumptions && assumptions->text().contains(QStringLiteral("bold value")));
     }
 
 private:

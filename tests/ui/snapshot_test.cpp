@@ -1,11 +1,14 @@
 // `reach --snapshot DIR`: every view rendered to DIR/<view>.png at the requested pixel size,
 // after the background loads finished (the H200 profiles are in the picture, not a spinner).
+#include <QFile>
 #include <QImage>
 #include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "core/base/inputerror.h"
+#include "core/trace/profilereader.h"
 #include "ui/breakdownview.h"
 #include "ui/mainwindow.h"
 #include "ui/session.h"
@@ -85,6 +88,32 @@ private slots:
             QCOMPARE(image.size(), QSize(900, 600));
             checkLooksLikeAFigure(image);
         }
+    }
+
+    // A file that cannot be read is not a blank set of PNGs: exit 2 with reach-cli's line.
+    void unreadableFileExitsTwoWithTheCliLine() {
+        const QString bad = QStringLiteral(REACH_TEST_DATA "/bad-cli/truncated_gzip.json.gz");
+        QString expected;
+        try {
+            readProfile(bad.toStdString());
+        } catch (const InputError& e) {
+            expected = QString::fromUtf8(e.what());
+        }
+        QVERIFY(expected.startsWith(bad));
+        QTemporaryDir dir;
+        QProcess reach;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.path() + QStringLiteral("/config"));
+        reach.setProcessEnvironment(env);
+        reach.start(QStringLiteral(REACH_GUI_BINARY),
+                    {QStringLiteral("--snapshot"), dir.path() + QStringLiteral("/out"), bad});
+        QVERIFY(reach.waitForFinished(120000));
+        QCOMPARE(reach.exitCode(), 2);
+        // Qt may warn about the environment first; the error is one whole line of its own.
+        const QStringList lines = QString::fromUtf8(reach.readAllStandardError()).split('\n');
+        QVERIFY2(lines.contains(expected), qPrintable(lines.join('\n')));
+        QVERIFY(!QFile::exists(dir.path() + QStringLiteral("/out/breakdown.png")));
     }
 
     void badSizeIsUsageError() {

@@ -63,6 +63,10 @@ private slots:
     void clickingAHistogramBinSelectsItsRecords();
     void reverifyStoresVerdictsFromTheVerifier();
     void withoutGpuTheActionsSaySoAndAreDisabled();
+    void hoverTooltipNamesTheRecord();
+    void tableSelectionIsRingedInThePlot();
+    void winThresholdChangesTheLegend();
+    void emptyStateSaysWhatToLoad();
 
 private:
     std::unique_ptr<SpeedupView> m_view;
@@ -399,6 +403,104 @@ void SpeedupViewTest::withoutGpuTheActionsSaySoAndAreDisabled() {
     QVERIFY(!queue.gpuAvailable());
     QVERIFY(!m_view->reverifyAction()->isEnabled());
     QCOMPARE(m_view->model()->record({0, 0}).verification, Verification::Passed);  // unchanged
+}
+
+// Pixel position of data point `index` of a graph.
+static QPoint pixelOf(QCustomPlot* plot, QCPGraph* g, int index) {
+    const auto point = g->data()->at(index);
+    return QPoint(qRound(plot->xAxis->coordToPixel(point->key)),
+                  qRound(plot->yAxis->coordToPixel(point->value)));
+}
+
+void SpeedupViewTest::hoverTooltipNamesTheRecord() {
+    m_view->setMode(SpeedupPlot::Mode::Strip);
+    m_view->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+    QCustomPlot* plot = m_view->plot();
+    plot->replot();
+    QCPGraph* g = graphOf(*m_view, 0);
+    // A point without a suspicious mark on top.
+    int index = -1;
+    for (int i = 0; i < g->dataCount() && index < 0; ++i) {
+        if (!m_view->model()->isSuspicious(m_view->plotBuilder().recordsAt(g, i).at(0)))
+            index = i;
+    }
+    QVERIFY(index >= 0);
+    const RecordRef ref = m_view->plotBuilder().recordsAt(g, index).at(0);
+    const EvalRecord& r = m_view->model()->record(ref);
+    const QString tip = m_view->tooltipAt(pixelOf(plot, g, index));
+    QVERIFY2(tip.startsWith(QString::fromStdString(r.problemName)), qPrintable(tip));
+    QVERIFY2(tip.contains(QString::fromStdString(r.model)), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("speedup %1×").arg(*r.speedup, 0, 'f', 3)),
+             qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("verification: ")), qPrintable(tip));
+    QVERIFY(tip.contains(r.correct && *r.speedup > 1.0 ? QStringLiteral("a win")
+                                                       : QStringLiteral("not a win")));
+    // A suspicious record's tooltip lists its flags.
+    auto* marks = qobject_cast<QCPGraph*>(m_view->plotBuilder().suspiciousPlottable());
+    QVERIFY(marks && marks->dataCount() > 0);
+    const QString flagged = m_view->tooltipAt(pixelOf(plot, marks, 0));
+    QVERIFY2(flagged.contains(QStringLiteral("flag: ")), qPrintable(flagged));
+    // Far from every point: nothing.
+    QVERIFY(m_view->tooltipAt(QPoint(2, 2)).isEmpty());
+}
+
+void SpeedupViewTest::tableSelectionIsRingedInThePlot() {
+    m_view->setMode(SpeedupPlot::Mode::Strip);
+    m_view->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+    QCPGraph* g = graphOf(*m_view, 1);
+    const RecordRef ref = m_view->plotBuilder().recordsAt(g, 0).at(0);
+    // Table -> plot: selecting the row rings the record's point.
+    m_view->selectRecords({ref});
+    QCPGraph* ring = m_view->selectionMarker();
+    QVERIFY(ring);
+    QCOMPARE(ring->dataCount(), 1);
+    QCOMPARE(ring->data()->at(0)->key, g->data()->at(0)->key);
+    QCOMPARE(ring->data()->at(0)->value, g->data()->at(0)->value);
+    // The ring survives a rebuild (a mode change and back).
+    m_view->setMode(SpeedupPlot::Mode::Ecdf);
+    m_view->setMode(SpeedupPlot::Mode::Strip);
+    QCOMPARE(m_view->selectionMarker()->dataCount(), 1);
+    // Plot -> table: clicking the ringed point selects its row (covered for unringed points by
+    // clickingAPointSelectsItsRecord).
+    m_view->plot()->replot();
+    QTest::mouseClick(m_view->plot(), Qt::LeftButton, {}, pixelOf(m_view->plot(), g, 0));
+    QCOMPARE(m_view->selectedRecords().size(), size_t(1));
+    QCOMPARE(m_view->selectedRecords().front(), ref);
+    m_view->selectRecords({});
+    QCOMPARE(m_view->selectionMarker()->dataCount(), 0);
+}
+
+void SpeedupViewTest::winThresholdChangesTheLegend() {
+    m_view->setMode(SpeedupPlot::Mode::Strip);
+    const RecordsModel& m = *m_view->model();
+    const int before = m.stats(0).winners;
+    QVERIFY(before > 0);
+    m_view->winThresholdBox()->setValue(1.5);
+    // The statistics are core's at that threshold ...
+    StatsOptions options;
+    options.basis = defaultBasis(m.sets()[0].records);
+    options.winThreshold = 1.5;
+    const RecordStats expected =
+        computeGroupedStats(m.sets()[0].records, GroupBy::None, options).front();
+    QCOMPARE(m.stats(0).winners, expected.winners);
+    QVERIFY(expected.winners < before);
+    // ... and the legend says what a win is.
+    const QString legend = graphOf(*m_view, 0)->name();
+    QVERIFY2(legend.contains(QStringLiteral("above 1.5×")), qPrintable(legend));
+    QVERIFY(legend.contains(QStringLiteral("(%1/").arg(expected.winners)));
+    m_view->winThresholdBox()->setValue(1.0);
+}
+
+void SpeedupViewTest::emptyStateSaysWhatToLoad() {
+    QVERIFY(m_view->emptyText().isEmpty());
+    m_view->model()->setSets({});
+    QVERIFY2(m_view->emptyText().contains(QStringLiteral("No evaluation records")),
+             qPrintable(m_view->emptyText()));
+    QVERIFY(m_view->emptyText().contains(QStringLiteral("Import")));
+    m_view->model()->setSets(plotstest::loadSets());
+    QVERIFY(m_view->emptyText().isEmpty());
 }
 
 QTEST_MAIN(SpeedupViewTest)

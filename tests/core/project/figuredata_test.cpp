@@ -78,3 +78,34 @@ TEST(FigureData, CsvQuotesWhatNeedsQuotingAndKeepsNumbersExact) {
     t.add({std::string("nan"), std::nan("")});
     EXPECT_EQ(figureTableCsv(t), "name,speedup_x\n\"x,y\",0.1\nnan,nan\n");
 }
+
+// Rows of the same name are told apart on the axis: by their origin, then by the file, then by
+// a number; rows that differ keep their plain labels.
+TEST(FigureData, RowLabelsTellSameNameRowsApart) {
+    std::vector<ProjectWorkload> rows(5);
+    rows[0].name = rows[1].name = rows[2].name = rows[3].name = "ResNet-50";
+    rows[0].origin = "published, A100";
+    rows[0].published = true;
+    rows[1].origin = "NVIDIA H200";
+    rows[2].origin = rows[3].origin = "NVIDIA H100";
+    auto a = std::make_shared<Workload>();
+    a->source = "/data/run_a/resnet50.json.gz";
+    auto b = std::make_shared<Workload>();
+    b->source = "/data/run_b/resnet50.json.gz";
+    rows[2].workload = a;
+    rows[3].workload = b;
+    rows[4].name = "DLRM";
+    rows[4].origin = "NVIDIA H100";
+    const std::vector<RowLabel> labels = rowLabels(rows);
+    ASSERT_EQ(labels.size(), rows.size());
+    EXPECT_EQ(labels[0].tag, "published, A100");
+    EXPECT_EQ(labels[1].tag, "H200");
+    // Same name, same device, same file name: the file does not tell them apart, a number does.
+    EXPECT_EQ(labels[2].tag, "H100, resnet50.json.gz");
+    EXPECT_EQ(labels[3].tag, "H100, resnet50.json.gz #2");
+    EXPECT_EQ(labels[4].tag, "H100");
+    for (size_t i = 0; i < labels.size(); ++i) {
+        for (size_t j = i + 1; j < labels.size(); ++j)
+            EXPECT_FALSE(labels[i].name == labels[j].name && labels[i].tag == labels[j].tag);
+    }
+}

@@ -158,6 +158,7 @@ TEST(RecordStats, GoldenJson) {
                                            "compiled",
                                            "correct",
                                            "winners",
+                                           "win_threshold",
                                            "win_rate",
                                            "median_speedup",
                                            "geomean_speedup",
@@ -173,6 +174,23 @@ TEST(RecordStats, GoldenJson) {
             EXPECT_TRUE(g["fast_p"].contains(p));
         EXPECT_EQ(g["ci95"]["win_rate"].size(), 2u);
     }
+}
+
+// A win is a best correct speedup above the threshold: 1.1x and 1.25x count at 1.0, not at 1.3.
+TEST(RecordStats, WinThresholdDecidesWhatCountsAsAWin) {
+    const auto records = readReachJsonl(kSmall);
+    StatsOptions o;
+    o.intervals = false;
+    const RecordStats any = computeGroupedStats(records, GroupBy::None, o).front();
+    o.winThreshold = 1.3;
+    const RecordStats above = computeGroupedStats(records, GroupBy::None, o).front();
+    EXPECT_EQ(any.winners, 5);
+    EXPECT_EQ(above.winners, 3);
+    EXPECT_DOUBLE_EQ(*above.medianSpeedup, 2.0);
+    EXPECT_DOUBLE_EQ(above.winThreshold, 1.3);
+    EXPECT_TRUE(isWin(1.31, true, 1.3));
+    EXPECT_FALSE(isWin(1.3, true, 1.3));
+    EXPECT_FALSE(isWin(2.0, false, 1.3));
 }
 
 TEST(RecordStats, BootstrapIsReproducibleWithASeed) {

@@ -1,0 +1,206 @@
+// What the user is told (issue 16, item 1): a file that cannot be read shows reach-cli's
+// one-line error in a dismissable bar and in the session's log, loses nothing already loaded and
+// leaves the window title alone; a refused rule edit is shown, not silently reverted; a hand
+// edit renames the rule set everywhere (provenance included), is undoable, and asks before
+// quitting when it would be lost.
+#include <QApplication>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include "core/base/inputerror.h"
+#include "core/trace/profilereader.h"
+#include "ui/breakdownview.h"
+#include "ui/mainwindow.h"
+#include "ui/messagebar.h"
+#include "ui/messagelog.h"
+#include "ui/projectbrowser.h"
+#include "ui/rulesetmodel.h"
+#include "ui/session.h"
+#include "uitestsupport.h"
+
+using namespace reach;
+
+namespace {
+
+const QString kTruncated = QStringLiteral(REACH_TEST_DATA "/bad-cli/truncated_gzip.json.gz");
+
+// The line reach-cli prints for the file: core's InputError (the CLI prints what() as it is).
+QString cliLine(const QString& path) {
+    try {
+        readProfile(path.toStdString());
+    } catch (const InputError& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+
+// Clicks `button` of the next message box with this object name once it is shown.
+void answerNextPrompt(const QString& name, QMessageBox::StandardButton button) {
+    QTimer::singleShot(0, [name, button] {
+        for (QWidget* w : QApplication::topLevelWidgets()) {
+            auto* box = qobject_cast<QMessageBox*>(w);
+            if (box && box->objectName() == name && box->isVisible()) {
+                box->button(button)->click();
+                return;
+            }
+        }
+        answerNextPrompt(name, button);  // not shown yet
+    });
+}
+
+}  // namespace
+
+class TestUserMessages : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { test::setUpDeterministicGui(); }
+
+    void unreadableProfileIsShownAndLosesNothing() {
+        const QString expected = cliLine(kTruncated);
+        QVERIFY2(expected.startsWith(kTruncated + QLatin1Char(':')), qPrintable(expected));
+        MainWindow window;
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        const QString title = window.windowTitle();
+        const size_t workloads = window.session()->workloads().size();
+        QVERIFY(workloads > 0);
+        QVERIFY(!window.messageBar()->isVisibleTo(&window));
+
+        // Opened as a project: the open one stays until a profile has been read; none can be.
+        QVERIFY(window.openPath(kTruncated));
+        QVERIFY(test::waitIdle(*window.session()));
+        QCOMPARE(window.messageBar()->text(), expected);
+        QCOMPARE(window.messageBar()->severity(), MessageLog::Severity::Error);
+        QCOMPARE(window.windowTitle(), title);
+        QCOMPARE(window.session()->workloads().size(), workloads);
+        QCOMPARE(window.breakdownView()->model()->rowCount(), int(workloads));
+        QVERIFY(window.messageLog()->text().contains(expected));
+        QVERIFY(window.messageLog()->count(MessageLog::Severity::Error) >= 1);
+
+        window.messageBar()->dismiss();
+        QVERIFY(window.messageBar()->text().isEmpty());
+
+        // Imported beside the open project: the same line, nothing lost, the title kept.
+        const int errorsBefore = window.messageLog()->count(MessageLog::Severity::Error);
+        window.importFiles({kTruncated});
+        QVERIFY(test::waitIdle(*window.session()));
+        QCOMPARE(window.messageBar()->text(), expected);
+        QCOMPARE(window.messageLog()->count(MessageLog::Severity::Error), errorsBefore + 1);
+        QCOMPARE(window.session()->workloads().size(), workloads);
+        QCOMPARE(window.windowTitle(), title);
+    }
+
+    void aReadableProfileRenamesTheWindow() {
+        MainWindow window;
+        QVERIFY(window.openDefault());
+        const QString sample = window.windowTitle();
+        const QString good = QStringLiteral(REACH_TEST_DATA "/kineto/reordered_triton.json");
+        QVERIFY2(QFile::exists(good), "fixture missing");
+        QVERIFY(window.openPath(good));
+        QVERIFY(test::waitIdle(*window.session()));
+        QVERIFY(window.windowTitle() != sample);
+        QCOMPARE(window.session()->workloads().size(), size_t(1));
+        QCOMPARE(window.messageLog()->count(MessageLog::Severity::Error), 0);
+    }
+
+    void invalidRegexIsShownNotSilentlyReverted() {
+        MainWindow window;
+        QVERIFY(window.openDefault());
+        RuleSetModel* rules = window.browser()->rulesModel();
+        const QString before = rules->data(rules->index(0, RuleSetModel::Pattern)).toString();
+        QVERIFY(!rules->setData(rules->index(0, RuleSetModel::Pattern), QStringLiteral("([oops")));
+        QCOMPARE(rules->data(rules->index(0, RuleSetModel::Pattern)).toString(), before);
+        const QString shown = window.messageBar()->text();
+        QVERIFY2(
+            shown.contains(QStringLiteral("rule 1")) && shown.contains(QStringLiteral("([oops")),
+            qPrintable(shown));
+        QVERIFY(shown.contains(QStringLiteral("regular expression")));
+        QVERIFY(window.messageLog()->text().contains(QStringLiteral("([oops")));
+        QVERIFY(test::waitIdle(*window.session()));
+    }
+
+    void editedRuleSetIsRenamedEverywhereAndUndoable() {
+        MainWindow window;
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        Session* session = window.session();
+        const QString original = QString::fromStdString(session->rules().name());
+        QVERIFY(!original.endsWith(QStringLiteral("(edited)")));
+        RuleSetModel* rules = window.browser()->rulesModel();
+        QVERIFY(rules->setData(rules->index(0, RuleSetModel::Family), QStringLiteral("renamed")));
+        const QString edited = original + QStringLiteral(" (edited)");
+        QCOMPARE(QString::fromStdString(session->rules().name()), edited);
+        QCOMPARE(QString::fromStdString(rules->rules().name()), edited);
+        // A second edit keeps one suffix.
+        QVERIFY(rules->setData(rules->index(0, RuleSetModel::Note), QStringLiteral("again")));
+        QCOMPARE(QString::fromStdString(session->rules().name()), edited);
+        QVERIFY(test::waitIdle(*session));
+        QVERIFY(window.breakdownView()->footerText().contains(edited));
+
+        // The exported figure's provenance names the edited set.
+        QTemporaryDir dir;
+        window.tabs()->setCurrentIndex(0);
+        QString error;
+        QVERIFY2(window.exportFigure(dir.filePath(QStringLiteral("f.pdf")), &error),
+                 qPrintable(error));
+        QFile json(dir.filePath(QStringLiteral("f.json")));
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        const QJsonObject prov = QJsonDocument::fromJson(json.readAll()).object();
+        QCOMPARE(prov.value("rules").toObject().value("name").toString(), edited);
+        QCOMPARE(prov.value("rules").toObject().value("hash").toString(),
+                 QString::fromStdString(session->rules().hash()));
+
+        // Undo twice: the shipped set, by name and hash; redo: edited again.
+        const std::string editedHash = session->rules().hash();
+        session->undoRuleEdit();
+        session->undoRuleEdit();
+        QCOMPARE(QString::fromStdString(session->rules().name()), original);
+        QVERIFY(!session->canUndoRuleEdit());
+        QCOMPARE(rules->data(rules->index(0, RuleSetModel::Family)).toString() == "renamed", false);
+        session->redoRuleEdit();
+        session->redoRuleEdit();
+        QCOMPARE(QString::fromStdString(session->rules().name()), edited);
+        QCOMPARE(session->rules().hash(), editedHash);
+        QCOMPARE(rules->data(rules->index(0, RuleSetModel::Family)).toString(),
+                 QStringLiteral("renamed"));
+        QVERIFY(test::waitIdle(*session));
+    }
+
+    void unsavedRuleEditsPromptOnQuit() {
+        MainWindow window;
+        window.show();
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        // Nothing edited: closing asks nothing.
+        QVERIFY(!window.session()->hasUnsavedRuleEdits());
+        RuleSetModel* rules = window.browser()->rulesModel();
+        QVERIFY(rules->setData(rules->index(0, RuleSetModel::Family), QStringLiteral("x")));
+        QVERIFY(window.session()->hasUnsavedRuleEdits());
+        QVERIFY(test::waitIdle(*window.session()));
+
+        answerNextPrompt(QStringLiteral("unsavedRulesPrompt"), QMessageBox::Cancel);
+        QVERIFY(!window.close());
+        QVERIFY(window.isVisible());
+
+        // Saved to a rule file: nothing to ask.
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY2(window.browser()->saveRulesTo(dir.filePath("edited.json"), &error),
+                 qPrintable(error));
+        QVERIFY(!window.session()->hasUnsavedRuleEdits());
+        QVERIFY(rules->setData(rules->index(0, RuleSetModel::Family), QStringLiteral("y")));
+        QVERIFY(window.session()->hasUnsavedRuleEdits());
+        QVERIFY(test::waitIdle(*window.session()));
+
+        answerNextPrompt(QStringLiteral("unsavedRulesPrompt"), QMessageBox::Discard);
+        QVERIFY(window.close());
+    }
+};
+
+QTEST_MAIN(TestUserMessages)
+#include "usermessages_test.moc"
