@@ -7,9 +7,9 @@
 #include <limits>
 #include <unordered_map>
 
+#include "core/base/demangle.h"
 #include "core/base/inputerror.h"
 #include "core/trace/bytesource.h"
-#include "core/trace/demangle.h"
 #include "core/trace/gpuintervals.h"
 #include "core/trace/jsonscanner.h"
 
@@ -142,8 +142,8 @@ private:
     std::vector<CpuOpRef> m_cpuOps;
     NameIndex m_sigIndex;
     std::vector<std::string> m_sigs;
-    std::vector<int64_t> m_gpuCorrelation;    // parallel to m_gpu while it is unsorted
-    std::vector<int64_t> m_graphLaunches;     // correlation ids of cudaGraphLaunch calls
+    std::vector<int64_t> m_gpuCorrelation;  // parallel to m_gpu while it is unsorted
+    std::vector<int64_t> m_graphLaunches;   // correlation ids of cudaGraphLaunch calls
     double m_spanBegin = std::numeric_limits<double>::infinity();
     double m_spanEnd = -std::numeric_limits<double>::infinity();
     uint64_t m_eventsSeen = 0;
@@ -608,8 +608,9 @@ Workload KinetoParser::finish() {
         for (auto& [key, c] : shaped[k])
             s.shapedCalls.push_back(std::move(c));
         std::sort(s.shapedCalls.begin(), s.shapedCalls.end(), [](const auto& a, const auto& b) {
-            return a.totalUs != b.totalUs ? a.totalUs > b.totalUs
-                                          : std::tie(a.op, a.signature) < std::tie(b.op, b.signature);
+            return a.totalUs != b.totalUs
+                       ? a.totalUs > b.totalUs
+                       : std::tie(a.op, a.signature) < std::tie(b.op, b.signature);
         });
         w.gpuTimeUs += s.totalUs;
         w.kernels.push_back(std::move(s));
