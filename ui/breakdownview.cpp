@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include "addruledialog.h"
+#include "core/analysis/kernelname.h"
 #include "rulesetmodel.h"
 #include "session.h"
 #include "theme.h"
@@ -22,7 +23,8 @@ namespace reach {
 
 namespace {
 
-constexpr double kSplitOffset = 0.2;  // name bar above, operator bar below the row's centre
+constexpr double kSplitOffset = 0.2;     // name bar above, operator bar below the row's centre
+constexpr size_t kDrillLabelChars = 38;  // axis labels of the drill-down chart
 
 QCPBars* makeBars(QCustomPlot* plot, const QString& name, const QColor& color) {
     auto* bars = new QCPBars(plot->yAxis, plot->xAxis);  // horizontal: keys on the y axis
@@ -457,10 +459,11 @@ void BreakdownView::updateDrill() {
         keys << key;
         values << m_kernels->data(m_kernels->index(i, KernelModel::TimeMs), KernelModel::ValueRole)
                       .toDouble();
-        QString name = m_kernels->data(m_kernels->index(i, KernelModel::Name)).toString();
-        if (name.size() > 38)
-            name = name.left(36) + QStringLiteral("...");
-        ticker->addTick(key, name);
+        // Shorter than the table's column: the same display name, elided in the middle by core.
+        const QString full =
+            m_kernels->data(m_kernels->index(i, KernelModel::Name), KernelModel::FullNameRole)
+                .toString();
+        ticker->addTick(key, toQString(kernelDisplayName(full.toStdString(), kDrillLabelChars)));
     }
     m_drillBars->setBrush(Theme::categoryColor(m_kernels->category()));
     m_drillBars->setData(keys, values, true);

@@ -1,7 +1,6 @@
 #include "kernelmodel.h"
 
-#include <QRegularExpression>
-
+#include "core/analysis/kernelname.h"
 #include "ui/qtstrings.h"
 
 namespace reach {
@@ -14,8 +13,11 @@ void KernelModel::setSelection(std::shared_ptr<const Breakdown> breakdown, Categ
     m_breakdown = std::move(breakdown);
     m_category = category;
     m_kernels.clear();
+    m_displayNames.clear();
     if (m_breakdown)
         m_kernels = m_breakdown->top(category, limit);
+    for (const ClassifiedKernel* k : m_kernels)
+        m_displayNames.push_back(toQString(kernelDisplayName(k->stats.name, kNameChars)));
     endResetModel();
 }
 
@@ -26,24 +28,6 @@ void KernelModel::clear() {
 double KernelModel::share(int row) const {
     const double total = m_breakdown ? m_breakdown->gpuTimeUs : 0.0;
     return total > 0 ? m_kernels[size_t(row)]->stats.totalUs / total : 0.0;
-}
-
-QString KernelModel::shortName(const std::string& name) {
-    QString s = QString::fromStdString(name);
-    if (s.startsWith(QLatin1String("void ")))
-        s = s.mid(5);
-    s.remove(QStringLiteral("(anonymous namespace)::"));
-    // Keep the leading qualified name: cut at its template or argument list. Memcpy rows
-    // ("Memcpy HtoD (Pageable -> Device)") keep their parenthesis, it is the useful part.
-    if (!s.startsWith(QLatin1String("Memcpy")) && !s.startsWith(QLatin1String("Memset"))) {
-        const int cut = s.indexOf(QRegularExpression(QStringLiteral("[<(]")), 1);
-        if (cut > 0)
-            s.truncate(cut);
-    }
-    s = s.trimmed();
-    if (s.size() > 80)
-        s = s.left(77) + QStringLiteral("...");
-    return s;
 }
 
 int KernelModel::rowCount(const QModelIndex& parent) const {
@@ -63,7 +47,7 @@ QVariant KernelModel::data(const QModelIndex& index, int role) const {
         case Qt::DisplayRole:
             switch (col) {
                 case Name:
-                    return shortName(k.stats.name);
+                    return m_displayNames[size_t(index.row())];
                 case Family:
                     return QString::fromStdString(k.family);
                 case Calls:

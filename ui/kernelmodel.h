@@ -8,14 +8,16 @@
 
 namespace reach {
 
-// The drill-down: the largest kernels of one category in one workload. Display names are
-// shortened (templates make kernel names kilobytes long); the full name is the tooltip.
+// The drill-down: the largest kernels of one category in one workload. The Name column shows
+// core's kernelDisplayName (templates make kernel names kilobytes long); the full name is the
+// tooltip and FullNameRole.
 class KernelModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { Name = 0, Family, Calls, TimeMs, Share, ColumnCount };
     static constexpr int ValueRole = Qt::UserRole;  // raw number (calls, ms, fraction)
     static constexpr int FullNameRole = Qt::UserRole + 1;
+    static constexpr size_t kNameChars = 80;  // longer display names are elided in the middle
 
     explicit KernelModel(QObject* parent = nullptr);
 
@@ -34,14 +36,11 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
-    // "void at::native::vectorized_elementwise_kernel<4, ...>(...)" ->
-    // "at::native::vectorized_elementwise_kernel".
-    static QString shortName(const std::string& name);
-
 private:
     std::shared_ptr<const Breakdown> m_breakdown;
     Category m_category = Category::Unclassified;
     std::vector<const ClassifiedKernel*> m_kernels;
+    std::vector<QString> m_displayNames;  // computed once per selection, not per paint
 };
 
 }  // namespace reach

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace reach::cli {
@@ -12,9 +11,6 @@ namespace reach::cli {
 std::string percent(double share, int decimals = 1);
 // Microseconds in a readable unit: "850 us", "12.3 ms", "4.56 s".
 std::string duration(double us);
-// A display form of a (demangled) kernel name: no leading return type, template arguments or
-// parameter list, at most maxChars characters. Aggregation always uses the full name.
-std::string shortKernelName(std::string_view name, size_t maxChars = 60);
 
 // A plain text table: the first row is the header; columns after the first are right-aligned.
 class TextTable {

@@ -1,7 +1,5 @@
 #include "core/analysis/ruleset.h"
 
-#include <regex.h>
-
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -9,39 +7,11 @@
 #include <stdexcept>
 
 #include "core/analysis/defaultrules.h"
+#include "core/analysis/namepattern.h"
 #include "core/base/inputerror.h"
 #include "core/base/sha256.h"
 
 namespace reach {
-
-// A compiled pattern. regexec on a compiled regex_t is thread-safe, so compiled patterns are
-// shared between copies of a RuleSet and never change once built.
-class RuleSet::Pattern {
-public:
-    explicit Pattern(const std::string& pattern) {
-        m_status = regcomp(&m_re, pattern.c_str(), REG_EXTENDED | REG_ICASE | REG_NOSUB);
-        if (m_status != 0) {
-            char buf[256];
-            regerror(m_status, &m_re, buf, sizeof buf);
-            m_error = buf;
-        }
-    }
-    ~Pattern() {
-        if (m_status == 0)
-            regfree(&m_re);
-    }
-    Pattern(const Pattern&) = delete;
-    Pattern& operator=(const Pattern&) = delete;
-
-    bool ok() const { return m_status == 0; }
-    const std::string& error() const { return m_error; }
-    bool matches(const char* text) const { return regexec(&m_re, text, 0, nullptr, 0) == 0; }
-
-private:
-    regex_t m_re{};
-    int m_status = 0;
-    std::string m_error;
-};
 
 namespace {
 
@@ -114,7 +84,7 @@ RuleSet::RuleSet() : m_name("empty") {}
 std::optional<std::string> RuleSet::patternError(const std::string& pattern) {
     if (pattern.empty())
         return std::string("empty pattern");
-    Pattern p(pattern);
+    NamePattern p(pattern);
     if (p.ok())
         return std::nullopt;
     return p.error();
@@ -173,7 +143,7 @@ RuleSet RuleSet::fromJsonText(const std::string& text, const std::string& source
     }
     for (size_t i = 0; i < rules->size(); ++i) {
         Rule r = ruleFromJson((*rules)[i], sourceName, i);
-        auto compiled = std::make_shared<const Pattern>(r.pattern);
+        auto compiled = std::make_shared<const NamePattern>(r.pattern);
         if (!compiled->ok()) {
             throw InputError(sourceName, "rules[" + std::to_string(i) + "].pattern",
                              "invalid regular expression \"" + r.pattern +
@@ -241,7 +211,7 @@ std::string RuleSet::hash() const {
 void RuleSet::insertRule(size_t at, Rule rule) {
     if (at > m_rules.size())
         throw std::out_of_range("RuleSet::insertRule: index past the end");
-    auto compiled = std::make_shared<const Pattern>(rule.pattern);
+    auto compiled = std::make_shared<const NamePattern>(rule.pattern);
     if (rule.pattern.empty() || !compiled->ok()) {
         throw InputError("rule set " + m_name, "rules[" + std::to_string(at) + "].pattern",
                          "invalid regular expression \"" + rule.pattern + "\" (POSIX extended: " +
@@ -254,7 +224,7 @@ void RuleSet::insertRule(size_t at, Rule rule) {
 void RuleSet::replaceRule(size_t at, Rule rule) {
     if (at >= m_rules.size())
         throw std::out_of_range("RuleSet::replaceRule: no such rule");
-    auto compiled = std::make_shared<const Pattern>(rule.pattern);
+    auto compiled = std::make_shared<const NamePattern>(rule.pattern);
     if (rule.pattern.empty() || !compiled->ok()) {
         throw InputError("rule set " + m_name, "rules[" + std::to_string(at) + "].pattern",
                          "invalid regular expression \"" + rule.pattern + "\" (POSIX extended: " +

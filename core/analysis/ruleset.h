@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/analysis/namepattern.h"
 #include "core/base/category.h"
 #include "core/base/workload.h"
 
@@ -21,9 +22,8 @@ struct Rule {
 };
 
 // An ordered list of rules; the first rule that matches a kernel name decides its category.
-// The format of rule files is documented in docs/rules.md. Patterns are compiled once with
-// POSIX <regex.h>: libstdc++'s std::regex recurses per character and overflows the stack on
-// the kilobyte-long template names found in real traces.
+// The format of rule files is documented in docs/rules.md. Patterns are compiled once
+// (NamePattern, POSIX <regex.h>).
 class RuleSet {
 public:
     RuleSet();  // empty set named "empty": everything unclassified (memcpy/memset: overhead)
@@ -66,11 +66,10 @@ public:
     Match classify(std::string_view kernelName, ActivityKind kind) const;
 
 private:
-    class Pattern;
     std::string m_name;
     std::string m_description;
     std::vector<Rule> m_rules;
-    std::vector<std::shared_ptr<const Pattern>> m_compiled;  // parallel to m_rules; immutable
+    std::vector<std::shared_ptr<const NamePattern>> m_compiled;  // parallel to m_rules; immutable
 };
 
 }  // namespace reach
