@@ -24,7 +24,7 @@ const char* kUsage =
     "                    [--scale X] [--thresholds T.json] [--baseline-us US [--baseline-source "
     "S]]\n"
     "                    [--no-timing] [--no-baseline] [--resources DIR] [--cache-dir DIR]\n"
-    "                    [--device-info] [--compile-only]\n"
+    "                    [--device-info] [--compile-only [--arch sm_XY]]\n"
     "       reach-verify --problem P.py --candidate C.py [--precision fp32|bf16|fp16]\n"
     "                    [--python PY] [--kb-tolerance T] [--worker-timeout S] [--seed-count K]\n"
     "                    [--no-compile-baseline] [--worker-device cuda|cpu] [options above]\n"
@@ -151,6 +151,11 @@ int main(int argc, char** argv) {
         }
         else if (a == "--compile-only")
             compileOnly = true;
+        else if (a == "--arch") {
+            o.arch = next();
+            if (o.arch.rfind("sm_", 0) != 0)
+                usage("--arch: expected sm_XY (e.g. sm_90)");
+        }
         else if (a == "--help" || a == "-h") {
             std::cout << kUsage;
             return 0;
@@ -161,7 +166,10 @@ int main(int argc, char** argv) {
         reach::VerificationResult r;
         r.device = reach::queryDevice();
         r.verdict = r.device.available ? "device" : reach::verdict::kNoGpu;
-        std::cout << r.toJson()["device"].dump(2) << "\n";
+        nlohmann::json device = r.toJson()["device"];
+        // How many GPUs this process sees: a batch's `--gpus all` starts one worker per GPU.
+        device["device_count"] = reach::visibleDeviceCount();
+        std::cout << device.dump(2) << "\n";
         return r.device.available ? 0 : 1;
     }
     if (compileOnly) {

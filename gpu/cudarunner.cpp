@@ -6,11 +6,13 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <future>
 #include <stdexcept>
 
+#include "core/verify/gputiminglock.h"
 #include "core/verify/oracle.h"
 #include "core/verify/verdictpolicy.h"
 #include "gpu/cudahandles.h"
@@ -266,6 +268,11 @@ BaselineInfo timeBaseline(const Problem& p, const std::string& baselineObject, B
 
 }  // namespace
 
+int visibleDeviceCount() {
+    int n = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
 DeviceInfo queryDevice() {
     DeviceInfo d;
     int n = 0;
@@ -286,6 +293,9 @@ DeviceInfo queryDevice() {
     d.smCount = p.multiProcessorCount;
     d.l2Bytes = p.l2CacheSize;
     d.memoryBytes = int64_t(p.totalGlobalMem);
+    d.uuid = formatGpuUuid(reinterpret_cast<const unsigned char*>(p.uuid.bytes));
+    if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"))
+        d.visibleDevices = v;
     int dv = 0, rv = 0;
     cudaDriverGetVersion(&dv);
     cudaRuntimeGetVersion(&rv);
@@ -344,6 +354,10 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
         tc.warmup = o.warmup;
         tc.nvml = &nvml;
         if (o.timing && rc == 0) {
+            // Timing needs the whole GPU: other verifiers of a batch on this GPU wait here.
+            const GpuTimingLock gpuLock(GpuTimingLock::pathFromEnvironment());
+            if (!gpuLock.error().empty())
+                r.log += "timing lock not taken: " + gpuLock.error() + "\n";
             phase = "candidate";
             r.timing = timeLaunch(launch, tc);
             phase = "baseline";

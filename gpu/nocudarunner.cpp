@@ -5,6 +5,10 @@
 
 namespace reach {
 
+int visibleDeviceCount() {
+    return 0;
+}
+
 DeviceInfo queryDevice() {
     DeviceInfo d;
     d.available = false;

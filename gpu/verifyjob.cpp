@@ -116,13 +116,18 @@ CompileInfo compileCandidateOnly(const VerifyOptions& o) {
     CompileInfo none;
     none.status = "error";
     std::string res = o.resourceDir.empty() ? findResourceDir() : o.resourceDir;
-    DeviceInfo d = queryDevice();
-    if (!d.available) {
-        none.log = "no GPU: " + d.reason;
-        return none;
+    // A batch compiles on CPU workers ahead of the GPU ones: it names the arch, no GPU needed.
+    std::string arch = o.arch;
+    if (arch.empty()) {
+        const DeviceInfo d = queryDevice();
+        if (!d.available) {
+            none.log = "no GPU: " + d.reason;
+            return none;
+        }
+        arch = d.arch;
     }
     CandidateCompiler::Options co;
-    co.arch = d.arch;
+    co.arch = arch;
     co.includeDir = res + "/include";
     co.cacheDir = o.cacheDir;
     return CandidateCompiler(co).compile(o.candidateFile);

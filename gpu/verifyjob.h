@@ -9,6 +9,8 @@ namespace reach {
 
 // Describes the GPU the job would use, or why there is none (a normal answer).
 DeviceInfo queryDevice();
+// How many CUDA devices this process sees (after CUDA_VISIBLE_DEVICES); 0 without any.
+int visibleDeviceCount();
 
 // Runs the whole job: compile, load, fill, run, check, time, baseline, roofline. Never throws
 // for a bad candidate (that is a verdict); throws InputError for a bad problem or thresholds

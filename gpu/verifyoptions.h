@@ -21,6 +21,7 @@ struct VerifyOptions {
     std::string thresholdsFile;  // JSON object overriding per-dtype thresholds
     std::string resourceDir;     // holds include/reach/candidate.h and baselines/
     std::string cacheDir;        // compiled candidates; default ~/.cache/reach/candidates
+    std::string arch;            // --compile-only for this arch ("sm_90") without asking a GPU
 };
 
 }  // namespace reach

@@ -45,6 +45,7 @@ BreakdownModel::Row BreakdownModel::makeRow(const ProjectWorkload& w) const {
     row.unsplit = bar.unsplit;
     row.idle = bar.idle;
     row.totalMs = bar.totalMs;
+    row.spanUnknown = bar.spanUnknown;
     return row;
 }
 

@@ -48,6 +48,8 @@ public:
     double milliseconds(int row, Category c) const;   // NaN for published rows
     double unsplit(int row) const { return m_rows[size_t(row)].unsplit; }
     double idle(int row) const { return m_rows[size_t(row)].idle; }
+    // Span mode asked of a row without a span (published): nothing to draw on that axis.
+    bool spanUnknown(int row) const { return m_rows[size_t(row)].spanUnknown; }
     bool hasOperatorSplit(int row) const { return m_rows[size_t(row)].hasOp; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -67,6 +69,7 @@ private:
         double unsplit = 0;
         double idle = 0;
         double totalMs = 0;
+        bool spanUnknown = false;
     };
     void rebuild();
     Row makeRow(const ProjectWorkload& w) const;

@@ -302,7 +302,12 @@ void BreakdownView::rebuildPlot() {
         label->setSelectable(false);
         label->setFont(Theme::plotFont(8));
         label->setText(QString::number(addr, 'f', 1) + QLatin1Char('%'));
-        if (addr >= 8.0) {
+        if (m_model->spanUnknown(row)) {
+            label->setText(tr("published shares of GPU time: no profiled span to draw"));
+            label->position->setCoords(0.8, key);
+            label->setColor(plainText);
+            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        } else if (addr >= 8.0) {
             label->position->setCoords(lib + addr / 2, key);
             label->setColor(addrText);
             label->setPositionAlignment(Qt::AlignCenter);

@@ -23,6 +23,7 @@
 #include <QTabWidget>
 #include <QTextStream>
 
+#include "batchdialog.h"
 #include "breakdownview.h"
 #include "core/analysis/projection.h"
 #include "core/base/csv.h"
@@ -69,6 +70,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_speedups = new SpeedupView(this);
     // One verifier queue for the whole window; it runs reach-verify next to this binary.
     m_verifyQueue = new VerifyQueue(this);
+    BatchDialog::restoreSlots(m_verifyQueue);  // one worker per configured GPU slot
     m_speedups->setVerifyQueue(m_verifyQueue);
     addView(
         QStringLiteral("breakdown"), tr("Breakdown"), m_breakdown, m_breakdown->plot(),
@@ -148,6 +150,17 @@ void MainWindow::createMenus() {
     QAction* cancel = view->addAction(tr("&Cancel Background Jobs"));
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     connect(cancel, &QAction::triggered, m_session, &Session::cancelJobs);
+    // Batch verification: the queue's GPU workers, and Slurm batches whose results are imported
+    // into the open project (docs/batch.md); the project is reread as they arrive.
+    view->addAction(tr("&Batch Verification..."), this, [this] {
+        auto* dialog = new BatchDialog(m_verifyQueue, m_session->storePath(), this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &BatchDialog::projectChanged, this, [this](const QString& project) {
+            if (!project.isEmpty() && project == m_session->storePath())
+                openPath(project);
+        });
+        dialog->show();
+    });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Reach"), this, [this] {

@@ -1,5 +1,7 @@
 #include "projectionmodel.h"
 
+#include <QColor>
+
 namespace reach {
 
 ProjectionModel::ProjectionModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -20,14 +22,13 @@ void ProjectionModel::setParameters(double winRate, double medianSpeedup) {
     m_median = medianSpeedup;
     recompute();
     if (!m_rows.empty())
-        emit dataChanged(index(0, GainPercent), index(rowCount() - 1, EndToEnd));
+        emit dataChanged(index(0, GainPercent), index(rowCount() - 1, WallGainPercent));
     emit parametersChanged();
 }
 
 void ProjectionModel::recompute() {
     for (Row& r : m_rows) {
-        r.projection =
-            projectSummary(r.entry.name, r.entry.addressableShare(), m_winRate, m_median);
+        r.projection = projectWorkload(r.entry, m_winRate, m_median);
     }
 }
 
@@ -56,8 +57,29 @@ QVariant ProjectionModel::data(const QModelIndex& index, int role) const {
                 return QString::number(100.0 * p.savedShare, 'f', 2) + QLatin1Char('%');
             case EndToEnd:
                 return QString::number(p.endToEndSpeedup, 'f', 4) + QLatin1Char('x');
+            case WallGainPercent:
+                if (const auto wall = p.wallSavedShare())
+                    return QString::number(100.0 * *wall, 'f', 2) + QLatin1Char('%');
+                return tr("no span");
+            case BusyShare:
+                if (p.wall)
+                    return QString::number(100.0 * p.wall->busyShare(), 'f', 1) + QLatin1Char('%');
+                return tr("no span");
         }
     }
+    if (role == Qt::ToolTipRole) {
+        if (index.column() == WallGainPercent || index.column() == BusyShare) {
+            if (!p.wall)
+                return tr("A published row has GPU-time shares only: no profiled span.");
+            const std::string warning = wallClockWarning(*p.wall);
+            return warning.empty() ? tr("Saved GPU time over the profiled span, idle gaps as "
+                                        "they are.")
+                                   : toQString(warning);
+        }
+    }
+    if (role == Qt::ForegroundRole && index.column() == BusyShare && p.wall &&
+        p.wall->mostlyIdle())
+        return QColor(0xb0, 0x50, 0x00);
     if (role == ValueRole) {
         switch (index.column()) {
             case AddressableShare:
@@ -66,6 +88,14 @@ QVariant ProjectionModel::data(const QModelIndex& index, int role) const {
                 return 100.0 * p.savedShare;
             case EndToEnd:
                 return p.endToEndSpeedup;
+            case WallGainPercent:
+                if (const auto wall = p.wallSavedShare())
+                    return 100.0 * *wall;
+                return {};
+            case BusyShare:
+                if (p.wall)
+                    return p.wall->busyShare();
+                return {};
         }
     }
     if (role == Qt::TextAlignmentRole)
@@ -77,8 +107,8 @@ QVariant ProjectionModel::data(const QModelIndex& index, int role) const {
 QVariant ProjectionModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, o, role);
-    static const char* names[] = {"Workload", "Source", "Addressable", "Projected gain",
-                                  "End-to-end"};
+    static const char* names[] = {"Workload",   "Source", "Addressable", "Gain (GPU time)",
+                                  "End-to-end", "Gain (wall clock)", "GPU busy"};
     return section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

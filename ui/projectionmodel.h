@@ -15,7 +15,18 @@ namespace reach {
 class ProjectionModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Name = 0, Origin, AddressableShare, GainPercent, EndToEnd, ColumnCount };
+    // GainPercent and EndToEnd are of GPU time; WallGainPercent the same saving of the profiled
+    // wall clock (idle gaps unchanged), BusyShare the GPU's busy share of the span beside it.
+    enum Column {
+        Name = 0,
+        Origin,
+        AddressableShare,
+        GainPercent,
+        EndToEnd,
+        WallGainPercent,
+        BusyShare,
+        ColumnCount
+    };
     static constexpr int ValueRole = Qt::UserRole;  // raw number: fraction, percent, factor
 
     explicit ProjectionModel(QObject* parent = nullptr);

@@ -253,7 +253,21 @@ void ProjectionView::syncControls() {
                                .arg(100.0 * m_model->winRate(), 0, 'f', 1)
                                .arg(formatSpeedup(m_model->medianSpeedup()))
                                .arg(m_source) +
-                           QString::fromStdString(projectionAssumptions()));
+                           QString::fromStdString(projectionAssumptions()) + idleWarnings());
+}
+
+QString ProjectionView::idleWarnings() const {
+    // A mostly idle GPU turns a GPU-time gain into little wall clock: say so per workload.
+    QString out;
+    for (int r = 0; r < m_model->rowCount(); ++r) {
+        const Projection& p = m_model->projection(r);
+        if (p.wall && p.wall->mostlyIdle()) {
+            out += QStringLiteral("\n") + toQString(m_model->workload(r).name) +
+                   QStringLiteral(": ") + toQString(wallClockWarning(*p.wall)) +
+                   QLatin1Char('.');
+        }
+    }
+    return out;
 }
 
 void ProjectionView::setByHand(double winRate, double medianSpeedup) {
@@ -409,7 +423,19 @@ void ProjectionView::updateBars() {
         const ProjectWorkload& w = m_model->workload(row);
         ticker->addTick(key, toQString(w.name) + QLatin1Char('\n') + toQString(w.shortOrigin()));
         QCPItemText* t = m_valueLabels[size_t(row)];
-        t->setText(QString::number(gain, 'f', 2) + QLatin1Char('%'));
+        // Both bases: of GPU time (the bar) and of the profiled wall clock, with the busy share
+        // beside it; a mostly idle GPU is flagged (kLowBusyShare).
+        const Projection& p = m_model->projection(row);
+        QString label = QString::number(gain, 'f', 2) + QLatin1Char('%');
+        if (const auto wall = p.wallSavedShare()) {
+            label += tr("  (wall %1%, busy %2%%3)")
+                         .arg(100.0 * *wall, 0, 'f', 2)
+                         .arg(100.0 * p.wall->busyShare(), 0, 'f', 0)
+                         .arg(p.wall->mostlyIdle() ? tr(" \u26a0") : QString());
+        } else if (w.published) {
+            label += tr("  (published: no span)");
+        }
+        t->setText(label);
         t->position->setCoords(gain, key);
         t->setColor(text);
         QFont f = t->font();

@@ -71,6 +71,7 @@ private:
     void updateBars();
     void updateMarker();
     void rebuildHeatMap();
+    QString idleWarnings() const;
     void syncControls();
 
     Session* m_session;

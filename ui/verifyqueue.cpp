@@ -6,8 +6,10 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QTimer>
 
+#include "core/verify/gputiminglock.h"
 #include "core/verify/verifyprocess.h"
 
 namespace reach {
@@ -75,6 +77,14 @@ void VerifyWorker::start(const QString& program, const VerifyJob& job, int timeo
         if (error == QProcess::FailedToStart)
             finish(VerifyOutcome::Status::FailedToStart);
     });
+    if (!m_env.isEmpty()) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const QString& e : m_env) {
+            const qsizetype eq = e.indexOf(QLatin1Char('='));
+            env.insert(e.left(eq), e.mid(eq + 1));
+        }
+        m_process->setProcessEnvironment(env);
+    }
     QStringList args{QStringLiteral("--problem"),   job.problemPath,
                      QStringLiteral("--candidate"), job.candidatePath,
                      QStringLiteral("--reps"),      QString::number(job.reps)};
@@ -156,32 +166,75 @@ void VerifyWorker::finish(VerifyOutcome::Status status) {
 
 // ---- queue (lives on the GUI thread) ----
 
-VerifyQueue::VerifyQueue(QObject* parent) : QObject(parent), m_program(defaultProgram()) {
+VerifyQueue::VerifyQueue(QObject* parent)
+    : QObject(parent), m_slots{VerifySlot{}}, m_program(defaultProgram()) {
     qRegisterMetaType<VerifyJob>();
     qRegisterMetaType<VerifyOutcome>();
     m_thread.setObjectName(QStringLiteral("reach-verify-queue"));
-    m_worker = new VerifyWorker;
-    m_worker->moveToThread(&m_thread);
-    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-    connect(this, &VerifyQueue::startOnWorker, m_worker, &VerifyWorker::start,
-            Qt::QueuedConnection);
-    connect(this, &VerifyQueue::cancelOnWorker, m_worker, &VerifyWorker::cancelCurrent,
-            Qt::QueuedConnection);
-    connect(m_worker, &VerifyWorker::finished, this, &VerifyQueue::onWorkerFinished,
-            Qt::QueuedConnection);
     m_thread.start();
+    buildWorkers();
 }
 
 VerifyQueue::~VerifyQueue() {
     m_pending.clear();
-    if (m_running)
-        emit cancelOnWorker();
+    cancelRunning();
     m_thread.quit();
     m_thread.wait();
 }
 
 QString VerifyQueue::defaultProgram() {
     return QString::fromStdString(findVerifierExecutable());
+}
+
+QList<VerifySlot> VerifyQueue::workerSlotsFor(const QStringList& gpus, int jobsPerGpu) {
+    QList<VerifySlot> out;
+    for (int k = 0; k < std::max(1, jobsPerGpu); ++k) {
+        if (gpus.isEmpty())
+            out.push_back(VerifySlot{});
+        for (const QString& g : gpus)
+            out.push_back(VerifySlot{g.trimmed(), QString()});
+    }
+    return out;
+}
+
+void VerifyQueue::setWorkerSlots(const QList<VerifySlot>& workerSlots) {
+    m_nextSlots = workerSlots.isEmpty() ? QList<VerifySlot>{VerifySlot{}} : workerSlots;
+    m_slotsChanged = true;
+    if (!busy())
+        buildWorkers();
+}
+
+// Workers are made (on the queue's thread) only while nothing runs.
+void VerifyQueue::buildWorkers() {
+    if (m_slotsChanged) {
+        m_slots = m_nextSlots;
+        m_slotsChanged = false;
+    }
+    for (Worker& w : m_workers)
+        QMetaObject::invokeMethod(w.worker, &QObject::deleteLater, Qt::QueuedConnection);
+    m_workers.clear();
+    m_doneBySlot.clear();
+    for (int i = 0; i < int(m_slots.size()); ++i) {
+        const VerifySlot& slot = m_slots[i];
+        auto* worker = new VerifyWorker;
+        QStringList env;
+        if (!slot.gpu.isEmpty()) {
+            env << QStringLiteral("CUDA_VISIBLE_DEVICES=") + slot.gpu;
+            // The same lock file a reach-cli batch names for this GPU (core's pool).
+            const QString key =
+                slot.uuid.isEmpty() ? QStringLiteral("index") + slot.gpu : slot.uuid;
+            env << QStringLiteral("REACH_GPU_LOCK=") +
+                       QString::fromStdString(GpuTimingLock::pathFor("/tmp", key.toStdString()));
+        }
+        worker->setEnvironment(env);
+        worker->moveToThread(&m_thread);
+        connect(&m_thread, &QThread::finished, worker, &QObject::deleteLater);
+        connect(
+            worker, &VerifyWorker::finished, this,
+            [this, i](const VerifyOutcome& o) { onWorkerFinished(i, o); }, Qt::QueuedConnection);
+        m_workers.push_back({worker, std::nullopt});
+        m_doneBySlot.push_back(0);
+    }
 }
 
 void VerifyQueue::setGpuAvailable(bool available, const QString& reason) {
@@ -192,6 +245,13 @@ void VerifyQueue::setGpuAvailable(bool available, const QString& reason) {
     emit gpuAvailabilityChanged(available, reason);
 }
 
+int VerifyQueue::runningCount() const {
+    int n = 0;
+    for (const Worker& w : m_workers)
+        n += w.running.has_value();
+    return n;
+}
+
 QList<int> VerifyQueue::enqueue(QList<VerifyJob> jobs) {
     QList<int> ids;
     if (!m_gpuAvailable)
@@ -199,6 +259,10 @@ QList<int> VerifyQueue::enqueue(QList<VerifyJob> jobs) {
     if (!busy()) {
         m_done = 0;
         m_total = 0;
+        if (m_slotsChanged)
+            buildWorkers();
+        for (int& d : m_doneBySlot)
+            d = 0;
     }
     for (VerifyJob& job : jobs) {
         job.id = m_nextId++;
@@ -211,11 +275,17 @@ QList<int> VerifyQueue::enqueue(QList<VerifyJob> jobs) {
     return ids;
 }
 
+void VerifyQueue::cancelRunning() {
+    for (Worker& w : m_workers)
+        if (w.running)
+            QMetaObject::invokeMethod(w.worker, &VerifyWorker::cancelCurrent, Qt::QueuedConnection);
+}
+
 void VerifyQueue::cancelAll() {
     m_total -= int(m_pending.size());
     m_pending.clear();
-    if (m_running) {
-        emit cancelOnWorker();
+    if (runningCount() > 0) {
+        cancelRunning();
     } else {
         emit progressChanged(m_done, m_total);
         emit idle();
@@ -223,21 +293,36 @@ void VerifyQueue::cancelAll() {
 }
 
 void VerifyQueue::dispatchNext() {
-    if (m_running || m_pending.empty())
-        return;
-    m_running = m_pending.front();
-    m_pending.pop_front();
-    emit jobStarted(m_running->id, m_running->recordKey);
-    emit startOnWorker(m_program, *m_running,
-                       m_running->timeoutMs > 0 ? m_running->timeoutMs : m_timeoutMs);
+    for (int i = 0; i < int(m_workers.size()) && !m_pending.empty(); ++i) {
+        Worker& w = m_workers[size_t(i)];
+        if (w.running)
+            continue;
+        w.running = m_pending.front();
+        m_pending.pop_front();
+        const VerifyJob job = *w.running;
+        const int timeout = job.timeoutMs > 0 ? job.timeoutMs : m_timeoutMs;
+        emit jobStarted(job.id, job.recordKey);
+        emit slotProgressChanged(i, m_slots[i].gpu, m_doneBySlot[i], job.recordKey);
+        VerifyWorker* worker = w.worker;
+        const QString program = m_program;
+        QMetaObject::invokeMethod(
+            worker, [worker, program, job, timeout] { worker->start(program, job, timeout); },
+            Qt::QueuedConnection);
+    }
 }
 
-void VerifyQueue::onWorkerFinished(const VerifyOutcome& outcome) {
-    m_running.reset();
+void VerifyQueue::onWorkerFinished(int slot, const VerifyOutcome& outcome) {
+    if (slot >= int(m_workers.size()))
+        return;
+    m_workers[size_t(slot)].running.reset();
     ++m_done;
+    ++m_doneBySlot[slot];
     emit jobFinished(outcome);
     emit progressChanged(m_done, m_total);
-    if (m_pending.empty()) {
+    emit slotProgressChanged(slot, m_slots[slot].gpu, m_doneBySlot[slot], QString());
+    if (m_pending.empty() && runningCount() == 0) {
+        if (m_slotsChanged)
+            buildWorkers();
         emit idle();
     } else {
         dispatchNext();

@@ -7,6 +7,7 @@
 #include <QThread>
 #include <deque>
 #include <optional>
+#include <vector>
 
 #include "core/verify/verification.h"
 
@@ -52,12 +53,22 @@ struct VerifyOutcome {
     static QString statusKey(Status s);  // "finished", "crashed", "timeout", ...
 };
 
-// Runs jobs one at a time in a reach-verify process. Lives on VerifyQueue's worker thread: every
-// QProcess and timer is created there, so a verifier that hangs never blocks the GUI thread.
+// One worker of the queue: the GPU its jobs run on (CUDA_VISIBLE_DEVICES), as a batch's pool
+// does (core/verify/batchpool.h). gpu empty: the environment's (every GPU the verifier sees).
+struct VerifySlot {
+    QString gpu;
+    QString uuid;  // names the GPU's timing lock when known (else its index)
+};
+
+// Runs jobs one at a time in a reach-verify process, pinned to its slot's GPU. Lives on
+// VerifyQueue's worker thread: every QProcess and timer is created there, so a verifier that
+// hangs never blocks the GUI thread.
 class VerifyWorker : public QObject {
     Q_OBJECT
 public:
     using QObject::QObject;
+    // "NAME=value" entries the worker's processes get on top of the environment.
+    void setEnvironment(const QStringList& env) { m_env = env; }
 
 public slots:
     void start(const QString& program, const reach::VerifyJob& job, int timeoutMs);
@@ -76,11 +87,15 @@ private:
     qint64 m_startedMs = 0;
     std::optional<VerifyOutcome::Status> m_killReason;
     bool m_done = true;
+    QStringList m_env;
 };
 
-// The GUI's queue of verifier runs: several jobs queued, one running, progress, Cancel, a
-// timeout. It owns a dedicated QThread with one VerifyWorker. Results arrive on the GUI thread
-// as jobFinished (in job order); the caller stores them and updates the views.
+// The GUI's queue of verifier runs: several jobs queued, one running per slot (one slot per GPU
+// or configured slot; by default one, on the environment's GPUs), progress overall and per slot,
+// Cancel, a timeout. It owns a dedicated QThread with one VerifyWorker per slot. Results arrive
+// on the GUI thread as jobFinished, in the order they finish (job order with one slot); the
+// caller stores them and updates the views. Two slots on one GPU never time at once: each
+// verifier takes that GPU's timing lock (core/verify/gputiminglock.h) around its timed loops.
 class VerifyQueue : public QObject {
     Q_OBJECT
 public:
@@ -96,6 +111,17 @@ public:
     void setTimeoutMs(int ms) { m_timeoutMs = ms; }
     int timeoutMs() const { return m_timeoutMs; }
 
+    // The workers: one per entry (a GPU listed twice runs two jobs at once). Applied at once when
+    // nothing runs, else when the queue is next idle. Empty: one slot on the environment's GPUs.
+    void setWorkerSlots(const QList<VerifySlot>& workerSlots);
+    QList<VerifySlot> workerSlots() const { return m_slots; }
+    int slotCount() const { return int(m_slots.size()); }
+    // gpus "0,1,3" (or "" for the environment's), each jobsPerGpu times, every GPU once before
+    // any twice.
+    static QList<VerifySlot> workerSlotsFor(const QStringList& gpus, int jobsPerGpu);
+    // Jobs finished by each slot since the queue was last idle.
+    QList<int> doneBySlot() const { return m_doneBySlot; }
+
     // Whether a GPU answers; without one, enqueue refuses and the actions are disabled.
     void setGpuAvailable(bool available, const QString& reason = {});
     bool gpuAvailable() const { return m_gpuAvailable; }
@@ -106,7 +132,8 @@ public:
     // Drops queued jobs and kills the running one (its outcome is Cancelled).
     void cancelAll();
 
-    bool busy() const { return m_running.has_value() || !m_pending.empty(); }
+    bool busy() const { return runningCount() > 0 || !m_pending.empty(); }
+    int runningCount() const;
     int pendingCount() const { return int(m_pending.size()); }
     int doneCount() const { return m_done; }
     int totalCount() const { return m_total; }
@@ -115,24 +142,32 @@ signals:
     void jobStarted(int jobId, const QString& recordKey);
     void jobFinished(const reach::VerifyOutcome& outcome);
     void progressChanged(int done, int total);
+    // Per slot (per GPU): what it has finished and what it runs now ("" when idle).
+    void slotProgressChanged(int slot, const QString& gpu, int done, const QString& runningKey);
     void idle();
     void gpuAvailabilityChanged(bool available, const QString& reason);
-    // Internal: hands a job to the worker thread.
-    void startOnWorker(const QString& program, const reach::VerifyJob& job, int timeoutMs);
-    void cancelOnWorker();
 
 private:
+    struct Worker {
+        VerifyWorker* worker = nullptr;
+        std::optional<VerifyJob> running;
+    };
+    void buildWorkers();
     void dispatchNext();
-    void onWorkerFinished(const reach::VerifyOutcome& outcome);
+    void onWorkerFinished(int slot, const reach::VerifyOutcome& outcome);
+    void cancelRunning();
 
     QThread m_thread;
-    VerifyWorker* m_worker = nullptr;
+    QList<VerifySlot> m_slots;
+    QList<VerifySlot> m_nextSlots;  // waiting for the queue to be idle
+    bool m_slotsChanged = false;
+    std::vector<Worker> m_workers;
+    QList<int> m_doneBySlot;
     QString m_program;
     int m_timeoutMs = 120000;
     bool m_gpuAvailable = true;
     QString m_gpuReason;
     std::deque<VerifyJob> m_pending;
-    std::optional<VerifyJob> m_running;
     int m_nextId = 1;
     int m_done = 0;
     int m_total = 0;

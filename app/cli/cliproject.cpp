@@ -19,6 +19,8 @@ namespace {
 struct Input {
     std::string name;
     double addressable = 0;
+    std::optional<WallClock> wall;  // measured rows; published and manual rows have no span
+    bool published = false;
 };
 
 std::string fixed(double v, int decimals) {
@@ -49,7 +51,7 @@ int runProject(const std::vector<std::string>& argv, CliIo& io) {
             io.err << w << "\n";
         bool measured = false;
         for (const ProjectWorkload& w : project.workloads) {
-            inputs.push_back({w.name, w.addressableShare()});
+            inputs.push_back({w.name, w.addressableShare(), w.wallClock(), w.published});
             measured = measured || !w.published;
         }
         if (measured)
@@ -68,23 +70,41 @@ int runProject(const std::vector<std::string>& argv, CliIo& io) {
         throw UsageError("--win-rate W and --median M are required (W in [0,1], M > 0)");
     }
     if (addressable)
-        inputs.push_back({args.value("--name").value_or("manual"), *addressable});
+        inputs.push_back({args.value("--name").value_or("manual"), *addressable, {}, false});
 
     std::vector<Projection> projections;
     for (const Input& in : inputs) {
-        projections.push_back(projectSummary(in.name, in.addressable, *winRate, *median));
+        projections.push_back(projectSummary(in.name, in.addressable, *winRate, *median, in.wall));
     }
 
     if (args.flag("--json")) {
         nlohmann::json doc;
         doc["workloads"] = nlohmann::json::array();
-        for (const Projection& p : projections) {
-            doc["workloads"].push_back({{"name", p.name},
-                                        {"addressable_share", p.addressableShare},
-                                        {"win_rate", p.winRate},
-                                        {"median_speedup", p.medianSpeedup},
-                                        {"saved_share", p.savedShare},
-                                        {"end_to_end_speedup", p.endToEndSpeedup}});
+        for (size_t i = 0; i < projections.size(); ++i) {
+            const Projection& p = projections[i];
+            nlohmann::json row = {{"name", p.name},
+                                  {"addressable_share", p.addressableShare},
+                                  {"win_rate", p.winRate},
+                                  {"median_speedup", p.medianSpeedup},
+                                  {"saved_share", p.savedShare},
+                                  {"end_to_end_speedup", p.endToEndSpeedup}};
+            // The second basis: the profiled wall clock, idle gaps unchanged. Rows without a
+            // span (published, --addressable) say why instead of a number.
+            if (const auto wall = p.wallSavedShare()) {
+                row["busy_share_of_span"] = p.wall->busyShare();
+                row["saved_share_of_wall_clock"] = *wall;
+                row["end_to_end_speedup_wall"] = *p.wallEndToEndSpeedup();
+                const std::string warning = wallClockWarning(*p.wall);
+                row["warning"] = warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(warning);
+            } else {
+                row["busy_share_of_span"] = nullptr;
+                row["saved_share_of_wall_clock"] = nullptr;
+                row["end_to_end_speedup_wall"] = nullptr;
+                row["warning"] = inputs[i].published
+                                     ? "published row: GPU-time shares only, no profiled span"
+                                     : "no profiled span: GPU-time basis only";
+            }
+            doc["workloads"].push_back(std::move(row));
         }
         doc["assumptions"] = projectionAssumptions();
         doc["rules"] = rules ? nlohmann::json{{"name", rules->name()}, {"hash", rules->hash()}}
@@ -96,12 +116,22 @@ int runProject(const std::vector<std::string>& argv, CliIo& io) {
 
     io.out << "projected gain = A * w * (1 - 1/m), w = " << fixed(*winRate, 3)
            << " (win rate), m = " << fixed(*median, 3) << "x (median speedup of the winners)\n\n";
-    TextTable t({"workload", "addressable A", "saved", "end-to-end"});
+    TextTable t({"workload", "addressable A", "saved (GPU)", "end-to-end", "saved (wall)",
+                 "GPU busy"});
+    std::vector<std::string> warnings;
     for (const Projection& p : projections) {
+        const auto wall = p.wallSavedShare();
         t.addRow({p.name, percent(p.addressableShare), percent(p.savedShare, 2),
-                  fixed(p.endToEndSpeedup, 4) + "x"});
+                  fixed(p.endToEndSpeedup, 4) + "x", wall ? percent(*wall, 2) : "no span",
+                  p.wall ? percent(p.wall->busyShare()) : "-"});
+        if (p.wall && p.wall->mostlyIdle())
+            warnings.push_back(p.name + ": " + wallClockWarning(*p.wall));
     }
     io.out << t.render();
+    io.out << "\n  saved (GPU): share of GPU time; saved (wall): the same time over the profiled "
+              "span,\n  idle gaps unchanged; published rows have no span\n";
+    for (const std::string& w : warnings)
+        io.out << "  warning: " << w << "\n";
     if (study)
         io.out << "\nstudy: " << study->source << "\n";
     if (rules)
@@ -126,7 +156,9 @@ CliCommand projectCommand() {
         "  --win-rate W   share of problems with a verified faster kernel, in [0,1]\n"
         "  --median M     median speedup of the winners (e.g. 1.552)\n"
         "  --json         {\"workloads\":[{\"name\",\"addressable_share\",\"win_rate\",\n"
-        "                 \"median_speedup\",\"saved_share\",\"end_to_end_speedup\"}],\n"
+        "                 \"median_speedup\",\"saved_share\",\"end_to_end_speedup\",\n"
+        "                 \"busy_share_of_span\",\"saved_share_of_wall_clock\",\n"
+        "                 \"end_to_end_speedup_wall\",\"warning\"}],\n"
         "                 \"assumptions\",\"rules\",\"study\"}",
         runProject};
 }

@@ -6,6 +6,7 @@
 
 #include "cliargs.h"
 #include "clicommand.h"
+#include "clirulessuggest.h"
 #include "cliinputs.h"
 #include "clitext.h"
 #include "core/analysis/breakdown.h"
@@ -158,9 +159,13 @@ int checkRules(const CliArgs& args, CliIo& io) {
 }
 
 int runRules(const std::vector<std::string>& argv, CliIo& io) {
-    const CliArgs args(argv, {{"--json"}, {"--rules", "--project", "--min-classified"}});
+    const CliArgs args(argv, {{"--json"},
+                              {"--rules", "--project", "--min-classified", "--write", "--accept"}});
     if (!args.positionals().empty() && args.positionals().front() == "check") {
         return checkRules(args, io);
+    }
+    if (!args.positionals().empty() && args.positionals().front() == "suggest") {
+        return suggestRulesCommand(args, io);
     }
     return listRules(args, io);
 }
@@ -172,9 +177,15 @@ CliCommand rulesCommand() {
             "rules [--rules R.json] [--json]\n"
             "       reach-cli rules check FILE... [--project P.reach] [--rules R.json]\n"
             "                 [--min-classified S] [--json]\n"
+            "       reach-cli rules suggest FILE... [--rules R.json] [--json]\n"
+            "                 [--write OUT.json [--accept 1,3]]\n"
             "  check   lists unmatched kernels and where name rules and operators disagree;\n"
             "          exit 1 when a workload classifies less than S of its GPU time "
-            "(default 0.995)",
+            "(default 0.995)\n"
+            "  suggest proposes a name rule per name stem for kernels no rule matches, with\n"
+            "          the category their launching operator gives (or a marked guess);\n"
+            "          --write writes the rule set with the accepted rules first (all, or the\n"
+            "          numbers given to --accept)",
             runRules};
 }
 

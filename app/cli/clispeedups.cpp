@@ -291,6 +291,14 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
                        fixed(f.effectiveSpeedup, 3) + "x", percent(f.savedShare, 2)});
         }
         io.out << ft.render("    ");
+        if (p.wall) {
+            io.out << "  of the profiled wall clock (GPU busy " << percent(p.wall->busyShare())
+                   << " of the span, idle gaps unchanged): (a) "
+                   << percent(p.wall->wallShare(p.summarySaved), 2) << ", (b) "
+                   << percent(p.wall->wallShare(p.familySaved), 2) << "\n";
+            if (p.wall->mostlyIdle())
+                io.out << "  warning: " << wallClockWarning(*p.wall) << "\n";
+        }
     }
     if (!projections.empty())
         io.out << "\nassumptions: " << projectionAssumptions() << "\n";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include <limits>
 #include <stdexcept>
@@ -17,7 +18,42 @@ void requireFraction(double v, const char* what) {
 }
 }  // namespace
 
-Projection projectSummary(std::string name, double A, double w, double m) {
+double WallClock::busyShare() const {
+    return spanUs > 0 ? std::min(1.0, busyTimeUs / spanUs) : 0;
+}
+
+double WallClock::wallShare(double savedShareOfGpuTime) const {
+    if (!known())
+        return 0;
+    return std::min(savedShareOfGpuTime * gpuTimeUs, busyTimeUs) / spanUs;
+}
+
+std::string wallClockWarning(const WallClock& clock) {
+    if (!clock.mostlyIdle())
+        return {};
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "GPU busy %.1f %% of the profiled span: faster kernels shorten only that part "
+                  "of the wall clock",
+                  100.0 * clock.busyShare());
+    return buf;
+}
+
+std::optional<double> Projection::wallSavedShare() const {
+    if (!wall || !wall->known())
+        return std::nullopt;
+    return wall->wallShare(savedShare);
+}
+
+std::optional<double> Projection::wallEndToEndSpeedup() const {
+    const auto saved = wallSavedShare();
+    if (!saved)
+        return std::nullopt;
+    return reach::endToEndSpeedup(*saved);
+}
+
+Projection projectSummary(std::string name, double A, double w, double m,
+                          std::optional<WallClock> wall) {
     requireFraction(A, "addressable share");
     requireFraction(w, "win rate");
     if (!(m > 0)) {
@@ -30,6 +66,8 @@ Projection projectSummary(std::string name, double A, double w, double m) {
     p.medianSpeedup = m;
     p.savedShare = A * w * (1.0 - 1.0 / m);
     p.endToEndSpeedup = endToEndSpeedup(p.savedShare);
+    if (wall && wall->known())
+        p.wall = wall;
     return p;
 }
 
@@ -57,7 +95,8 @@ std::string projectionAssumptions() {
            "verified faster kernel keep the baseline at no extra cost, gains on different "
            "operations are independent and add up (Amdahl decomposition), the benchmark's win "
            "rate and median speedup carry over to this workload's addressable kernels, and the "
-           "profile's shapes, batch size and GPU are the ones that matter. Kernel-name "
+           "profile's shapes, batch size and GPU are the ones that matter. Of the wall clock: "
+           "saved GPU time over the profiled span, idle gaps unchanged. Kernel-name "
            "classification is approximate; the rule set is named beside every figure.";
 }
 

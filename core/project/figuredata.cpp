@@ -47,11 +47,16 @@ BreakdownBar breakdownBar(const ProjectWorkload& w, bool span) {
     BreakdownBar bar;
     bar.opShare.fill(kNaN);
     if (w.published || !w.breakdown) {
-        bar.share = {w.publishedLibraryOptimized, w.publishedAddressable, 0, 0};
-        bar.unsplit = std::max(0.0, 1.0 - w.publishedLibraryOptimized - w.publishedAddressable);
         bar.ms.fill(kNaN);
         bar.totalMs = kNaN;
-        bar.spanUnknown = span;
+        if (span) {
+            // Published rows are shares of GPU time with no profiled span: nothing is drawn on
+            // the wall-clock axis (the view and the figure say so instead).
+            bar.spanUnknown = true;
+            return bar;
+        }
+        bar.share = {w.publishedLibraryOptimized, w.publishedAddressable, 0, 0};
+        bar.unsplit = std::max(0.0, 1.0 - w.publishedLibraryOptimized - w.publishedAddressable);
         return bar;
     }
     const Breakdown& b = *w.breakdown;
@@ -106,11 +111,18 @@ FigureTable projectionFigureTable(const std::vector<ProjectWorkload>& workloads,
                  "win_rate",
                  "median_speedup",
                  "projected_gain_percent",
-                 "end_to_end_speedup_x"};
+                 "end_to_end_speedup_x",
+                 "busy_share_of_span",
+                 "projected_gain_percent_of_wall_clock",
+                 "end_to_end_speedup_wall_x"};
     for (const ProjectWorkload& entry : workloads) {
-        const Projection p = projectSummary(entry.name, entry.addressableShare(), w, m);
+        // Both bases; published rows have no span: their wall-clock columns are empty (NaN).
+        const Projection p = projectWorkload(entry, w, m);
+        const auto wall = p.wallSavedShare();
         t.add({entry.name, entry.origin, p.addressableShare, w, m, 100.0 * p.savedShare,
-               p.endToEndSpeedup});
+               p.endToEndSpeedup, p.wall ? p.wall->busyShare() : kNaN,
+               wall ? 100.0 * *wall : kNaN,
+               p.wallEndToEndSpeedup() ? *p.wallEndToEndSpeedup() : kNaN});
     }
     return t;
 }

@@ -10,6 +10,18 @@ double ProjectWorkload::addressableShare() const {
     return breakdown->share(Category::Addressable);
 }
 
+std::optional<WallClock> ProjectWorkload::wallClock() const {
+    if (published || !breakdown || !(breakdown->spanUs > 0))
+        return std::nullopt;
+    return WallClock{breakdown->gpuTimeUs, breakdown->busyTimeUs, breakdown->spanUs};
+}
+
+Projection projectWorkload(const ProjectWorkload& workload, double winRate,
+                           double medianSpeedup) {
+    return projectSummary(workload.name, workload.addressableShare(), winRate, medianSpeedup,
+                          workload.wallClock());
+}
+
 std::string ProjectWorkload::shortOrigin() const {
     if (!published && origin.rfind("NVIDIA ", 0) == 0)
         return origin.substr(7);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/analysis/breakdown.h"
+#include "core/analysis/projection.h"
 #include "core/analysis/ruleset.h"
 #include "core/base/workload.h"
 #include "core/records/evaluationset.h"
@@ -29,6 +30,8 @@ struct ProjectWorkload {
     std::optional<double> publishedGain;
 
     double addressableShare() const;
+    // The profile's GPU time, busy time and span; empty for published rows (they have no span).
+    std::optional<WallClock> wallClock() const;
     // Compact origin for axis labels: "published, A100", "H200".
     std::string shortOrigin() const;
 };
@@ -37,6 +40,10 @@ struct ProjectWorkload {
 // when the trace does not name one).
 ProjectWorkload measuredWorkload(std::shared_ptr<const Workload> workload,
                                  std::shared_ptr<const Breakdown> breakdown);
+
+// The summary projection of one row on both bases (GPU time; profiled wall clock where the row
+// has a span): what the CLI, the GUI and the figures all show.
+Projection projectWorkload(const ProjectWorkload& workload, double winRate, double medianSpeedup);
 
 // A published study's own projection parameters (its table's "projection"), the default of the
 // projection views and `reach-cli project` when the study is open.

@@ -67,7 +67,52 @@ std::vector<fs::path> spellings(const std::string& named, const Places& places) 
     return out;
 }
 
+Places placesFor(const std::string& sourceFile, const RecordJobOptions& options) {
+    Places places;
+    places.recordDir = fs::absolute(fs::path(sourceFile)).parent_path();
+    const std::string res = options.resourceDir.empty() ? findResourceDir() : options.resourceDir;
+    if (!res.empty())
+        places.resources = fs::path(res);
+    places.trusted = {places.recordDir, places.resources};
+    for (const std::string& d : options.trustedDirs)
+        places.trusted.push_back(fs::absolute(d));
+    if (!options.kernelBenchDir.empty())
+        places.trusted.push_back(fs::absolute(options.kernelBenchDir));
+    return places;
+}
+
 }  // namespace
+
+std::optional<RecordJob> jobForPair(const std::string& problem, const std::string& candidate,
+                                    const std::string& listFile, const RecordJobOptions& options,
+                                    std::string* why) {
+    const Places places = placesFor(listFile, options);
+    std::optional<fs::path> found[2];
+    const std::string* named[2] = {&problem, &candidate};
+    for (int k = 0; k < 2; ++k) {
+        bool exists = false;
+        for (const fs::path& p : spellings(*named[k], places)) {
+            std::error_code ec;
+            exists = exists || fs::exists(p, ec);
+            if ((found[k] = places.trustedFile(p)))
+                break;
+        }
+        if (!found[k]) {
+            if (why)
+                *why = std::string(k ? "candidate " : "problem ") + *named[k] +
+                       (exists ? " lies outside the list's folder and the folders you chose; "
+                                 "Reach runs nothing a job list names elsewhere (--trust DIR "
+                                 "allows a folder)"
+                               : " not found beside " + listFile);
+            return std::nullopt;
+        }
+    }
+    RecordJob job;
+    job.request.problemFile = found[0]->string();
+    job.request.candidateFile = found[1]->string();
+    job.kernelBenchFormat = found[0]->extension() == ".py" && found[1]->extension() == ".py";
+    return job;
+}
 
 std::optional<RecordJob> jobForRecord(const EvalRecord& r, const RecordJobOptions& options,
                                       std::string* why) {
@@ -78,16 +123,7 @@ std::optional<RecordJob> jobForRecord(const EvalRecord& r, const RecordJobOption
     };
     if (r.artifactPath.empty())
         return fail("the record names no candidate source (artifact_path)");
-    Places places;
-    places.recordDir = fs::absolute(fs::path(r.source)).parent_path();
-    const std::string res = options.resourceDir.empty() ? findResourceDir() : options.resourceDir;
-    if (!res.empty())
-        places.resources = fs::path(res);
-    places.trusted = {places.recordDir, places.resources};
-    for (const std::string& d : options.trustedDirs)
-        places.trusted.push_back(fs::absolute(d));
-    if (!options.kernelBenchDir.empty())
-        places.trusted.push_back(fs::absolute(options.kernelBenchDir));
+    const Places places = placesFor(r.source, options);
 
     std::optional<fs::path> candidate;
     bool exists = false;

@@ -30,4 +30,11 @@ struct RecordJob {
 std::optional<RecordJob> jobForRecord(const EvalRecord& record, const RecordJobOptions& options,
                                       std::string* why);
 
+// The job for one line of a job list (core/verify/batchjobs.h): the problem and candidate as the
+// list names them, relative to the list's folder, under the same rule: both must lie inside the
+// list's folder, a folder the user chose or Reach's resources. nullopt with `why` otherwise.
+std::optional<RecordJob> jobForPair(const std::string& problem, const std::string& candidate,
+                                    const std::string& listFile, const RecordJobOptions& options,
+                                    std::string* why);
+
 }  // namespace reach

@@ -187,9 +187,21 @@ RecordProjection projectFromRecords(std::string workload, double A,
 RecordProjection projectFromRecords(const Breakdown& breakdown,
                                     const std::vector<EvalRecord>& records,
                                     const RecordProjectionOptions& options) {
-    return projectFromRecords(breakdown.workload, breakdown.share(Category::Addressable),
-                              addressableFamilyShares(breakdown), records, options);
+    RecordProjection p =
+        projectFromRecords(breakdown.workload, breakdown.share(Category::Addressable),
+                           addressableFamilyShares(breakdown), records, options);
+    const WallClock clock{breakdown.gpuTimeUs, breakdown.busyTimeUs, breakdown.spanUs};
+    if (clock.known())
+        p.wall = clock;
+    return p;
 }
+
+namespace {
+// A saving of GPU time on the second basis, the profiled wall clock (null without a span).
+json wallJson(const std::optional<WallClock>& wall, double savedShareOfGpu) {
+    return wall ? json(wall->wallShare(savedShareOfGpu)) : json(nullptr);
+}
+}  // namespace
 
 json recordProjectionToJson(const RecordProjection& p) {
     json fam = json::array();
@@ -213,13 +225,18 @@ json recordProjectionToJson(const RecordProjection& p) {
                   {"median_speedup", p.medianSpeedup ? json(*p.medianSpeedup) : json(nullptr)},
                   {"saved_share", p.summarySaved},
                   {"end_to_end_speedup", p.summaryEndToEnd},
+                  {"saved_share_of_wall_clock", wallJson(p.wall, p.summarySaved)},
                   {"ci95", intervalJson(p.summarySavedCi)}}},
                 {"per_family",
                  {{"families", fam},
                   {"saved_share", p.familySaved},
                   {"end_to_end_speedup", p.familyEndToEnd},
                   {"unmatched_share", p.unmatchedShare},
+                  {"saved_share_of_wall_clock", wallJson(p.wall, p.familySaved)},
                   {"ci95", intervalJson(p.familySavedCi)}}},
+                {"busy_share_of_span", p.wall ? json(p.wall->busyShare()) : json(nullptr)},
+                {"warning", p.wall && p.wall->mostlyIdle() ? json(wallClockWarning(*p.wall))
+                                                           : json(nullptr)},
                 {"assumptions", projectionAssumptions()}};
 }
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/analysis/projection.h"
 #include "core/analysis/statistics.h"
 #include "core/records/evalrecord.h"
 #include "core/records/recordstats.h"
@@ -70,6 +71,8 @@ struct RecordProjection {
     Interval familySavedCi{0, 0};
     double familyEndToEnd = 1;
     double unmatchedShare = 0;  // addressable share whose family has no records
+    // The profile's clock (from a Breakdown with a span): both savings also on the wall clock.
+    std::optional<WallClock> wall;
 };
 
 RecordProjection projectFromRecords(std::string workload, double addressableShare,

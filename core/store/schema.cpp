@@ -141,6 +141,16 @@ ALTER TABLE rule_sets ADD COLUMN last_used INTEGER NOT NULL DEFAULT 0;
 UPDATE rule_sets SET last_used = id;
 )sql"},
         // -- rules-end
+        // -- batch-begin
+        {5, "verifications: what a batch resumes by (candidate and problem SHA-256, GPU)", R"sql(
+ALTER TABLE verifications ADD COLUMN candidate_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE verifications ADD COLUMN problem_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE verifications ADD COLUMN device_uuid TEXT NOT NULL DEFAULT '';
+ALTER TABLE verifications ADD COLUMN gpu_index TEXT NOT NULL DEFAULT '';
+ALTER TABLE verifications ADD COLUMN batch TEXT NOT NULL DEFAULT '';
+CREATE INDEX verifications_resume ON verifications(candidate_hash, problem_hash, device_uuid);
+)sql"},
+        // -- batch-end
     };
     return kMigrations;
 }

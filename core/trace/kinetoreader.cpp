@@ -41,7 +41,8 @@ Cat catOf(std::string_view c) {
 
 // A CUDA graph replay: one launch call on the CPU, many kernels on the GPU, all correlated to it.
 bool isGraphLaunch(std::string_view name) {
-    return name.starts_with("cudaGraphLaunch") || name.starts_with("cuGraphLaunch");
+    return name.starts_with("cudaGraphLaunch") || name.starts_with("cuGraphLaunch") ||
+           name.starts_with("hipGraphLaunch");  // ROCm traces keep the cuda_runtime category
 }
 
 // Shapes beyond this are not kept (an optimizer's _foreach op over hundreds of tensors): such a

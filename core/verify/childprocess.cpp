@@ -3,49 +3,95 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 
+extern char** environ;
+
 namespace reach {
 
+namespace {
+
+double since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void closeAll(std::initializer_list<int> fds) {
+    for (int fd : fds)
+        if (fd >= 0)
+            close(fd);
+}
+
+}  // namespace
+
+std::vector<std::string> childEnvironment(const std::vector<std::string>& extraEnv) {
+    std::vector<std::string> env;
+    for (char** e = environ; e && *e; ++e)
+        env.emplace_back(*e);
+    for (const std::string& entry : extraEnv) {
+        const size_t eq = entry.find('=');
+        const std::string name = entry.substr(0, eq);
+        std::erase_if(env, [&](const std::string& v) {
+            return v.size() > name.size() && v.compare(0, name.size(), name) == 0 &&
+                   v[name.size()] == '=';
+        });
+        if (eq != std::string::npos)
+            env.push_back(entry);
+    }
+    return env;
+}
+
 ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds,
-                     const std::vector<std::string>& extraEnv) {
+                     const std::vector<std::string>& extraEnv, std::stop_token stop) {
     ChildResult r;
     if (argv.empty()) {
         r.error = "no program given";
         return r;
     }
-    int outPipe[2], errPipe[2], execPipe[2];
-    if (pipe(outPipe) || pipe(errPipe) || pipe(execPipe)) {
+    // Built before fork: between fork and exec only async-signal-safe calls are allowed when
+    // other threads (other workers of a batch) may hold the allocator's locks.
+    std::vector<char*> args;
+    for (const auto& a : argv)
+        args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    const std::vector<std::string> envStrings = childEnvironment(extraEnv);
+    std::vector<char*> envp;
+    for (const auto& e : envStrings)
+        envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+
+    // Close-on-exec: a child started by another thread at the same moment must not inherit
+    // these ends, or this reader would wait for that sibling to exit before seeing EOF.
+    int outPipe[2] = {-1, -1}, errPipe[2] = {-1, -1}, execPipe[2] = {-1, -1};
+    if (pipe2(outPipe, O_CLOEXEC) || pipe2(errPipe, O_CLOEXEC) || pipe2(execPipe, O_CLOEXEC)) {
         r.error = std::string("pipe: ") + std::strerror(errno);
+        closeAll({outPipe[0], outPipe[1], errPipe[0], errPipe[1], execPipe[0], execPipe[1]});
         return r;
     }
-    fcntl(execPipe[1], F_SETFD, FD_CLOEXEC);
-    auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = std::chrono::steady_clock::now();
+    const pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         r.error = std::string("fork: ") + std::strerror(errno);
+        closeAll({outPipe[0], outPipe[1], errPipe[0], errPipe[1], execPipe[0], execPipe[1]});
         return r;
     }
     if (pid == 0) {
         setpgid(0, 0);
-        dup2(outPipe[1], 1);
+        // Dies with the thread that started it (a killed batch must not leave GPU jobs behind).
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
+        dup2(outPipe[1], 1);  // dup2 clears close-on-exec on 1 and 2
         dup2(errPipe[1], 2);
-        close(outPipe[0]);
-        close(errPipe[0]);
-        close(execPipe[0]);
-        for (const auto& e : extraEnv)
-            putenv(const_cast<char*>(e.c_str()));
-        std::vector<char*> args;
-        for (const auto& a : argv)
-            args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
-        execvp(args[0], args.data());
+        execvpe(args[0], args.data(), envp.data());
         int e = errno;
         (void)!write(execPipe[1], &e, sizeof e);
         _exit(127);
@@ -62,19 +108,26 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds
     }
     close(execPipe[0]);
 
+    auto killGroup = [&](bool& why) {
+        if (!why) {
+            why = true;
+            kill(-pid, SIGKILL);
+        }
+    };
     pollfd fds[2] = {{outPipe[0], POLLIN, 0}, {errPipe[0], POLLIN, 0}};
     int open = 2;
     char buf[65536];
     while (open > 0) {
-        double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        int left = int((timeoutSeconds - elapsed) * 1000);
-        if (left <= 0) {
-            r.timedOut = true;
-            kill(-pid, SIGKILL);
+        if (stop.stop_requested()) {
+            killGroup(r.cancelled);
             break;
         }
-        int n = poll(fds, 2, std::min(left, 200));
+        int left = int((timeoutSeconds - since(t0)) * 1000);
+        if (left <= 0) {
+            killGroup(r.timedOut);
+            break;
+        }
+        int n = poll(fds, 2, std::min(left, stop.stop_possible() ? 50 : 200));
         if (n < 0 && errno != EINTR)
             break;
         for (int k = 0; k < 2; ++k) {
@@ -94,32 +147,33 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds
         if (f.fd >= 0)
             close(f.fd);
     int status = 0;
-    // After the pipes close the child may still be tearing down a GPU context: wait for it,
-    // but never longer than the timeout allows.
+    // After the pipes close the child may still be tearing down a GPU context: wait for it, but
+    // never longer than the timeout allows. The first waits are short: a batch pays this delay
+    // once per job, so it must stay far below a millisecond when the child is already gone.
+    useconds_t nap = 100;
     while (true) {
         pid_t w = waitpid(pid, &status, WNOHANG);
         if (w == pid)
             break;
-        if (w < 0) {
+        if (w < 0 && errno != EINTR) {
             r.error = std::string("waitpid: ") + std::strerror(errno);
             break;
         }
-        double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (elapsed > timeoutSeconds && !r.timedOut) {
-            r.timedOut = true;
-            kill(-pid, SIGKILL);
-        }
-        usleep(10000);
+        if (stop.stop_requested())
+            killGroup(r.cancelled);
+        if (since(t0) > timeoutSeconds && !r.cancelled)
+            killGroup(r.timedOut);
+        usleep(nap);
+        nap = std::min<useconds_t>(nap * 2, 10000);
     }
     // The group may hold grandchildren (nvcc); they die with it.
-    if (r.timedOut)
+    if (r.timedOut || r.cancelled)
         kill(-pid, SIGKILL);
     if (WIFEXITED(status))
         r.exitCode = WEXITSTATUS(status);
     if (WIFSIGNALED(status))
         r.termSignal = WTERMSIG(status);
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.seconds = since(t0);
     return r;
 }
 

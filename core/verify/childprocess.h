@@ -1,5 +1,6 @@
 #pragma once
 
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -7,20 +8,31 @@ namespace reach {
 
 // Result of running one child process to completion (or to its timeout).
 struct ChildResult {
-    bool started = false;   // false when fork/exec failed (error says why)
-    bool timedOut = false;  // killed (SIGKILL, whole process group) after the timeout
-    int exitCode = -1;      // when it exited normally
-    int termSignal = 0;     // when a signal ended it
-    std::string out;        // stdout, whole
-    std::string err;        // stderr, whole
+    bool started = false;    // false when fork/exec failed (error says why)
+    bool timedOut = false;   // killed (SIGKILL, whole process group) after the timeout
+    bool cancelled = false;  // killed (SIGKILL, whole group) because stop was requested
+    int exitCode = -1;       // when it exited normally
+    int termSignal = 0;      // when a signal ended it
+    std::string out;         // stdout, whole
+    std::string err;         // stderr, whole
     std::string error;
     double seconds = 0;
 };
 
 // Runs argv[0] with arguments in its own process group, capturing stdout and stderr, and kills
-// the group after `timeoutSeconds`. The caller never dies with the child: a crash, an abort or
-// a hang in the child comes back as a value. POSIX fork/exec/poll; no Qt.
+// the group after `timeoutSeconds` (or as soon as `stop` is requested). The caller never dies
+// with the child: a crash, an abort or a hang in the child comes back as a value. POSIX
+// fork/exec/poll; no Qt.
+//
+// extraEnv holds "NAME=value" entries that replace (or add to) the caller's environment; an
+// entry "NAME" without '=' removes the variable. Safe to call from several threads at once (a
+// batch runs one per worker): the pipes are close-on-exec, so a child never holds a sibling's
+// pipe open, and everything the child needs is built before fork. The child is killed when the
+// calling thread dies (Linux PR_SET_PDEATHSIG), so a killed batch leaves no verifier running.
 ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds,
-                     const std::vector<std::string>& extraEnv = {});
+                     const std::vector<std::string>& extraEnv = {}, std::stop_token stop = {});
+
+// The environment a child of runChild gets: the caller's, with extraEnv applied as above.
+std::vector<std::string> childEnvironment(const std::vector<std::string>& extraEnv);
 
 }  // namespace reach

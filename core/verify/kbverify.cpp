@@ -228,6 +228,7 @@ VerificationResult composeKernelBench(const KernelBenchJob& job, const json& pro
         r.device.smCount = int(number(dev, "sm_count", 0));
         r.device.l2Bytes = int64_t(number(dev, "l2_bytes", 0));
         r.device.memoryBytes = int64_t(number(dev, "memory_bytes", 0));
+        r.device.uuid = normalizeGpuUuid(text(dev, "uuid"));
     } else {
         r.device.available = false;
         r.device.reason = text(probe, "reason");
@@ -235,6 +236,8 @@ VerificationResult composeKernelBench(const KernelBenchJob& job, const json& pro
     const json versions = re.value("versions", json::object());
     if (versions.is_object())
         r.device.runtimeVersion = text(versions, "cuda");
+    if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"))
+        r.device.visibleDevices = v;
 
     // KernelBench fooled: it judged the candidate correct, Reach's oracle does not.
     const bool kbCorrect = kb.value("correctness", false);

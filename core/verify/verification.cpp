@@ -191,7 +191,9 @@ json VerificationResult::toJson() const {
                    {"memory_bytes", device.memoryBytes},
                    {"driver_version", device.driverVersion},
                    {"runtime_version", device.runtimeVersion},
-                   {"nvcc_version", device.nvccVersion}};
+                   {"nvcc_version", device.nvccVersion},
+                   {"uuid", device.uuid},
+                   {"cuda_visible_devices", device.visibleDevices}};
     j["log"] = log;
     j["exit_code"] = exitCode;
     j["term_signal"] = termSignal;
@@ -299,6 +301,8 @@ VerificationResult VerificationResult::fromJson(const json& j, const std::string
         v.device.driverVersion = r.get<std::string>(d, "driver_version", w, "");
         v.device.runtimeVersion = r.get<std::string>(d, "runtime_version", w, "");
         v.device.nvccVersion = r.get<std::string>(d, "nvcc_version", w, "");
+        v.device.uuid = r.get<std::string>(d, "uuid", w, "");
+        v.device.visibleDevices = r.get<std::string>(d, "cuda_visible_devices", w, "");
     }
     v.log = r.get<std::string>(j, "log", "", "");
     v.exitCode = r.get<int>(j, "exit_code", "", 0);
@@ -314,6 +318,24 @@ VerificationResult VerificationResult::fromJson(const json& j, const std::string
     v.fooled = r.get<bool>(j, "fooled", "", false);
     v.fooledReason = r.get<std::string>(j, "fooled_reason", "", "");
     return v;
+}
+
+std::string formatGpuUuid(const unsigned char bytes[16]) {
+    static const char* hex = "0123456789abcdef";
+    std::string out = "GPU-";
+    for (int i = 0; i < 16; ++i) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            out += '-';
+        out += hex[bytes[i] >> 4];
+        out += hex[bytes[i] & 15];
+    }
+    return out;
+}
+
+std::string normalizeGpuUuid(const std::string& uuid) {
+    if (uuid.empty() || uuid.rfind("GPU-", 0) == 0 || uuid.rfind("MIG-", 0) == 0)
+        return uuid;
+    return "GPU-" + uuid;
 }
 
 }  // namespace reach

@@ -92,7 +92,17 @@ struct DeviceInfo {
     std::string driverVersion;
     std::string runtimeVersion;
     std::string nvccVersion;
+    // Which GPU of the host: its UUID as NVIDIA writes it ("GPU-8f3c...-..."; nvidia-smi -L)
+    // and the CUDA_VISIBLE_DEVICES the verifier ran under (a batch pins each worker to one GPU
+    // that way). Empty when unknown.
+    std::string uuid;
+    std::string visibleDevices;
 };
+
+// A CUDA device UUID (16 bytes) as NVIDIA writes it: "GPU-" + 8-4-4-4-12 lower-case hex.
+std::string formatGpuUuid(const unsigned char bytes[16]);
+// "GPU-" prefixed as NVIDIA writes it, whatever form PyTorch or a tool gave ("" stays "").
+std::string normalizeGpuUuid(const std::string& uuid);
 
 struct CompileInfo {
     std::string status;  // "ok", "cached", "error", "skipped"

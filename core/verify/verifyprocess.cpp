@@ -99,8 +99,11 @@ VerificationResult resultFromRun(const VerifyProcessRequest& req, const Verifier
     return r;
 }
 
-VerificationResult runVerifierProcess(const VerifyProcessRequest& req, VerifierRun* out) {
-    const ChildResult c = runChild(verifierArguments(req), req.timeoutSeconds);
+VerificationResult runVerifierProcess(const VerifyProcessRequest& req, VerifierRun* out,
+                                      std::stop_token stop, bool* cancelled) {
+    const ChildResult c = runChild(verifierArguments(req), req.timeoutSeconds, req.env, stop);
+    if (cancelled)
+        *cancelled = c.cancelled;
     VerifierRun local;
     VerifierRun& run = out ? *out : local;
     run.started = c.started;

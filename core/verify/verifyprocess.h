@@ -1,5 +1,6 @@
 #pragma once
 
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@ struct VerifyProcessRequest {
     std::string candidateFile;
     std::vector<std::string> extraArgs;  // --reps N, --seed S, ...
     double timeoutSeconds = 60;
+    // "NAME=value" entries set for the child only (a batch pins each worker to one GPU with
+    // CUDA_VISIBLE_DEVICES and names its timing lock); see runChild for the rules.
+    std::vector<std::string> env;
 };
 
 // The command line of a request: verifier --problem P --candidate C extraArgs...
@@ -41,7 +45,10 @@ VerificationResult resultFromRun(const VerifyProcessRequest& req, const Verifier
 // Runs the request in a child process (timeout, process group killed) and returns resultFromRun.
 // The caller never dies with the child.
 // `run`, when given, receives what the process did (its stdout verbatim, for storing).
-VerificationResult runVerifierProcess(const VerifyProcessRequest& req, VerifierRun* run = nullptr);
+// A stop request kills the child; the run then comes back with timedOut false and crashed true
+// (term signal 9) and `cancelled`, when given, is set: the caller drops it (nothing was judged).
+VerificationResult runVerifierProcess(const VerifyProcessRequest& req, VerifierRun* run = nullptr,
+                                      std::stop_token stop = {}, bool* cancelled = nullptr);
 
 // Where reach-verify is, by one rule for the CLI and the GUI: $REACH_VERIFY when set; else
 // reach-verify beside the running executable; else "reach-verify" (found on PATH when started).

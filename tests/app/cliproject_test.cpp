@@ -78,6 +78,34 @@ TEST(CliProject, ProfileUsesItsBreakdownAddressableShare) {
     EXPECT_EQ(doc["rules"]["hash"], breakdown["rules"]["hash"]);
 }
 
+TEST(CliProject, EveryProjectionHasBothBasesAndWarnsWhenTheGpuIsMostlyIdle) {
+    // DLRM inference on the H200 is busy about a third of its span: its wall-clock saving is its
+    // GPU-time saving times gpu/span, and it carries a warning. Published rows have no span.
+    const json breakdown = parseOk(runCli({"breakdown", kDlrm, "--json"}));
+    const json& b = breakdown["workloads"][0];
+    const json doc = parseOk(
+        runCli({"project", kDlrm, kTable3, "--win-rate", "0.5", "--median", "2", "--json"}));
+    const json& w = byName(doc["workloads"], "dlrm_inference");
+    const double gpu = b["gpu_time_us"].get<double>(), span = b["span_us"].get<double>();
+    EXPECT_NEAR(w["saved_share_of_wall_clock"].get<double>(),
+                w["saved_share"].get<double>() * gpu / span, 1e-6);
+    EXPECT_NEAR(w["busy_share_of_span"].get<double>(), b["busy_share_of_span"].get<double>(),
+                1e-6);
+    EXPECT_NEAR(w["end_to_end_speedup_wall"].get<double>(),
+                1.0 / (1.0 - w["saved_share_of_wall_clock"].get<double>()), 1e-12);
+    ASSERT_LT(w["busy_share_of_span"].get<double>(), 0.5);
+    ASSERT_TRUE(w["warning"].is_string());
+    EXPECT_NE(w["warning"].get<std::string>().find("busy"), std::string::npos);
+    const json& published = byName(doc["workloads"], "DLRM inference");
+    EXPECT_TRUE(published["saved_share_of_wall_clock"].is_null());
+    EXPECT_NE(published["warning"].get<std::string>().find("no profiled span"), std::string::npos);
+    const auto text =
+        runCli({"project", kDlrm, kTable3, "--win-rate", "0.5", "--median", "2"});
+    EXPECT_NE(text.out.find("saved (wall)"), std::string::npos);
+    EXPECT_NE(text.out.find("warning: dlrm_inference: GPU busy"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("no span"), std::string::npos);
+}
+
 TEST(CliProject, TextStatesTheAssumptions) {
     const auto r = runCli({"project", kTable3, "--win-rate", "0.417", "--median", "1.552"});
     ASSERT_EQ(r.status, 0) << r.err;

@@ -90,3 +90,64 @@ TEST(CliRules, CheckWithARuleSetThatMatchesLittleSaysNo) {
         runCli({"rules", "check", nsys, "--rules", path, "--min-classified", "0", "--json"});
     EXPECT_EQ(any.status, 0) << any.err;
 }
+
+TEST(CliRules, SuggestProposesRulesAndWritesTheAcceptedOnes) {
+    // The default set cut to its memcpy rule: ResNet-50's kernels are decided by their operators,
+    // so every suggestion says which operator spoke; the saxpy nsys export has no operators, so
+    // its kernel gets Reach's built-in opinion or an honest guess.
+    reach::test::TempDir dir;
+    json rules = json::parse(reach::test::readFile(kDefaultRules));
+    rules["name"] = "memcpy-only";
+    rules["rules"] = json::array({rules["rules"][0]});
+    const std::string path = dir.path("memcpy-only.json");
+    reach::test::writeFile(path, rules.dump(2));
+
+    const auto r = runCli({"rules", "suggest", kResnet, "--rules", path, "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json doc = json::parse(r.out);
+    const json& list = doc["workloads"][0]["suggestions"];
+    ASSERT_GE(list.size(), 3u);
+    double prev = 1.0;
+    for (const json& s : list) {
+        EXPECT_EQ(s["basis"].get<std::string>().rfind("operator ", 0), 0u) << s.dump();
+        EXPECT_LE(s["share"].get<double>(), prev + 1e-12);
+        prev = s["share"].get<double>();
+        EXPECT_FALSE(s["kernels"].empty());
+    }
+    EXPECT_GT(doc["workloads"][0]["no_rule_share"].get<double>(), 0.9);
+
+    // Accept the first two: they go first in the written set, which then decides that time by rule.
+    const std::string out = dir.path("accepted.json");
+    const auto w = runCli({"rules", "suggest", kResnet, "--rules", path, "--write", out, "--accept",
+                           "1,2", "--json"});
+    ASSERT_EQ(w.status, 0) << w.err;
+    EXPECT_EQ(json::parse(w.out)["written"]["accepted"], 2);
+    const json written = json::parse(reach::test::readFile(out));
+    ASSERT_EQ(written["rules"].size(), 3u);
+    EXPECT_EQ(written["rules"][0]["pattern"], list[0]["pattern"]);
+    EXPECT_EQ(written["rules"][1]["pattern"], list[1]["pattern"]);
+    const json after =
+        json::parse(runCli({"rules", "suggest", kResnet, "--rules", out, "--json"}).out);
+    EXPECT_NEAR(after["workloads"][0]["no_rule_share"].get<double>(),
+                doc["workloads"][0]["no_rule_share"].get<double>() -
+                    list[0]["share"].get<double>() - list[1]["share"].get<double>(),
+                1e-9);
+
+    const std::string nsys = dataset("profiles/public/pipit_saxpy_nsys_a100.sqlite");
+    const json n = json::parse(runCli({"rules", "suggest", nsys, "--rules", path, "--json"}).out);
+    ASSERT_FALSE(n["workloads"][0]["suggestions"].empty());
+    for (const json& s : n["workloads"][0]["suggestions"]) {
+        const std::string basis = s["basis"];
+        EXPECT_TRUE(basis.rfind("Reach's built-in rule", 0) == 0 || s["guessed"].get<bool>())
+            << basis;
+    }
+
+    // Text names the numbers to accept; a number that is not offered is a usage error.
+    const auto text = runCli({"rules", "suggest", kResnet, "--rules", path});
+    EXPECT_NE(text.out.find("  1. "), std::string::npos);
+    EXPECT_NE(text.out.find("--accept"), std::string::npos);
+    const auto bad =
+        runCli({"rules", "suggest", kResnet, "--rules", path, "--write", out, "--accept", "999"});
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("--accept"), std::string::npos);
+}

@@ -111,7 +111,21 @@ private slots:
                 model.data(model.index(r, ProjectionModel::GainPercent), ProjectionModel::ValueRole)
                     .toDouble();
             QCOMPARE(barValue(m_view->gainBars(), n - 1 - r), value);
-            QCOMPARE(m_view->valueLabel(r), QString::number(value, 'f', 2) + '%');
+            QVERIFY2(m_view->valueLabel(r).startsWith(QString::number(value, 'f', 2) + '%'),
+                     qPrintable(m_view->valueLabel(r)));
+            // The wall-clock basis beside it, computed by core (projectWorkload).
+            const Projection p = model.projection(r);
+            if (const auto wall = p.wallSavedShare()) {
+                QVERIFY(m_view->valueLabel(r).contains(
+                    QStringLiteral("wall %1%").arg(100.0 * *wall, 0, 'f', 2)));
+                QCOMPARE(model.data(model.index(r, ProjectionModel::BusyShare),
+                                    ProjectionModel::ValueRole)
+                             .toDouble(),
+                         p.wall->busyShare());
+            } else {
+                QVERIFY(model.workload(r).published);
+                QVERIFY(m_view->valueLabel(r).contains(QStringLiteral("no span")));
+            }
             QVERIFY(m_view->barPlot()->xAxis->range().contains(value));
         }
         // The marker sits at the current point (x: win rate in %, y: log10 median).

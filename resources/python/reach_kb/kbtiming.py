@@ -15,6 +15,8 @@ tries to catch afterwards. On `--device cpu` the same loop runs on the host cloc
 import statistics
 import time
 
+from .gpulock import exclusive
+
 WARMUP = 3
 DISCARD_FIRST = 1
 L2_FLUSH_SHAPE = (32, 1024, 1024)  # int64: 256 MiB
@@ -26,6 +28,7 @@ def _clear_l2(torch, device):
     del dummy
 
 
+@exclusive
 def time_cuda_event(torch, fn, args, num_trials, device):
     with torch.cuda.device(device):
         for _ in range(WARMUP):

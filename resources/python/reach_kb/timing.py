@@ -20,6 +20,8 @@ import math
 import statistics
 import time
 
+from .gpulock import exclusive
+
 FLUSH_MIN_BYTES = 64 << 20
 FLUSH_UNKNOWN_L2_BYTES = 256 << 20
 # Work outside the timed stream: the device still busy after the timed stream's end event, by more
@@ -92,6 +94,7 @@ def is_checked(r, reps, n_sets, check_every):
     return r < n_sets or r % check_every == check_every - 1 or r == reps - 1
 
 
+@exclusive
 def time_reps(torch, fn, live, sets, reps, warmup, device, flush=None, check=None, check_every=10):
     """Times `fn(*live)`. `sets[k]` holds tensors aligned with the tensors of `live`.
 

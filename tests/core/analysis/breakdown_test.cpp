@@ -142,3 +142,53 @@ TEST(Breakdown, EmptyWorkloadHasNoShares) {
     EXPECT_FALSE(b.hasOpSplit);
     EXPECT_DOUBLE_EQ(b.opAgreement(), 1.0);
 }
+
+TEST(Breakdown, TheLaunchingOperatorDecidesWhatNoNameRuleMatches) {
+    // PyTorch's repeat_interleave kernel (compute_cuda_kernel) matches no name rule: under
+    // aten::repeat_interleave the operator table says addressable. Under a container (a
+    // compiled region, a whole MoE layer) there is no opinion and it stays unclassified; with
+    // both, the opinionated operator decides even when the container took more time.
+    const std::string name = "void compute_cuda_kernel<long>(long*, long*, long*, long, long)";
+    const RuleSet rules = RuleSet::builtinDefault();
+    ASSERT_LT(rules.classify(name, ActivityKind::Kernel).rule, 0) << "a rule matches it now";
+    Workload w;
+    w.gpuTimeUs = 600;
+    w.kernels = {kernel(name, 200, {{"aten::repeat_interleave", 200, 2}}),
+                 kernel(name + " ", 150, {{"Torch-Compiled Region: 0/0", 150, 2}}),
+                 kernel(name + "  ", 250,
+                        {{"vllm::moe_forward", 200, 1}, {"aten::repeat_interleave", 50, 1}})};
+    const Breakdown b = computeBreakdown(w, rules);
+    ASSERT_EQ(b.kernels.size(), 3u);
+    const ClassifiedKernel& layer = b.kernels[0];  // 250 us
+    const ClassifiedKernel& byOp = b.kernels[1];   // 200 us
+    const ClassifiedKernel& boxed = b.kernels[2];  // 150 us
+    EXPECT_EQ(byOp.decision, Decision::Operator);
+    EXPECT_EQ(byOp.category, Category::Addressable);
+    EXPECT_EQ(byOp.decidedBy(), "operator aten::repeat_interleave");
+    EXPECT_EQ(layer.decision, Decision::Operator);
+    EXPECT_EQ(layer.decidedBy(), "operator aten::repeat_interleave");
+    EXPECT_EQ(boxed.decision, Decision::Unclassified);
+    EXPECT_EQ(boxed.decidedBy(), "unclassified");
+    EXPECT_DOUBLE_EQ(b.decisionShare(Decision::Operator), 450.0 / 600);
+    EXPECT_DOUBLE_EQ(b.decisionShare(Decision::Unclassified), 150.0 / 600);
+    EXPECT_DOUBLE_EQ(b.classifiedShare, 450.0 / 600);
+    // Operator-decided kernels cannot disagree with themselves: agreement covers rule-decided
+    // time only, so nothing is linked here.
+    EXPECT_DOUBLE_EQ(b.opLinkedUs, 0);
+    EXPECT_TRUE(b.disagreements().empty());
+    const nlohmann::json j = breakdownToJson(b);
+    EXPECT_EQ(j["kernels"][1]["decided_by"], "operator aten::repeat_interleave");
+    EXPECT_DOUBLE_EQ(j["decided_by"]["operator"].get<double>(), 0.75);
+    EXPECT_DOUBLE_EQ(j["decided_by"]["rule"].get<double>(), 0.0);
+}
+
+TEST(Breakdown, GraphLaunchedTimeIsReported) {
+    Workload w = sample();
+    w.kernels[0].graphCalls = 2;
+    w.kernels[0].graphUs = 400;
+    const Breakdown b = computeBreakdown(w, RuleSet::builtinDefault());
+    EXPECT_DOUBLE_EQ(b.graphUs, 400);
+    const nlohmann::json j = breakdownToJson(b);
+    EXPECT_DOUBLE_EQ(j["graph_share"].get<double>(), 0.4);
+    EXPECT_EQ(j["kernels"][0]["graph_calls"], 2);
+}

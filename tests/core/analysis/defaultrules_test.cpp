@@ -188,7 +188,7 @@ TEST(DefaultRules, EmbeddingAndFbgemmBeforeGemmAndOptimizer) {
          kAddr, "embedding", "real: fbgemm contains 'gemm'"},
         {"void fbgemm_gpu::(anonymous namespace)::_compute_FP8_quantize_cuda_kernel<float>(float "
          "const*, float const*, int, int, unsigned char*, bool)",
-         kAddr, "embedding", "real"},
+         kAddr, "quant", "real: FP8 quantize (for embedding comms) is a quantization kernel"},
         {"void at::native::vectorized_elementwise_kernel<4, fbgemm_gpu::_float_to_hfp8_gpu(at::"
          "Tensor const&, long, long, double)::{lambda(float)#1}, at::detail::Array<char*, 2> "
          ">(int)",
@@ -334,12 +334,12 @@ TEST(DefaultRules, UnseenNamesLandInTheirFamilies) {
          "c10::BFloat16*, c10::BFloat16 const*, int)",
          kAddr, "elementwise", "vLLM SwiGLU"},
         {"void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, __nv_bfloat16>(long const*)",
-         kAddr, "copy", "vLLM KV-cache write"},
+         kAddr, "kv_cache", "vLLM KV-cache write (says flash, is no attention)"},
         {"void vllm::paged_attention_v2_kernel<unsigned short, unsigned short, 128, 16, 128>("
          "float*, float*)",
          kLib, "attention", "paged attention"},
         {"void vllm::moe::topkGatingSoftmax<4, 64, 4, 16>(float const*, bool const*, float*)",
-         kAddr, "softmax", "MoE gating softmax"},
+         kAddr, "moe_routing", "MoE gating softmax"},
         {"void at::native::(anonymous namespace)::upsample_bilinear2d_out_frame<c10::Half, float>"
          "(int, float, float, bool, at::GenericPackedTensorAccessor<c10::Half const, 4ul>)",
          kAddr, "resample", "upsampling"},

@@ -21,7 +21,8 @@ namespace {
 
 std::vector<std::string> tracePaths() {
     std::vector<std::string> out;
-    for (const char* dir : {"profiles/h200", "profiles/public"}) {
+    for (const char* dir : {"profiles/h200", "profiles/h200-current", "profiles/h200-shapes",
+                            "profiles/h200-xcheck", "profiles/public"}) {
         for (const auto& e : fs::directory_iterator(fs::path(REACH_DATASETS) / dir)) {
             const std::string name = e.path().filename().string();
             if (name == "manifest.json")
@@ -43,13 +44,22 @@ std::string readText(const fs::path& p) {
     return s.str();
 }
 
+// The golden file's name: the trace's stem, under a folder for the datasets added with current
+// kernels (h200-shapes re-profiles two h200 workloads under the same names).
+std::string goldenName(const std::string& rel) {
+    const std::string dir = fs::path(rel).parent_path().filename().string();
+    const std::string stem = workloadNameFromPath(rel);
+    return dir == "h200" || dir == "public" ? stem : dir + "/" + stem;
+}
+
 class DefaultRulesOnProfile : public ::testing::TestWithParam<std::string> {};
 
 }  // namespace
 
 TEST(DefaultRulesOnProfiles, FindsEveryBundledTrace) {
-    // 6 H200 traces and 5 public ones (4 Kineto, 1 Nsight SQLite).
-    EXPECT_EQ(tracePaths().size(), 11u);
+    // 6 H200 traces, 12 of current kernels, 2 re-profiled with shapes, 11 cold-L2 operator
+    // traces, and 9 public ones (8 Kineto, 1 Nsight SQLite).
+    EXPECT_EQ(tracePaths().size(), 40u);
 }
 
 TEST_P(DefaultRulesOnProfile, ClassifiesAgreesAndMatchesGolden) {
@@ -89,8 +99,7 @@ TEST_P(DefaultRulesOnProfile, ClassifiesAgreesAndMatchesGolden) {
     nlohmann::json doc = {{"workloads", nlohmann::json::array({breakdownToJson(b)})},
                           {"rules", rulesToJson(b)}};
     const std::string actual = doc.dump(1) + "\n";
-    const std::string stem = workloadNameFromPath(rel);
-    const fs::path golden = fs::path(REACH_GOLDEN) / "breakdown" / (stem + ".json");
+    const fs::path golden = fs::path(REACH_GOLDEN) / "breakdown" / (goldenName(rel) + ".json");
     const fs::path actualPath = golden.string() + ".actual";
     const char* update = std::getenv("REACH_UPDATE_GOLDEN");
     if (update && std::string(update) == "1") {
@@ -111,7 +120,7 @@ TEST_P(DefaultRulesOnProfile, ClassifiesAgreesAndMatchesGolden) {
 
 INSTANTIATE_TEST_SUITE_P(Traces, DefaultRulesOnProfile, ::testing::ValuesIn(tracePaths()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
-                             std::string n = workloadNameFromPath(info.param);
+                             std::string n = goldenName(info.param);
                              for (char& c : n) {
                                  if (!std::isalnum(static_cast<unsigned char>(c)))
                                      c = '_';

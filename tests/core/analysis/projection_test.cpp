@@ -55,6 +55,32 @@ TEST(Projection, SummaryIsTheAmdahlSumOverTheWinningShare) {
     EXPECT_NE(projectionAssumptions().find("baseline"), std::string::npos);
 }
 
+TEST(Projection, WallClockBasisIsSavedGpuTimeOverTheSpan) {
+    // 13 % busy (the example): a 10 % GPU-time saving of 100 ms of kernels over a 770 ms
+    // span saves 10 ms of wall clock = 1.3 %, and says the GPU is mostly idle.
+    const WallClock idle{100'000, 100'000, 770'000};
+    const Projection p = projectSummary("x", 0.5, 0.4, 2.0, idle);  // saved 0.1 of GPU time
+    ASSERT_TRUE(p.wallSavedShare());
+    EXPECT_NEAR(*p.wallSavedShare(), 10'000.0 / 770'000.0, 1e-15);
+    EXPECT_NEAR(*p.wallEndToEndSpeedup(), 770.0 / 760.0, 1e-12);
+    EXPECT_NEAR(idle.busyShare(), 100.0 / 770.0, 1e-15);
+    EXPECT_TRUE(idle.mostlyIdle());
+    EXPECT_NE(wallClockWarning(idle).find("13.0 %"), std::string::npos) << wallClockWarning(idle);
+    // A busy GPU: no warning; the wall clock basis approaches the GPU-time one.
+    const WallClock busy{90'000, 90'000, 100'000};
+    EXPECT_FALSE(busy.mostlyIdle());
+    EXPECT_TRUE(wallClockWarning(busy).empty());
+    EXPECT_NEAR(busy.wallShare(0.1), 0.09, 1e-15);
+    // Overlapping streams: summed kernel time exceeds busy time, and the wall clock cannot shrink
+    // by more than the busy time.
+    const WallClock overlap{300'000, 100'000, 200'000};
+    EXPECT_NEAR(overlap.wallShare(0.5), 0.5, 1e-15);
+    EXPECT_NEAR(overlap.wallShare(0.2), 0.3, 1e-15);
+    // Without a span (a published row) there is no second basis.
+    EXPECT_FALSE(projectSummary("x", 0.5, 0.4, 2.0).wallSavedShare());
+    EXPECT_FALSE(projectSummary("x", 0.5, 0.4, 2.0, WallClock{1, 1, 0}).wall);
+}
+
 TEST(PublishedStudy, BadFilesNameTheKey) {
     EXPECT_THROW(readPublishedStudy("/nonexistent/table3.json"), InputError);
     EXPECT_THROW(readPublishedStudy(REACH_DATASETS), InputError);

@@ -28,7 +28,12 @@ TEST(FigureData, BreakdownBarsSplitEachWorkloadIntoItsCategories) {
         EXPECT_NEAR(sum, 1.0, 1e-9) << w.name;
         if (w.published) {
             EXPECT_TRUE(std::isnan(gpu.totalMs));
-            EXPECT_TRUE(breakdownBar(w, true).spanUnknown);  // no span to draw it on
+            // No span to draw it on: nothing is drawn on the wall-clock axis.
+            const BreakdownBar span = breakdownBar(w, true);
+            EXPECT_TRUE(span.spanUnknown);
+            for (double s : span.share)
+                EXPECT_EQ(s, 0.0);
+            EXPECT_EQ(span.unsplit, 0.0);
         } else {
             const BreakdownBar span = breakdownBar(w, true);
             double busy = span.idle;

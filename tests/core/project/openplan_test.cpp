@@ -34,12 +34,29 @@ struct TempDir {
     ~TempDir() { fs::remove_all(path); }
 };
 
+// The profiles shipped in a folder, counted from the folder itself so that shipping another
+// trace does not need a test edit: every .json, .json.gz and .sqlite file is one profile.
+size_t profilesIn(const fs::path& dir) {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        const std::string name = e.path().filename().string();
+        auto endsWith = [&](const std::string& s) {
+            return name.size() >= s.size() &&
+                   name.compare(name.size() - s.size(), s.size(), s) == 0;
+        };
+        if (endsWith(".json") || endsWith(".json.gz") || endsWith(".sqlite"))
+            ++n;
+    }
+    return n;
+}
+
 }  // namespace
 
 TEST(OpenPlan, AFolderOfProfilesIsReadSmallFirst) {
     const OpenPlan plan = planOpen({kDatasets + "/profiles/public"});
     EXPECT_EQ(plan.projectName, "public");
-    ASSERT_EQ(plan.profiles.size(), 5u);
+    ASSERT_GE(profilesIn(kDatasets + "/profiles/public"), 9u);
+    ASSERT_EQ(plan.profiles.size(), profilesIn(kDatasets + "/profiles/public"));
     for (size_t i = 1; i < plan.profiles.size(); ++i)
         EXPECT_LE(fs::file_size(plan.profiles[i - 1]), fs::file_size(plan.profiles[i]));
     EXPECT_TRUE(plan.evaluations.empty());
@@ -153,7 +170,7 @@ TEST(OpenPlan, ReadingDeliversEveryWorkloadAndReportsProgress) {
         },
         [](const InputError& e) { ADD_FAILURE() << e.what(); },
         [&](double f) { progress.push_back(f); });
-    EXPECT_EQ(names.size(), 5u);
+    EXPECT_EQ(names.size(), profilesIn(kDatasets + "/profiles/public"));
     ASSERT_FALSE(progress.empty());
     EXPECT_NEAR(progress.back(), 1.0, 1e-9);
     for (size_t i = 1; i < progress.size(); ++i)

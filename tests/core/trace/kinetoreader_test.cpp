@@ -72,6 +72,16 @@ const Expected kExpected[] = {
      "NVIDIA A100-PG509-200", true},
     {"profiles/public/tracelens_bert_small_h100.json.gz", 61, 12, 309.437, 309.437, 4966.632,
      "NVIDIA H100 80GB HBM3", true},
+    // Current serving stacks from TraceLens: vLLM on a B200 (MXFP4 MoE), SGLang on an MI300X,
+    // vLLM replayed from HIP graphs (deviceProperties without a name).
+    {"profiles/public/tracelens_vllm_moe_b200.json.gz", 929, 32, 11665.760, 11596.482, 87412.863,
+     "NVIDIA B200", true},
+    {"profiles/public/tracelens_sglang_qwen3_8b_decode_mi300x.json.gz", 558, 29, 9778.614,
+     9772.926, 473830.532, "AMD Instinct MI300X", true},
+    {"profiles/public/tracelens_vllm_decode_graph_mi300x.json.gz", 434, 25, 10717.708, 10717.708,
+     19114.059, "", true},
+    {"profiles/public/tracelens_vllm_prefilldecode_graph_mi300x.json.gz", 423, 24, 156085.905,
+     156085.793, 307697.688, "", true},
     // Current kernels (torch 2.11, H200, record_shapes=True): FP8 _scaled_mm, grouped-GEMM MoE,
     // SDPA backends, max-autotune with and without CUDA graphs, a model replayed from a graph
     // (no kernel is launched by an operator there: the graph launch is).

@@ -1,0 +1,399 @@
+#include "core/verify/batchpool.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <exception>
+#include <future>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/base/inputerror.h"
+#include "core/verify/childprocess.h"
+#include "core/verify/gputiminglock.h"
+
+namespace reach {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// The scheduler's state, under one mutex. Jobs wait in order; a GPU worker takes the first one
+// that is ready (nothing to compile, or compiled ahead), else one nobody compiles yet (it then
+// compiles it itself, rather than idle), else it waits for a compile to finish.
+class Scheduler {
+public:
+    enum class Group { NotStarted, Compiling, Done };
+
+    Scheduler(const std::vector<BatchJob>& jobs, bool compileAhead) {
+        m_group.assign(jobs.size(), -1);
+        std::map<std::string, int> byCandidate;
+        for (size_t j = 0; j < jobs.size(); ++j) {
+            const BatchJob& job = jobs[j];
+            if (job.pinnedGpu)
+                m_pinned[*job.pinnedGpu].push_back(int(j));
+            else
+                m_waiting.push_back(int(j));
+            if (!compileAhead || !job.needsCompile())
+                continue;
+            const std::string key =
+                job.candidateHash.empty() ? job.request.candidateFile : job.candidateHash;
+            auto [it, fresh] = byCandidate.emplace(key, int(m_groupState.size()));
+            if (fresh) {
+                m_groupState.push_back(Group::NotStarted);
+                m_groupJob.push_back(int(j));
+                m_groupOwner.push_back(-1);
+            }
+            m_group[j] = it->second;
+        }
+    }
+
+    // The next job for a GPU worker, or -1 when there is none left for it (or stop).
+    int takeForGpu(const std::string& gpu, const std::stop_token& stop) {
+        std::unique_lock lk(m_mutex);
+        while (!stop.stop_requested()) {
+            std::list<int>* lists[2] = {&m_pinned[gpu], &m_waiting};
+            std::list<int>* fallbackList = nullptr;
+            std::list<int>::iterator fallback;
+            bool compiling = false;
+            for (std::list<int>* l : lists) {
+                for (auto it = l->begin(); it != l->end(); ++it) {
+                    const int g = m_group[size_t(*it)];
+                    if (g < 0 || m_groupState[size_t(g)] == Group::Done)
+                        return take(*l, it);
+                    if (m_groupState[size_t(g)] == Group::NotStarted && !fallbackList) {
+                        fallbackList = l;
+                        fallback = it;
+                    } else {
+                        compiling = true;
+                    }
+                }
+            }
+            if (fallbackList) {
+                const int g = m_group[size_t(*fallback)];
+                m_groupState[size_t(g)] = Group::Compiling;
+                m_groupOwner[size_t(g)] = *fallback;
+                return take(*fallbackList, fallback);
+            }
+            if (!compiling)
+                return -1;
+            m_cv.wait(lk);  // a compile will finish (or stop is requested)
+        }
+        return -1;
+    }
+
+    // The next candidate to compile ahead: the job whose candidate it is, or -1.
+    int takeForCompile(const std::stop_token& stop) {
+        std::lock_guard lk(m_mutex);
+        while (!stop.stop_requested() && m_cursor < m_groupState.size()) {
+            const size_t g = m_cursor++;
+            if (m_groupState[g] == Group::NotStarted) {
+                m_groupState[g] = Group::Compiling;
+                return m_groupJob[g];
+            }
+        }
+        return -1;
+    }
+
+    void compileFinished(int job) {
+        std::lock_guard lk(m_mutex);
+        m_groupState[size_t(m_group[size_t(job)])] = Group::Done;
+        ++m_compiled;
+        m_cv.notify_all();
+    }
+
+    void jobFinished(int job) {
+        std::lock_guard lk(m_mutex);
+        --m_running;
+        const int g = m_group[size_t(job)];
+        if (g >= 0 && m_groupOwner[size_t(g)] == job) {
+            m_groupState[size_t(g)] = Group::Done;
+            m_cv.notify_all();
+        }
+    }
+
+    void wakeAll() {
+        std::lock_guard lk(m_mutex);
+        m_cv.notify_all();
+    }
+
+    int running() {
+        std::lock_guard lk(m_mutex);
+        return m_running;
+    }
+    int compiled() {
+        std::lock_guard lk(m_mutex);
+        return m_compiled;
+    }
+
+private:
+    int take(std::list<int>& l, std::list<int>::iterator it) {
+        const int j = *it;
+        l.erase(it);
+        ++m_running;
+        return j;
+    }
+
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::list<int> m_waiting;
+    std::map<std::string, std::list<int>> m_pinned;
+    std::vector<int> m_group;  // job -> compile group, -1: nothing to compile ahead
+    std::vector<Group> m_groupState;
+    std::vector<int> m_groupJob;    // the job whose candidate a group compiles
+    std::vector<int> m_groupOwner;  // the GPU job compiling it itself, -1: a compile worker
+    size_t m_cursor = 0;
+    int m_running = 0;
+    int m_compiled = 0;
+};
+
+std::vector<std::string> slotEnv(const BatchPoolOptions& o, const BatchSlot& s) {
+    std::vector<std::string> env = o.env;
+    if (!s.gpu.empty())
+        env.push_back("CUDA_VISIBLE_DEVICES=" + s.gpu);
+    const std::string key = !s.uuid.empty() ? s.uuid : (s.gpu.empty() ? "" : "index" + s.gpu);
+    if (!o.lockDir.empty() && !key.empty())
+        env.push_back("REACH_GPU_LOCK=" + GpuTimingLock::pathFor(o.lockDir, key));
+    return env;
+}
+
+std::string minutes(double seconds) {
+    char b[32];
+    if (seconds < 90)
+        std::snprintf(b, sizeof b, "%.0f s", seconds);
+    else if (seconds < 5400)
+        std::snprintf(b, sizeof b, "%.1f min", seconds / 60);
+    else
+        std::snprintf(b, sizeof b, "%.1f h", seconds / 3600);
+    return b;
+}
+
+}  // namespace
+
+double BatchProgress::jobsPerHour() const {
+    return elapsedSeconds > 0 ? done * 3600.0 / elapsedSeconds : 0;
+}
+
+double BatchProgress::etaSeconds() const {
+    return done > 0 ? remaining() * elapsedSeconds / done : -1;
+}
+
+std::string BatchProgress::line(const std::vector<BatchSlot>& slots) const {
+    std::ostringstream s;
+    s << "batch: " << done << "/" << total << " done (" << failed << " failed)";
+    if (skipped)
+        s << ", " << skipped << " skipped (done before)";
+    s << ", " << remaining() << " left, " << running << " running";
+    if (done > 0) {
+        char rate[32];
+        std::snprintf(rate, sizeof rate, "%.0f", jobsPerHour());
+        s << ", " << rate << " jobs/h, ~" << minutes(etaSeconds()) << " left";
+    }
+    if (donePerSlot.size() > 1) {
+        s << "; per GPU";
+        std::map<std::string, int> perGpu;
+        for (size_t i = 0; i < donePerSlot.size(); ++i)
+            perGpu[i < slots.size() && !slots[i].gpu.empty() ? slots[i].gpu : std::to_string(i)] +=
+                donePerSlot[i];
+        for (const auto& [gpu, n] : perGpu)
+            s << " " << gpu << ":" << n;
+    }
+    return s.str();
+}
+
+void runBatch(const std::vector<BatchJob>& jobs, const BatchPoolOptions& options,
+              const std::function<void(const BatchOutcome&)>& onResult,
+              const std::function<void(const BatchProgress&)>& onProgress, std::stop_token stop,
+              int skipped) {
+    if (options.slots.empty())
+        throw std::invalid_argument("runBatch: no GPU worker");
+    const bool compileAhead = options.compileWorkers > 0 && !options.compileArch.empty();
+    Scheduler sched(jobs, compileAhead);
+    std::stop_source halt;
+    std::stop_callback forward(stop, [&] {
+        halt.request_stop();
+        sched.wakeAll();
+    });
+    const std::stop_token token = halt.get_token();
+
+    std::mutex resultsMutex;
+    std::condition_variable resultsCv;
+    std::deque<BatchOutcome> results;
+    // Counted before any thread starts: each worker counts itself out when it ends.
+    int workersLeft = int(options.slots.size()) + (compileAhead ? options.compileWorkers : 0);
+
+    const auto t0 = Clock::now();
+    std::vector<std::thread> workers;
+    auto finishWorker = [&] {
+        std::lock_guard lk(resultsMutex);
+        --workersLeft;
+        resultsCv.notify_all();
+    };
+    for (size_t s = 0; s < options.slots.size(); ++s) {
+        workers.emplace_back([&, s] {
+            const BatchSlot& slot = options.slots[s];
+            const std::vector<std::string> env = slotEnv(options, slot);
+            for (int j; (j = sched.takeForGpu(slot.gpu, token)) >= 0;) {
+                VerifyProcessRequest req = jobs[size_t(j)].request;
+                req.verifier = options.verifier;
+                req.env.insert(req.env.begin(), env.begin(), env.end());
+                BatchOutcome out;
+                out.job = &jobs[size_t(j)];
+                out.slot = int(s);
+                bool cancelled = false;
+                out.result = runVerifierProcess(req, &out.run, token, &cancelled);
+                sched.jobFinished(j);
+                if (cancelled)
+                    break;  // nothing was judged: a resume runs it again
+                // SIGTERM, SIGINT or SIGHUP come from outside (scancel, a Slurm time limit or
+                // preemption signal the whole task; an operator): the candidate was not judged
+                // either. A candidate's own crash is SIGSEGV, SIGABRT, ... or the verifier's
+                // verdict; the timeout's kill is SIGKILL.
+                const int sig = out.run.termSignal;
+                if (out.run.crashed && !out.run.timedOut &&
+                    (sig == SIGTERM || sig == SIGINT || sig == SIGHUP))
+                    continue;
+                std::lock_guard lk(resultsMutex);
+                results.push_back(std::move(out));
+                resultsCv.notify_all();
+            }
+            finishWorker();
+        });
+    }
+    if (compileAhead) {
+        std::vector<std::string> env = options.env;
+        env.push_back("CUDA_VISIBLE_DEVICES=");  // compiling needs no GPU (--arch)
+        for (int c = 0; c < options.compileWorkers; ++c) {
+            workers.emplace_back([&, env] {
+                for (int j; (j = sched.takeForCompile(token)) >= 0;) {
+                    const VerifyProcessRequest& req = jobs[size_t(j)].request;
+                    std::vector<std::string> argv = {options.verifier,  "--candidate",
+                                                     req.candidateFile, "--compile-only",
+                                                     "--arch",          options.compileArch};
+                    argv.insert(argv.end(), req.extraArgs.begin(), req.extraArgs.end());
+                    // A failed compile is not reported here: the GPU run compiles again and
+                    // its verdict (compile_error, with the log) is the job's answer.
+                    runChild(argv, options.compileTimeoutSeconds, env, token);
+                    sched.compileFinished(j);
+                }
+                finishWorker();
+            });
+        }
+    }
+
+    BatchProgress progress;
+    progress.total = int(jobs.size());
+    progress.skipped = skipped;
+    progress.donePerSlot.assign(options.slots.size(), 0);
+    std::exception_ptr error;
+    while (true) {
+        std::unique_lock lk(resultsMutex);
+        resultsCv.wait(lk, [&] { return !results.empty() || workersLeft == 0; });
+        if (results.empty())
+            break;
+        BatchOutcome out = std::move(results.front());
+        results.pop_front();
+        lk.unlock();
+        try {
+            ++progress.done;
+            ++progress.donePerSlot[size_t(out.slot)];
+            ++progress.verdicts[out.result.verdict];
+            if (!out.result.passed())
+                ++progress.failed;
+            onResult(out);
+            if (onProgress) {
+                progress.running = sched.running();
+                progress.compiled = sched.compiled();
+                progress.elapsedSeconds = since(t0);
+                onProgress(progress);
+            }
+        } catch (...) {
+            error = std::current_exception();
+            halt.request_stop();
+            sched.wakeAll();
+            break;
+        }
+    }
+    for (std::thread& t : workers)
+        t.join();
+    if (error)
+        std::rethrow_exception(error);
+}
+
+std::vector<BatchSlot> batchSlots(const std::string& verifier, const std::string& gpus,
+                                  int jobsPerGpu) {
+    auto ask = [&](const std::optional<std::string>& gpu) {
+        std::vector<std::string> env;
+        if (gpu)
+            env.push_back("CUDA_VISIBLE_DEVICES=" + *gpu);
+        const ChildResult c = runChild({verifier, "--device-info"}, 120, env);
+        const auto j = nlohmann::json::parse(c.out, nullptr, false);
+        if (!c.started || !j.is_object())
+            throw InputError(verifier, "--device-info",
+                             "the verifier's device (it " +
+                                 (c.started ? "printed no JSON" : "could not start: " + c.error) +
+                                 ")");
+        return j;
+    };
+    auto noGpu = [&](const std::string& which, const nlohmann::json& d) {
+        std::string reason = d.value("reason", std::string());
+        return InputError("--gpus " + which, "device",
+                          "a GPU to verify on (" + (reason.empty() ? "none found" : reason) + ")");
+    };
+    std::vector<std::string> list;
+    if (gpus == "all") {
+        const nlohmann::json d = ask(std::nullopt);
+        const int n = d.value("device_count", d.value("available", false) ? 1 : 0);
+        if (!d.value("available", false) || n < 1)
+            throw noGpu(gpus, d);
+        const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+        std::vector<std::string> given;
+        if (visible && *visible) {
+            std::stringstream in(visible);
+            for (std::string g; std::getline(in, g, ',');)
+                if (!g.empty())
+                    given.push_back(g);
+        }
+        for (int i = 0; i < n; ++i)
+            list.push_back(i < int(given.size()) ? given[size_t(i)] : std::to_string(i));
+    } else {
+        std::stringstream in(gpus);
+        for (std::string g; std::getline(in, g, ',');) {
+            if (g.empty() || g.find_first_not_of("0123456789") != std::string::npos)
+                throw InputError("--gpus " + gpus, "'" + g + "'",
+                                 "all, or GPU indices separated by commas (0,1,3)");
+            list.push_back(g);
+        }
+    }
+    // One question per GPU, in parallel: each starts a CUDA context (a second or so).
+    std::vector<std::future<nlohmann::json>> answers;
+    for (const std::string& g : list)
+        answers.push_back(std::async(std::launch::async, ask, std::optional<std::string>(g)));
+    std::vector<BatchSlot> gpuSlots;
+    for (size_t i = 0; i < list.size(); ++i) {
+        const nlohmann::json d = answers[i].get();
+        if (!d.value("available", false))
+            throw noGpu(list[i], d);
+        gpuSlots.push_back({list[i], d.value("uuid", std::string()), d.value("name", std::string()),
+                            d.value("arch", std::string())});
+    }
+    // Slot order spreads the first jobs over every GPU before doubling up on one.
+    std::vector<BatchSlot> slots;
+    for (int k = 0; k < jobsPerGpu; ++k)
+        slots.insert(slots.end(), gpuSlots.begin(), gpuSlots.end());
+    return slots;
+}
+
+}  // namespace reach

@@ -1,0 +1,55 @@
+#include "core/verify/gputiminglock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+namespace reach {
+
+GpuTimingLock::GpuTimingLock(const std::string& path) {
+    if (path.empty())
+        return;
+    const auto t0 = std::chrono::steady_clock::now();
+    int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        m_error = path + ": " + std::strerror(errno);
+        return;
+    }
+    // Other users' batches on the same host lock the same file (umask would make it 0644).
+    fchmod(fd, 0666);
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            m_error = path + ": flock: " + std::strerror(errno);
+            close(fd);
+            return;
+        }
+    }
+    m_fd = fd;
+    m_waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+GpuTimingLock::~GpuTimingLock() {
+    if (m_fd >= 0)
+        close(m_fd);  // releases the flock
+}
+
+std::string GpuTimingLock::pathFromEnvironment() {
+    const char* p = std::getenv("REACH_GPU_LOCK");
+    return p ? p : "";
+}
+
+std::string GpuTimingLock::pathFor(const std::string& dir, const std::string& gpuKey) {
+    std::string safe;
+    for (char c : gpuKey)
+        safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '-') ? c : '_';
+    return (dir.empty() ? std::string("/tmp") : dir) + "/reach-gpu-" + safe + ".lock";
+}
+
+}  // namespace reach
