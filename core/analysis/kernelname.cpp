@@ -685,6 +685,24 @@ std::string displayOf(string_view fullName) {
 
 }  // namespace
 
+KernelFunctionName kernelFunctionName(std::string_view fullName) {
+    const std::string cleaned = removeAll(std::string(trim(fullName)), "(anonymous namespace)::");
+    KernelFunctionName out;
+    std::optional<string_view> targs;
+    for (string_view piece : splitTop(functionName(cleaned), "::")) {
+        const Part p = parsePart(piece);
+        if (p.id.empty())
+            continue;  // lambdas and unnamed types name no function
+        if (!out.qualified.empty())
+            out.qualified += "::";
+        out.qualified += p.id;
+        targs = p.targs;
+    }
+    if (targs && !trim(*targs).empty())
+        out.firstTemplateArg = std::string(splitTop(*targs, ",").front());
+    return out;
+}
+
 std::string shortTypeName(std::string_view type) {
     return classifyType(type).second;
 }

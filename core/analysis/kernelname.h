@@ -33,6 +33,18 @@ namespace reach {
 // rules and JSON "name" always use the full name.
 std::string kernelDisplayName(std::string_view fullName, size_t maxChars = 0);
 
+// The function a demangled kernel name calls, as spelled in the name: `qualified` is its namespaces
+// and name without return type, template arguments, parameter list or "(anonymous namespace)"
+// ("void at::native::(anonymous namespace)::indexSelectSmallIndex<c10::BFloat16, long>(...)" ->
+// "at::native::indexSelectSmallIndex"); `firstTemplateArg` the first of its template arguments
+// (what a wrapper such as cutlass::device_kernel<...> runs). A mangled name is not demangled:
+// callers that build patterns (rulesuggest's kernelStem) need text that occurs in the name.
+struct KernelFunctionName {
+    std::string qualified;
+    std::string firstTemplateArg;
+};
+KernelFunctionName kernelFunctionName(std::string_view fullName);
+
 // The short element-type name of one C++ scalar type as it appears in demangled names
 // ("c10::BFloat16" -> "bf16", "float const" -> "f32", "unsigned long" -> "u64"); empty when the
 // type is not a scalar (pointers, classes).
