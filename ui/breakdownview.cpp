@@ -7,7 +7,9 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
 #include <QToolTip>
@@ -110,8 +112,22 @@ BreakdownView::BreakdownView(Session* session, QWidget* parent)
     drillHeader->addWidget(m_drillTitle, 1);
     drillHeader->addWidget(m_addRule);
 
+    // Every kernel of the segment: sortable by any column (numbers as numbers), filtered by a
+    // search over names, operator, family and what decided the category.
+    m_kernelView = new QSortFilterProxyModel(this);
+    m_kernelView->setSourceModel(m_kernels);
+    m_kernelView->setSortRole(KernelModel::SortRole);
+    m_kernelView->setFilterRole(KernelModel::SearchRole);
+    m_kernelView->setFilterKeyColumn(KernelModel::Name);
+    m_kernelView->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_kernelFilter = new QLineEdit(this);
+    m_kernelFilter->setObjectName(QStringLiteral("kernelFilter"));
+    m_kernelFilter->setPlaceholderText(tr("Filter kernels (name, operator, family, decided by)"));
+    m_kernelFilter->setClearButtonEnabled(true);
     m_table = new QTableView(this);
-    m_table->setModel(m_kernels);
+    m_table->setModel(m_kernelView);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(KernelModel::TimeMs, Qt::DescendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->setVisible(false);
@@ -137,6 +153,7 @@ BreakdownView::BreakdownView(Session* session, QWidget* parent)
     auto* drillLayout = new QVBoxLayout(drill);
     drillLayout->setContentsMargins(0, 0, 0, 0);
     drillLayout->addLayout(drillHeader);
+    drillLayout->addWidget(m_kernelFilter);
     drillLayout->addWidget(drillSplit, 1);
 
     auto* split = new QSplitter(Qt::Vertical, this);
@@ -165,8 +182,10 @@ BreakdownView::BreakdownView(Session* session, QWidget* parent)
     });
     connect(m_plot, &QCustomPlot::mouseMove, this, &BreakdownView::showHover);
     connect(m_addRule, &QPushButton::clicked, this, &BreakdownView::onAddRule);
+    connect(m_kernelFilter, &QLineEdit::textChanged, m_kernelView,
+            &QSortFilterProxyModel::setFilterFixedString);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this] { m_addRule->setEnabled(m_kernels->rowCount() > 0); });
+            [this] { m_addRule->setEnabled(m_kernelView->rowCount() > 0); });
     connect(m_session, &Session::workloadsChanged, this, &BreakdownView::onWorkloadsChanged);
     connect(m_session, &Session::rulesChanged, this, &BreakdownView::rebuildPlot);
 
@@ -441,7 +460,7 @@ bool BreakdownView::selectSegment(int row, Category category) {
     m_kernels->setSelection(w.breakdown, category);
     const double ms = w.breakdown->categoryUs[size_t(category)] / 1000.0;
     m_drillTitle->setText(
-        tr("<b>%1</b> &mdash; %2: %3 ms, %4% of GPU time, top %5 kernels")
+        tr("<b>%1</b> &mdash; %2: %3 ms, %4% of GPU time, %5 kernels")
             .arg(toQString(w.name).toHtmlEscaped(), toQString(categoryLabel(category)))
             .arg(ms, 0, 'f', 2)
             .arg(100.0 * w.breakdown->share(category), 0, 'f', 1)
@@ -489,12 +508,12 @@ bool BreakdownView::addRule(const Rule& rule, QString* error) {
 }
 
 void BreakdownView::onAddRule() {
-    if (m_kernels->rowCount() == 0)
+    if (m_kernelView->rowCount() == 0)
         return;
+    // The table shows the sorted, filtered view: its current row, else its first.
     const QModelIndex current = m_table->currentIndex();
-    const int row = current.isValid() ? current.row() : 0;
-    const QString name =
-        m_kernels->data(m_kernels->index(row, 0), KernelModel::FullNameRole).toString();
+    const QModelIndex at = current.isValid() ? current : m_kernelView->index(0, 0);
+    const QString name = m_kernelView->data(at, KernelModel::FullNameRole).toString();
     const Category suggested = m_kernels->category() == Category::Unclassified
                                    ? Category::Addressable
                                    : m_kernels->category();

@@ -13,11 +13,20 @@ void KernelModel::setSelection(std::shared_ptr<const Breakdown> breakdown, Categ
     m_breakdown = std::move(breakdown);
     m_category = category;
     m_kernels.clear();
-    m_displayNames.clear();
+    m_text.clear();
     if (m_breakdown)
         m_kernels = m_breakdown->top(category, limit);
-    for (const ClassifiedKernel* k : m_kernels)
-        m_displayNames.push_back(toQString(kernelDisplayName(k->stats.name, kNameChars)));
+    m_text.reserve(m_kernels.size());
+    for (const ClassifiedKernel* k : m_kernels) {
+        RowText t;
+        t.display = toQString(kernelDisplayName(k->stats.name, kNameChars));
+        t.full = toQString(k->stats.name);
+        t.op = toQString(k->stats.dominantOperator());
+        t.decidedBy = toQString(k->decidedBy());
+        t.search = QStringList{t.display, t.full, t.op, toQString(k->family), t.decidedBy}.join(
+            QLatin1Char('\n'));
+        m_text.push_back(std::move(t));
+    }
     endResetModel();
 }
 
@@ -42,12 +51,17 @@ QVariant KernelModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= int(m_kernels.size()))
         return {};
     const ClassifiedKernel& k = *m_kernels[size_t(index.row())];
+    const RowText& text = m_text[size_t(index.row())];
     const int col = index.column();
     switch (role) {
         case Qt::DisplayRole:
             switch (col) {
                 case Name:
-                    return m_displayNames[size_t(index.row())];
+                    return text.display;
+                case Operator:
+                    return text.op;
+                case DecidedBy:
+                    return text.decidedBy;
                 case Family:
                     return QString::fromStdString(k.family);
                 case Calls:
@@ -60,12 +74,22 @@ QVariant KernelModel::data(const QModelIndex& index, int role) const {
             return {};
         case Qt::ToolTipRole:
             if (col == Name) {
-                QString tip = QString::fromStdString(k.stats.name);
-                if (!k.stats.dominantOperator().empty())
-                    tip += tr("\nlaunched by %1")
-                               .arg(QString::fromStdString(k.stats.dominantOperator()));
+                QString tip = text.full;
+                if (!text.op.isEmpty())
+                    tip += tr("\nlaunched by %1").arg(text.op);
                 return tip;
             }
+            if (col == Operator && !k.stats.operators.empty()) {
+                // Every operator that launched it, not only the dominant one.
+                QStringList ops;
+                for (const OperatorTime& o : k.stats.operators)
+                    ops << tr("%1: %2 ms").arg(toQString(o.op)).arg(o.totalUs / 1000.0, 0, 'f', 3);
+                return ops.join(QLatin1Char('\n'));
+            }
+            if (col == DecidedBy)
+                return tr(
+                    "Which decided the category: a name rule (its index in the rule set), "
+                    "the launching operator's table row, the activity kind, or nothing");
             return {};
         case Qt::TextAlignmentRole:
             return col >= Calls ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
@@ -81,8 +105,14 @@ QVariant KernelModel::data(const QModelIndex& index, int role) const {
                 default:
                     return {};
             }
+        case SortRole:
+            if (col >= Calls)
+                return data(index, ValueRole);
+            return data(index, Qt::DisplayRole).toString().toLower();
+        case SearchRole:
+            return text.search;
         case FullNameRole:
-            return QString::fromStdString(k.stats.name);
+            return text.full;
         default:
             return {};
     }
@@ -91,7 +121,8 @@ QVariant KernelModel::data(const QModelIndex& index, int role) const {
 QVariant KernelModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, o, role);
-    static const char* names[] = {"Kernel", "Family", "Calls", "Time (ms)", "Share"};
+    static const char* names[] = {"Kernel", "Operator",  "Decided by", "Family",
+                                  "Calls",  "Time (ms)", "Share"};
     return section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
