@@ -194,6 +194,18 @@ void printProjection(std::ostream& os, const ProjectionCheck& p) {
                   p.projectedSpeedup(), p.measuredSpeedup(),
                   saving(p.aGpuTimeUs - p.bGpuTimeUs).c_str());
     os << line;
+    // Wall-clock honesty: the same projected saving on A's profiled span (idle gaps unchanged),
+    // next to the span B measured.
+    if (p.aClock.known()) {
+        os << "    of A's wall clock (span " << duration(p.aClock.spanUs) << ", GPU busy "
+           << percent(p.aClock.busyShare()) << "): projected " << percent(p.projectedWallShare(), 2)
+           << " saved";
+        if (p.bClock.spanUs > 0)
+            os << ", measured span " << percent(p.measuredWallShare(), 2) << " shorter";
+        os << "\n";
+        if (const std::string w = wallClockWarning(p.aClock); !w.empty())
+            os << "    warning: " << w << "\n";
+    }
     os << "    assumes: " << kCandidateAssumptions << "\n";
 }
 

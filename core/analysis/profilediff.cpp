@@ -193,6 +193,15 @@ double ProjectionCheck::measuredSavingUs() const {
     return aUs() - bUs();
 }
 
+double ProjectionCheck::projectedWallShare() const {
+    return aClock.wallShare(shareOf(projectedSavingUs(), aGpuTimeUs));
+}
+
+double ProjectionCheck::measuredWallShare() const {
+    return aClock.spanUs > 0 && bClock.spanUs > 0 ? (aClock.spanUs - bClock.spanUs) / aClock.spanUs
+                                                  : 0;
+}
+
 double ProjectionCheck::projectedSpeedup() const {
     const double saved = shareOf(projectedSavingUs(), aGpuTimeUs);
     return saved < 1 ? 1.0 / (1.0 - saved) : 0;
@@ -206,6 +215,8 @@ ProjectionCheck checkCandidates(const ProfileDiff& diff, const std::vector<Candi
     ProjectionCheck out;
     out.aGpuTimeUs = diff.a.gpuTimeUs;
     out.bGpuTimeUs = diff.b.gpuTimeUs;
+    out.aClock = {diff.a.gpuTimeUs, diff.a.busyTimeUs, diff.a.spanUs};
+    out.bClock = {diff.b.gpuTimeUs, diff.b.busyTimeUs, diff.b.spanUs};
     std::vector<std::unique_ptr<NamePattern>> patterns;
     for (const Candidate& c : candidates) {
         auto p = std::make_unique<NamePattern>(c.pattern);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/analysis/breakdown.h"
+#include "core/analysis/projection.h"
 
 namespace reach {
 
@@ -83,6 +84,11 @@ struct CandidateCheck {
 struct ProjectionCheck {
     std::vector<CandidateCheck> candidates;  // in the order given
     double aGpuTimeUs = 0, bGpuTimeUs = 0;
+    WallClock aClock, bClock;  // each profile's GPU time, busy time and span
+    // The projected saving on A's profiled wall clock (idle gaps unchanged, capped by busy time:
+    // WallClock::wallShare), and the span B measured against A's; 0 without spans.
+    double projectedWallShare() const;
+    double measuredWallShare() const;
     double aUs() const;  // sums over candidates
     double bUs() const;
     double projectedSavingUs() const;

@@ -130,6 +130,15 @@ json projectionCheckToJson(const ProjectionCheck& p) {
                   {"gpu_time_saving_us", jsonUs(gpuSaving)},
                   {"gpu_time_saving_share", ofA(gpuSaving)},
                   {"measured_speedup", jsonShare(p.measuredSpeedup())}};
+    const bool spans = p.aClock.known() && p.bClock.spanUs > 0;
+    total["projected_saving_wall_share"] =
+        p.aClock.known() ? json(jsonShare(p.projectedWallShare())) : json(nullptr);
+    total["measured_span_saving_share"] =
+        spans ? json(jsonShare(p.measuredWallShare())) : json(nullptr);
+    total["busy_share_a"] =
+        p.aClock.known() ? json(jsonShare(p.aClock.busyShare())) : json(nullptr);
+    const std::string warning = wallClockWarning(p.aClock);
+    total["wall_clock_warning"] = warning.empty() ? json(nullptr) : json(warning);
     return {{"candidates", list}, {"total", total}, {"assumptions", kCandidateAssumptions}};
 }
 

@@ -26,7 +26,10 @@ nlohmann::json profileDiffToJson(const ProfileDiff& d,
 //   "measured_saving_us","projected_saving_share","measured_saving_share"}],
 //  "total":{"a_us","b_us","projected_saving_us","measured_saving_us","projected_saving_share",
 //   "measured_saving_share","projected_speedup","gpu_time_saving_us","gpu_time_saving_share",
-//   "measured_speedup"},"assumptions"}; shares are of A's GPU time.
+//   "measured_speedup","projected_saving_wall_share","measured_span_saving_share",
+//   "busy_share_a","wall_clock_warning"},"assumptions"}; shares are of A's GPU time, the two wall
+//   shares of A's profiled span (null without spans), the warning null unless A's GPU is busy
+//   less than half its span.
 nlohmann::json projectionCheckToJson(const ProjectionCheck& p);
 
 }  // namespace reach

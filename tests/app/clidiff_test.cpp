@@ -224,6 +224,18 @@ TEST(CliDiff, ProjectionCheckPutsTheProjectedSavingNextToTheMeasuredOne) {
     EXPECT_NEAR(total["measured_speedup"].get<double>(),
                 gpuA / doc["gpu_time_us"]["b"].get<double>(), 1e-5);
     EXPECT_FALSE(check["assumptions"].get<std::string>().empty());
+    // Both bases: the projected saving on A's wall clock (idle gaps unchanged) and the span B
+    // measured; eager ResNet's GPU is busy about a third of its span, so the warning is there.
+    const double spanA = doc["span_us"]["a"].get<double>(),
+                 spanB = doc["span_us"]["b"].get<double>();
+    const double busyA = doc["busy_time_us"]["a"].get<double>();
+    EXPECT_NEAR(total["projected_saving_wall_share"].get<double>(),
+                std::min(total["projected_saving_us"].get<double>(), busyA) / spanA, 1e-5);
+    EXPECT_LT(total["projected_saving_wall_share"].get<double>(),
+              total["projected_saving_share"].get<double>());
+    EXPECT_NEAR(total["measured_span_saving_share"].get<double>(), (spanA - spanB) / spanA, 1e-5);
+    EXPECT_NEAR(total["busy_share_a"].get<double>(), busyA / spanA, 1e-5);
+    EXPECT_TRUE(total["wall_clock_warning"].is_string());
 
     // The text shows both savings and the assumptions; a pattern that matches nothing says so.
     const auto text = runCli({"diff", kEager, kCompiled, "--candidate", "batch_norm=2",
