@@ -7,13 +7,16 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
 #include <QToolTip>
 #include <QVBoxLayout>
 
 #include "addruledialog.h"
+#include "core/analysis/kernelname.h"
 #include "core/analysis/ruleedit.h"
 #include "rulesetmodel.h"
 #include "session.h"
@@ -23,7 +26,8 @@ namespace reach {
 
 namespace {
 
-constexpr double kSplitOffset = 0.2;  // name bar above, operator bar below the row's centre
+constexpr double kSplitOffset = 0.2;     // name bar above, operator bar below the row's centre
+constexpr size_t kDrillLabelChars = 38;  // axis labels of the drill-down chart
 
 QCPBars* makeBars(QCustomPlot* plot, const QString& name, const QColor& color) {
     auto* bars = new QCPBars(plot->yAxis, plot->xAxis);  // horizontal: keys on the y axis
@@ -109,8 +113,22 @@ BreakdownView::BreakdownView(Session* session, QWidget* parent)
     drillHeader->addWidget(m_drillTitle, 1);
     drillHeader->addWidget(m_addRule);
 
+    // Every kernel of the segment: sortable by any column (numbers as numbers), filtered by a
+    // search over names, operator, family and what decided the category.
+    m_kernelView = new QSortFilterProxyModel(this);
+    m_kernelView->setSourceModel(m_kernels);
+    m_kernelView->setSortRole(KernelModel::SortRole);
+    m_kernelView->setFilterRole(KernelModel::SearchRole);
+    m_kernelView->setFilterKeyColumn(KernelModel::Name);
+    m_kernelView->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_kernelFilter = new QLineEdit(this);
+    m_kernelFilter->setObjectName(QStringLiteral("kernelFilter"));
+    m_kernelFilter->setPlaceholderText(tr("Filter kernels (name, operator, family, decided by)"));
+    m_kernelFilter->setClearButtonEnabled(true);
     m_table = new QTableView(this);
-    m_table->setModel(m_kernels);
+    m_table->setModel(m_kernelView);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(KernelModel::TimeMs, Qt::DescendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->setVisible(false);
@@ -141,6 +159,7 @@ BreakdownView::BreakdownView(Session* session, QWidget* parent)
     auto* drillLayout = new QVBoxLayout(drill);
     drillLayout->setContentsMargins(0, 0, 0, 0);
     drillLayout->addLayout(drillHeader);
+    drillLayout->addWidget(m_kernelFilter);
     drillLayout->addWidget(drillSplit, 1);
 
     auto* split = new QSplitter(Qt::Vertical, this);
@@ -171,8 +190,10 @@ BreakdownView::BreakdownView(Session* session, QWidget* parent)
     // On screen and in an exported figure alike, labels are fitted to the laid-out bars.
     connect(m_plot, &QCustomPlot::afterLayout, this, &BreakdownView::placeBarLabels);
     connect(m_addRule, &QPushButton::clicked, this, &BreakdownView::onAddRule);
+    connect(m_kernelFilter, &QLineEdit::textChanged, m_kernelView,
+            &QSortFilterProxyModel::setFilterFixedString);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this] { m_addRule->setEnabled(m_kernels->rowCount() > 0); });
+            [this] { m_addRule->setEnabled(m_kernelView->rowCount() > 0); });
     connect(m_session, &Session::workloadsChanged, this, &BreakdownView::onWorkloadsChanged);
     connect(m_session, &Session::rulesChanged, this, &BreakdownView::rebuildPlot);
 
@@ -523,7 +544,7 @@ bool BreakdownView::selectSegment(int row, Category category) {
     m_kernels->setSelection(w.breakdown, category);
     const double ms = w.breakdown->categoryUs[size_t(category)] / 1000.0;
     m_drillTitle->setText(
-        tr("<b>%1</b> &mdash; %2: %3 ms, %4% of GPU time, top %5 kernels")
+        tr("<b>%1</b> &mdash; %2: %3 ms, %4% of GPU time, %5 kernels")
             .arg(toQString(w.name).toHtmlEscaped(), toQString(categoryLabel(category)))
             .arg(ms, 0, 'f', 2)
             .arg(100.0 * w.breakdown->share(category), 0, 'f', 1)
@@ -546,10 +567,11 @@ void BreakdownView::updateDrill() {
         keys << key;
         values << m_kernels->data(m_kernels->index(i, KernelModel::TimeMs), KernelModel::ValueRole)
                       .toDouble();
-        QString name = m_kernels->data(m_kernels->index(i, KernelModel::Name)).toString();
-        if (name.size() > 38)
-            name = name.left(36) + QStringLiteral("...");
-        ticker->addTick(key, name);
+        // Shorter than the table's column: the same display name, elided in the middle by core.
+        const QString full =
+            m_kernels->data(m_kernels->index(i, KernelModel::Name), KernelModel::FullNameRole)
+                .toString();
+        ticker->addTick(key, toQString(kernelDisplayName(full.toStdString(), kDrillLabelChars)));
     }
     m_drillBars->setBrush(Theme::categoryColor(m_kernels->category()));
     m_drillBars->setData(keys, values, true);
@@ -578,12 +600,12 @@ CategoryProposal BreakdownView::proposalFor(const QString& kernelName) const {
 }
 
 void BreakdownView::onAddRule() {
-    if (m_kernels->rowCount() == 0)
+    if (m_kernelView->rowCount() == 0)
         return;
+    // The table shows the sorted, filtered view: its current row, else its first.
     const QModelIndex current = m_table->currentIndex();
-    const int row = current.isValid() ? current.row() : 0;
-    const QString name =
-        m_kernels->data(m_kernels->index(row, 0), KernelModel::FullNameRole).toString();
+    const QModelIndex at = current.isValid() ? current : m_kernelView->index(0, 0);
+    const QString name = m_kernelView->data(at, KernelModel::FullNameRole).toString();
     const CategoryProposal proposal = proposalFor(name);
     AddRuleDialog dialog(name, proposal.category, this);
     dialog.setProposal(toQString(proposal.family), toQString(proposal.basis));

@@ -21,7 +21,9 @@ class QCPTextElement;
 class QMouseEvent;
 class QCustomPlot;
 class QLabel;
+class QLineEdit;
 class QPushButton;
+class QSortFilterProxyModel;
 class QTableView;
 
 namespace reach {
@@ -41,6 +43,10 @@ public:
     QCustomPlot* plot() const { return m_plot; }
     QCustomPlot* drillPlot() const { return m_drillPlot; }
     QTableView* kernelTable() const { return m_table; }
+    // What the kernel table shows: kernelModel() sorted by a header click and filtered by
+    // kernelFilter() (display or full name, operator, family, decided by; case-insensitive).
+    QSortFilterProxyModel* kernelView() const { return m_kernelView; }
+    QLineEdit* kernelFilter() const { return m_kernelFilter; }
     QCPBars* bars(Category c) const { return m_bars[size_t(c)]; }
     QCPBars* operatorBars(Category c) const { return m_opBars[size_t(c)]; }
     // Text printed on the bar of `row` (the addressable share).
@@ -57,7 +63,7 @@ public:
     void setSpanShares(bool on);
     // What the figure plots (core/project/figuredata.h): its CSV.
     FigureTable figureData() const;
-    // Fills the drill-down with the top kernels of `category` in `row`; false when the row has
+    // Fills the drill-down with every kernel of `category` in `row`; false when the row has
     // no kernels to show (a published workload).
     bool selectSegment(int row, Category category);
     int selectedRow() const { return m_selectedRow; }
@@ -92,6 +98,8 @@ private:
     QCustomPlot* m_plot;
     QCustomPlot* m_drillPlot;
     QTableView* m_table;
+    QSortFilterProxyModel* m_kernelView;
+    QLineEdit* m_kernelFilter;
     QLabel* m_drillTitle;
     QPushButton* m_addRule;
     QCheckBox* m_opSplit;

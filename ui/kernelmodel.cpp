@@ -1,7 +1,6 @@
 #include "kernelmodel.h"
 
-#include <QRegularExpression>
-
+#include "core/analysis/kernelname.h"
 #include "ui/qtstrings.h"
 
 namespace reach {
@@ -14,8 +13,20 @@ void KernelModel::setSelection(std::shared_ptr<const Breakdown> breakdown, Categ
     m_breakdown = std::move(breakdown);
     m_category = category;
     m_kernels.clear();
+    m_text.clear();
     if (m_breakdown)
         m_kernels = m_breakdown->top(category, limit);
+    m_text.reserve(m_kernels.size());
+    for (const ClassifiedKernel* k : m_kernels) {
+        RowText t;
+        t.display = toQString(kernelDisplayName(k->stats.name, kNameChars));
+        t.full = toQString(k->stats.name);
+        t.op = toQString(k->stats.dominantOperator());
+        t.decidedBy = toQString(k->decidedBy());
+        t.search = QStringList{t.display, t.full, t.op, toQString(k->family), t.decidedBy}.join(
+            QLatin1Char('\n'));
+        m_text.push_back(std::move(t));
+    }
     endResetModel();
 }
 
@@ -26,24 +37,6 @@ void KernelModel::clear() {
 double KernelModel::share(int row) const {
     const double total = m_breakdown ? m_breakdown->gpuTimeUs : 0.0;
     return total > 0 ? m_kernels[size_t(row)]->stats.totalUs / total : 0.0;
-}
-
-QString KernelModel::shortName(const std::string& name) {
-    QString s = QString::fromStdString(name);
-    if (s.startsWith(QLatin1String("void ")))
-        s = s.mid(5);
-    s.remove(QStringLiteral("(anonymous namespace)::"));
-    // Keep the leading qualified name: cut at its template or argument list. Memcpy rows
-    // ("Memcpy HtoD (Pageable -> Device)") keep their parenthesis, it is the useful part.
-    if (!s.startsWith(QLatin1String("Memcpy")) && !s.startsWith(QLatin1String("Memset"))) {
-        const int cut = s.indexOf(QRegularExpression(QStringLiteral("[<(]")), 1);
-        if (cut > 0)
-            s.truncate(cut);
-    }
-    s = s.trimmed();
-    if (s.size() > 80)
-        s = s.left(77) + QStringLiteral("...");
-    return s;
 }
 
 int KernelModel::rowCount(const QModelIndex& parent) const {
@@ -58,12 +51,17 @@ QVariant KernelModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= int(m_kernels.size()))
         return {};
     const ClassifiedKernel& k = *m_kernels[size_t(index.row())];
+    const RowText& text = m_text[size_t(index.row())];
     const int col = index.column();
     switch (role) {
         case Qt::DisplayRole:
             switch (col) {
                 case Name:
-                    return shortName(k.stats.name);
+                    return text.display;
+                case Operator:
+                    return text.op;
+                case DecidedBy:
+                    return text.decidedBy;
                 case Family:
                     return QString::fromStdString(k.family);
                 case Calls:
@@ -76,12 +74,22 @@ QVariant KernelModel::data(const QModelIndex& index, int role) const {
             return {};
         case Qt::ToolTipRole:
             if (col == Name) {
-                QString tip = QString::fromStdString(k.stats.name);
-                if (!k.stats.dominantOperator().empty())
-                    tip += tr("\nlaunched by %1")
-                               .arg(QString::fromStdString(k.stats.dominantOperator()));
+                QString tip = text.full;
+                if (!text.op.isEmpty())
+                    tip += tr("\nlaunched by %1").arg(text.op);
                 return tip;
             }
+            if (col == Operator && !k.stats.operators.empty()) {
+                // Every operator that launched it, not only the dominant one.
+                QStringList ops;
+                for (const OperatorTime& o : k.stats.operators)
+                    ops << tr("%1: %2 ms").arg(toQString(o.op)).arg(o.totalUs / 1000.0, 0, 'f', 3);
+                return ops.join(QLatin1Char('\n'));
+            }
+            if (col == DecidedBy)
+                return tr(
+                    "Which decided the category: a name rule (its index in the rule set), "
+                    "the launching operator's table row, the activity kind, or nothing");
             return {};
         case Qt::TextAlignmentRole:
             return col >= Calls ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
@@ -97,8 +105,14 @@ QVariant KernelModel::data(const QModelIndex& index, int role) const {
                 default:
                     return {};
             }
+        case SortRole:
+            if (col >= Calls)
+                return data(index, ValueRole);
+            return data(index, Qt::DisplayRole).toString().toLower();
+        case SearchRole:
+            return text.search;
         case FullNameRole:
-            return QString::fromStdString(k.stats.name);
+            return text.full;
         default:
             return {};
     }
@@ -107,7 +121,8 @@ QVariant KernelModel::data(const QModelIndex& index, int role) const {
 QVariant KernelModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, o, role);
-    static const char* names[] = {"Kernel", "Family", "Calls", "Time (ms)", "Share"};
+    static const char* names[] = {"Kernel", "Operator",  "Decided by", "Family",
+                                  "Calls",  "Time (ms)", "Share"};
     return section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

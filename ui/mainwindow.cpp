@@ -27,6 +27,7 @@
 
 #include "batchdialog.h"
 #include "breakdownview.h"
+#include "comparisondialog.h"
 #include "core/analysis/projection.h"
 #include "core/base/csv.h"
 #include "core/base/inputerror.h"
@@ -251,6 +252,13 @@ void MainWindow::createMenus() {
             if (!project.isEmpty() && project == m_session->storePath())
                 openPath(project);
         });
+        dialog->show();
+    });
+
+    // Two workloads compared (core's profile diff, as `reach-cli diff`).
+    view->addAction(tr("Compare &Workloads..."), this, [this] {
+        auto* dialog = new ComparisonDialog(m_session, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
         dialog->show();
     });
 

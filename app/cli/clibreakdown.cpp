@@ -10,6 +10,7 @@
 #include "clitext.h"
 #include "core/analysis/breakdown.h"
 #include "core/analysis/breakdownjson.h"
+#include "core/analysis/kernelname.h"
 #include "core/base/category.h"
 #include "core/base/textescape.h"
 
@@ -19,6 +20,7 @@ namespace {
 
 constexpr long kDefaultTopText = 5;
 constexpr long kDefaultTopJson = 20;
+constexpr size_t kKernelColumn = 64;  // display names longer than this are elided in the middle
 
 void printWorkload(std::ostream& os, const Breakdown& b, size_t top) {
     os << b.workload << "\n";
@@ -68,7 +70,8 @@ void printWorkload(std::ostream& os, const Breakdown& b, size_t top) {
         os << "\n  top " << categoryLabel(c) << "\n";
         TextTable t({"kernel", "family", "share", "time", "calls"});
         for (const ClassifiedKernel* k : kernels) {
-            t.addRow({shortKernelName(k->stats.name), k->family.empty() ? "-" : k->family,
+            t.addRow({kernelDisplayName(k->stats.name, kKernelColumn),
+                      k->family.empty() ? "-" : k->family,
                       percent(b.gpuTimeUs > 0 ? k->stats.totalUs / b.gpuTimeUs : 0),
                       duration(k->stats.totalUs), std::to_string(k->stats.calls)});
         }

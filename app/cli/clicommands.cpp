@@ -20,6 +20,9 @@ const std::vector<CliCommand>& cliCommands() {
         { extern CliCommand rulesCommand(); list.push_back(rulesCommand()); }
         { extern CliCommand importCommand(); list.push_back(importCommand()); }
         // -- cli-end
+        // -- diff-begin
+        { extern CliCommand diffCommand(); list.push_back(diffCommand()); }
+        // -- diff-end
         // -- records-begin
         { extern CliCommand speedupsCommand(); list.push_back(speedupsCommand()); }
         // -- records-end

@@ -10,6 +10,7 @@
 #include "cliinputs.h"
 #include "clitext.h"
 #include "core/analysis/breakdown.h"
+#include "core/analysis/kernelname.h"
 #include "core/base/category.h"
 #include "core/base/textescape.h"
 
@@ -88,6 +89,7 @@ int checkRules(const CliArgs& args, CliIo& io) {
                 continue;
             // No name rule: the launching operator or the activity kind may still decide.
             unmatched.push_back({{"name", k.stats.name},
+                                 {"display_name", kernelDisplayName(k.stats.name)},
                                  {"decided_by", k.decidedBy()},
                                  {"category", std::string(categoryKey(k.category))},
                                  {"total_us", k.stats.totalUs},
@@ -96,6 +98,7 @@ int checkRules(const CliArgs& args, CliIo& io) {
         }
         for (const OpDisagreement& d : b.disagreements()) {
             disagree.push_back({{"name", d.kernel},
+                                {"display_name", kernelDisplayName(d.kernel)},
                                 {"operator", d.op},
                                 {"rule_category", std::string(categoryKey(d.nameCategory))},
                                 {"operator_category", std::string(categoryKey(d.opCategory))},
@@ -132,7 +135,7 @@ int checkRules(const CliArgs& args, CliIo& io) {
                 }
                 const std::string by = k["decided_by"].get<std::string>();
                 io.out << "    no rule  " << percent(k["share"].get<double>(), 3) << "  "
-                       << shortKernelName(k["name"].get<std::string>(), 80) << "  ("
+                       << kernelDisplayName(k["name"].get<std::string>(), 80) << "  ("
                        << (by == "unclassified" ? by
                                                 : by + " says " + k["category"].get<std::string>())
                        << ")\n";
@@ -148,7 +151,7 @@ int checkRules(const CliArgs& args, CliIo& io) {
                        << k["operator"].get<std::string>() << " says "
                        << k["operator_category"].get<std::string>() << "  "
                        << percent(k["share"].get<double>(), 3) << "  "
-                       << shortKernelName(k["name"].get<std::string>(), 70) << "\n";
+                       << kernelDisplayName(k["name"].get<std::string>(), 70) << "\n";
             }
         }
         io.out << "rules: " << rules.name() << " (" << rules.hash().substr(0, 12) << ")\n";

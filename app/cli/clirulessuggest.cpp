@@ -10,6 +10,7 @@
 #include "cliinputs.h"
 #include "clitext.h"
 #include "core/analysis/breakdown.h"
+#include "core/analysis/kernelname.h"
 #include "core/analysis/rulesuggest.h"
 #include "core/base/category.h"
 #include "core/base/inputerror.h"
@@ -128,7 +129,7 @@ int suggestRulesCommand(const CliArgs& args, CliIo& io) {
                << categoryKey(s.rule.category) << " (" << s.rule.family << ")\n";
         io.out << "     " << s.basis << "\n";
         for (size_t k = 0; k < s.kernels.size() && k < kKernelsShown; ++k)
-            io.out << "     " << shortKernelName(s.kernels[k], 90) << "\n";
+            io.out << "     " << kernelDisplayName(s.kernels[k], 90) << "\n";
         if (s.kernels.size() > kKernelsShown)
             io.out << "     ... " << s.kernels.size() - kKernelsShown << " more kernels\n";
         if (s.changesOthers > 0) {

@@ -1,10 +1,7 @@
 #include "clitext.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
-#include <functional>
-#include <set>
 
 #include "core/base/textescape.h"
 
@@ -90,124 +87,6 @@ std::string duration(double us) {
         std::snprintf(buf, sizeof buf, "%.2f s", us / 1e6);
     }
     return buf;
-}
-
-namespace {
-
-// Removes every balanced <...> group. Operators such as "operator<" are rare in kernel names; an
-// unbalanced '<' simply stops the removal so nothing after it is lost.
-std::string dropTemplateArgs(std::string_view s) {
-    std::string out;
-    int depth = 0;
-    for (size_t i = 0; i < s.size(); ++i) {
-        char c = s[i];
-        if (c == '<') {
-            if (s.find('>', i) == std::string_view::npos) {
-                out.append(s.substr(i));
-                break;
-            }
-            ++depth;
-        } else if (c == '>' && depth > 0) {
-            --depth;
-        } else if (depth == 0) {
-            out.push_back(c);
-        }
-    }
-    return out;
-}
-
-// The most telling identifier inside the template arguments: the first one that is not a
-// namespace, a number or a plain type ("CUDAFunctor_add" in vectorized_elementwise_kernel<4,
-// at::native::CUDAFunctor_add<c10::BFloat16>, ...>), so kernels that share a template name can be
-// told apart.
-std::string templateHint(std::string_view s) {
-    static const std::set<std::string, std::less<>> kSkip = {
-        "at",        "native",         "c10",    "std",      "void",      "int",
-        "float",     "double",         "char",   "bool",     "unsigned",  "long",
-        "short",     "const",          "signed", "BFloat16", "Half",      "array",
-        "detail",    "true",           "false",  "cutlass",  "cute",      "ul",
-        "anonymous", "namespace",      "lambda", "type",     "enable_if", "__nv_bfloat16",
-        "__half",    "at_cuda_detail", "cub",    "thrust",   "int64_t",   "uint32_t",
-        "int32_t",   "float_t"};
-    const size_t open = s.find('<');
-    if (open == std::string_view::npos)
-        return {};
-    size_t i = open + 1;
-    while (i < s.size()) {
-        if (std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_') {
-            size_t j = i;
-            while (j < s.size() &&
-                   (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) {
-                ++j;
-            }
-            std::string_view word = s.substr(i, j - i);
-            const bool isNamespace = s.substr(j, 2) == "::";
-            if (!isNamespace && !kSkip.count(word) && word.size() > 2)
-                return std::string(word);
-            i = j;
-        } else {
-            ++i;
-        }
-    }
-    return {};
-}
-
-}  // namespace
-
-std::string shortKernelName(std::string_view name, size_t maxChars) {
-    std::string_view s = name;
-    if (s.rfind("void ", 0) == 0)
-        s.remove_prefix(5);
-    std::string cleaned(s);
-    // "(anonymous namespace)::" is a namespace, not a parameter list.
-    for (size_t at; (at = cleaned.find("(anonymous namespace)::")) != std::string::npos;) {
-        cleaned.erase(at, 23);
-    }
-    // The function name runs from after the last space outside template brackets (what comes
-    // before is a return type such as "std::enable_if<...>::type") to the parameter list: a '('
-    // outside brackets right after a name. "Memcpy HtoD (Pageable -> Device)" has none.
-    size_t nameStart = 0;
-    size_t paramOpen = std::string::npos;
-    int depth = 0;
-    for (size_t i = 0; i < cleaned.size(); ++i) {
-        const char c = cleaned[i];
-        if (c == '<') {
-            ++depth;
-        } else if (c == '>' && depth > 0) {
-            --depth;
-        } else if (depth == 0 && c == '(' && i > 0 && cleaned[i - 1] != ' ') {
-            paramOpen = i;
-            break;
-        }
-    }
-    std::string region = cleaned;
-    if (paramOpen != std::string::npos) {
-        depth = 0;
-        for (size_t i = 0; i < paramOpen; ++i) {
-            const char c = cleaned[i];
-            if (c == '<') {
-                ++depth;
-            } else if (c == '>' && depth > 0) {
-                --depth;
-            } else if (depth == 0 && c == ' ') {
-                nameStart = i + 1;
-            }
-        }
-        region = cleaned.substr(nameStart, paramOpen - nameStart);
-    }
-    std::string t = dropTemplateArgs(region);
-    std::string hint = templateHint(region);
-    const size_t lastColon = t.rfind("::");
-    const std::string base = lastColon == std::string::npos ? t : t.substr(lastColon + 2);
-    if (hint == base)
-        hint.clear();
-    if (t.empty())
-        t = std::string(name.substr(0, maxChars));
-    if (!hint.empty() && t.size() + hint.size() + 2 <= maxChars)
-        t += "<" + hint + ">";
-    if (t.size() > maxChars)
-        t = t.substr(0, maxChars - 3) + "...";
-    return escapeControls(t);
 }
 
 TextTable::TextTable(std::vector<std::string> header) {

@@ -2,7 +2,6 @@
 
 #include <streambuf>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace reach::cli {
@@ -13,9 +12,6 @@ namespace reach::cli {
 std::string percent(double share, int decimals = 1);
 // Microseconds in a readable unit: "850 us", "12.3 ms", "4.56 s".
 std::string duration(double us);
-// A display form of a (demangled) kernel name: no leading return type, template arguments or
-// parameter list, at most maxChars characters. Aggregation always uses the full name.
-std::string shortKernelName(std::string_view name, size_t maxChars = 60);
 
 // What reach-cli writes to the terminal passes through this: control characters other than
 // newline and tab (an ESC or OSC sequence in a kernel name, a BEL) and C1 controls come out as

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/analysis/kernelname.h"
+
 namespace reach {
 
 namespace {
@@ -11,10 +13,10 @@ using nlohmann::json;
 constexpr size_t kTopPerCategory = 5;
 
 double us(double v) {
-    return std::round(v * 1e3) / 1e3;
+    return jsonUs(v);
 }
 double frac(double v) {
-    return std::round(v * 1e6) / 1e6;
+    return jsonShare(v);
 }
 
 json nullableString(const std::string& s) {
@@ -22,6 +24,14 @@ json nullableString(const std::string& s) {
 }
 
 }  // namespace
+
+double jsonUs(double v) {
+    return std::round(v * 1e3) / 1e3;
+}
+
+double jsonShare(double v) {
+    return std::round(v * 1e6) / 1e6;
+}
 
 json breakdownToJson(const Breakdown& b, size_t maxKernels) {
     json j = json::object();
@@ -47,6 +57,10 @@ json breakdownToJson(const Breakdown& b, size_t maxKernels) {
     for (Category c : kCategories)
         shares[std::string(categoryKey(c))] = frac(b.share(c));
     j["shares"] = shares;
+    json categoryUs = json::object();
+    for (Category c : kCategories)
+        categoryUs[std::string(categoryKey(c))] = us(b.categoryUs[static_cast<size_t>(c)]);
+    j["category_us"] = categoryUs;
 
     json families = json::object();
     for (const auto& [family, t] : b.familyUs)
@@ -86,6 +100,7 @@ json breakdownToJson(const Breakdown& b, size_t maxKernels) {
             break;
         json kj = json::object();
         kj["name"] = k.stats.name;
+        kj["display_name"] = kernelDisplayName(k.stats.name);
         kj["calls"] = k.stats.calls;
         kj["total_us"] = us(k.stats.totalUs);
         kj["category"] = std::string(categoryKey(k.category));
@@ -105,6 +120,7 @@ json breakdownToJson(const Breakdown& b, size_t maxKernels) {
         json list = json::array();
         for (const ClassifiedKernel* k : b.top(c, kTopPerCategory)) {
             list.push_back({{"name", k->stats.name},
+                            {"display_name", kernelDisplayName(k->stats.name)},
                             {"family", nullableString(k->family)},
                             {"total_us", us(k->stats.totalUs)},
                             {"share", frac(b.gpuTimeUs > 0 ? k->stats.totalUs / b.gpuTimeUs : 0)}});

@@ -1,8 +1,5 @@
 #include "core/analysis/ruleset.h"
 
-#include <re2/re2.h>
-#include <re2/set.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -11,141 +8,12 @@
 #include <stdexcept>
 
 #include "core/analysis/defaultrules.h"
+#include "core/analysis/namepattern.h"
 #include "core/base/inputerror.h"
 #include "core/base/jsonparse.h"
 #include "core/base/sha256.h"
 
 namespace reach {
-
-namespace {
-
-// The user's syntax (docs/rules.md): POSIX extended, case-insensitive, searched anywhere in the
-// name, '.' matching any byte and '^'/'$' only at the name's ends, as regcomp(REG_EXTENDED |
-// REG_ICASE) did, now matched by RE2 in time linear in the name: regexec is quadratic and took
-// minutes on a 10 MB name. Latin-1 keeps matching byte by byte, so a name that is not UTF-8
-// matches as before. Perl classes (\\d \\w \\s) and \\b are accepted as glibc accepted most of
-// them.
-RE2::Options patternOptions() {
-    RE2::Options o;
-    o.set_posix_syntax(true);
-    o.set_case_sensitive(false);
-    o.set_dot_nl(true);
-    o.set_one_line(true);
-    o.set_perl_classes(true);
-    o.set_word_boundary(true);
-    o.set_encoding(RE2::Options::EncodingLatin1);
-    o.set_log_errors(false);
-    return o;
-}
-
-// What glibc's ERE has and RE2 lacks or reads as something else, said in the user's terms rather
-// than matched silently otherwise: backreferences and GNU word anchors outside brackets (RE2 takes
-// \< as a literal '<'), and, inside a bracket expression, a collating element [[.a.]] or an
-// equivalence class [[=a=]], which RE2 would read as the characters '[', '.', 'a' and a stray ']'.
-// Character classes [[:alpha:]] are RE2's too and pass.
-std::optional<std::string> unsupportedSyntax(const std::string& p) {
-    bool inBracket = false;
-    for (size_t i = 0; i < p.size(); ++i) {
-        const char c = p[i];
-        if (!inBracket) {
-            if (c == '\\' && i + 1 < p.size()) {
-                // RE2 takes \< and \> as the characters < and >, where glibc anchors a word.
-                const char next = p[i + 1];
-                if (next == '<' || next == '>')
-                    return std::string(
-                        "\\< and \\> are not supported: use \\b for a word boundary");
-                if (next >= '1' && next <= '9') {
-                    return "backreferences such as \\" + std::string(1, next) +
-                           " are not supported: rules are matched by RE2, in linear time, which "
-                           "has none";
-                }
-                ++i;
-            } else if (c == '[') {
-                inBracket = true;
-                if (i + 1 < p.size() && p[i + 1] == '^')
-                    ++i;
-                if (i + 1 < p.size() && p[i + 1] == ']')
-                    ++i;  // a leading ']' is a literal member
-            }
-            continue;
-        }
-        if (c == ']') {
-            inBracket = false;
-        } else if (c == '[' && i + 1 < p.size()) {
-            const char kind = p[i + 1];
-            if (kind == '.' || kind == '=') {
-                return std::string("POSIX ") +
-                       (kind == '.' ? "collating elements [[.x.]]"
-                                    : "equivalence classes [[=x=]]") +
-                       " are not supported by RE2: list the characters instead";
-            }
-            if (kind == ':') {
-                const size_t end = p.find(":]", i + 2);
-                if (end != std::string::npos)
-                    i = end + 1;
-            }
-        }
-    }
-    return std::nullopt;
-}
-
-}  // namespace
-
-// A compiled pattern. RE2 objects are thread-safe once built, so compiled patterns are shared
-// between copies of a RuleSet and never change.
-class RuleSet::Pattern {
-public:
-    explicit Pattern(const std::string& pattern) : m_re(pattern, patternOptions()) {
-        if (auto bad = unsupportedSyntax(pattern))
-            m_error = *bad;
-        else if (!m_re.ok())
-            m_error = m_re.error();
-    }
-    Pattern(const Pattern&) = delete;
-    Pattern& operator=(const Pattern&) = delete;
-
-    bool ok() const { return m_error.empty(); }
-    const std::string& error() const { return m_error; }
-    bool matches(std::string_view text) const {
-        return RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), m_re);
-    }
-
-private:
-    RE2 m_re;
-    std::string m_error;
-};
-
-// All patterns in one automaton: one pass over a name finds every rule that matches it, where
-// trying the rules one by one reads the name once per rule (the default set has ~150).
-class RuleSet::PatternSet {
-public:
-    explicit PatternSet(const std::vector<Rule>& rules) : m_set(patternOptions(), RE2::UNANCHORED) {
-        for (const Rule& r : rules) {
-            if (m_set.Add(r.pattern, nullptr) < 0)
-                return;  // cannot happen for patterns that compiled alone; then rules are tried one
-                         // by one
-        }
-        m_ok = m_set.Compile();
-    }
-    // The first matching rule, -1 for none; nullopt when the set cannot tell (not compiled, or
-    // its DFA ran out of memory on this name): then the caller tries the rules one by one.
-    std::optional<int> firstMatch(std::string_view text) const {
-        if (!m_ok)
-            return std::nullopt;
-        std::vector<int> hits;
-        RE2::Set::ErrorInfo info{};
-        if (!m_set.Match(re2::StringPiece(text.data(), text.size()), &hits, &info)) {
-            if (info.kind != RE2::Set::kNoError)
-                return std::nullopt;
-            return -1;
-        }
-        return *std::min_element(hits.begin(), hits.end());
-    }
-
-private:
-    RE2::Set m_set;
-    bool m_ok = false;
-};
 
 namespace {
 
@@ -218,7 +86,7 @@ RuleSet::RuleSet() : m_name("empty") {}
 std::optional<std::string> RuleSet::patternError(const std::string& pattern) {
     if (pattern.empty())
         return std::string("empty pattern");
-    Pattern p(pattern);
+    NamePattern p(pattern);
     if (p.ok())
         return std::nullopt;
     return p.error();
@@ -267,7 +135,7 @@ RuleSet RuleSet::fromJsonText(const std::string& text, const std::string& source
     }
     for (size_t i = 0; i < rules->size(); ++i) {
         Rule r = ruleFromJson((*rules)[i], sourceName, i);
-        auto compiled = std::make_shared<const Pattern>(r.pattern);
+        auto compiled = std::make_shared<const NamePattern>(r.pattern);
         if (!compiled->ok()) {
             throw InputError(
                 sourceName, "rules[" + std::to_string(i) + "].pattern",
@@ -329,7 +197,7 @@ std::string RuleSet::hash() const {
 void RuleSet::insertRule(size_t at, Rule rule) {
     if (at > m_rules.size())
         throw std::out_of_range("RuleSet::insertRule: index past the end");
-    auto compiled = std::make_shared<const Pattern>(rule.pattern);
+    auto compiled = std::make_shared<const NamePattern>(rule.pattern);
     if (rule.pattern.empty() || !compiled->ok()) {
         throw InputError("rule set " + m_name, "rules[" + std::to_string(at) + "].pattern",
                          "invalid regular expression \"" + rule.pattern + "\" (" +
@@ -343,7 +211,7 @@ void RuleSet::insertRule(size_t at, Rule rule) {
 void RuleSet::replaceRule(size_t at, Rule rule) {
     if (at >= m_rules.size())
         throw std::out_of_range("RuleSet::replaceRule: no such rule");
-    auto compiled = std::make_shared<const Pattern>(rule.pattern);
+    auto compiled = std::make_shared<const NamePattern>(rule.pattern);
     if (rule.pattern.empty() || !compiled->ok()) {
         throw InputError("rule set " + m_name, "rules[" + std::to_string(at) + "].pattern",
                          "invalid regular expression \"" + rule.pattern + "\" (" +
@@ -376,7 +244,12 @@ void RuleSet::moveRule(size_t from, size_t to) {
 }
 
 void RuleSet::rebuildSet() {
-    m_set = m_rules.empty() ? nullptr : std::make_shared<const PatternSet>(m_rules);
+    m_set = m_rules.empty() ? nullptr : std::make_shared<const NamePatternSet>([this] {
+        std::vector<std::string> patterns;
+        for (const Rule& r : m_rules)
+            patterns.push_back(r.pattern);
+        return patterns;
+    }());
 }
 
 RuleSet::Match RuleSet::classify(std::string_view kernelName, ActivityKind kind) const {

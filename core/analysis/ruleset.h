@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/analysis/namepattern.h"
 #include "core/base/category.h"
 #include "core/base/workload.h"
 
@@ -21,10 +22,9 @@ struct Rule {
 };
 
 // An ordered list of rules; the first rule that matches a kernel name decides its category.
-// The format of rule files is documented in docs/rules.md. Patterns are POSIX extended regular
-// expressions compiled once with RE2, which matches in time linear in the name: libstdc++'s
-// std::regex recurses per character (a stack overflow on long template names) and POSIX regexec
-// is quadratic (minutes on a 10 MB name).
+// The format of rule files is documented in docs/rules.md. Patterns are compiled once
+// (NamePattern: the user's POSIX syntax matched by RE2 in linear time), and all of a set's
+// patterns once more into one NamePatternSet, so a name is read once whatever the number of rules.
 class RuleSet {
 public:
     RuleSet();  // empty set named "empty": everything unclassified (memcpy/memset: overhead)
@@ -67,14 +67,12 @@ public:
     Match classify(std::string_view kernelName, ActivityKind kind) const;
 
 private:
-    class Pattern;
-    class PatternSet;
     void rebuildSet();  // after every change of m_rules
     std::string m_name;
     std::string m_description;
     std::vector<Rule> m_rules;
-    std::vector<std::shared_ptr<const Pattern>> m_compiled;  // parallel to m_rules; immutable
-    std::shared_ptr<const PatternSet> m_set;                 // every pattern, one pass per name
+    std::vector<std::shared_ptr<const NamePattern>> m_compiled;  // parallel to m_rules; immutable
+    std::shared_ptr<const NamePatternSet> m_set;                 // every pattern, one pass per name
 };
 
 }  // namespace reach

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 
+#include "core/analysis/kernelname.h"
 #include "core/analysis/operatorcategory.h"
 
 namespace reach {
@@ -25,63 +26,10 @@ bool hasDigit(std::string_view token) {
                        [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
-// The qualified function name without template arguments, parameters or return type, and the
-// text of its first template argument (for wrappers).
-struct NameParts {
-    std::string qualified;
-    std::string firstTemplateArg;
-};
-
-NameParts splitName(std::string_view s) {
-    constexpr std::string_view kAnon = "(anonymous namespace)::";
-    if (s.starts_with("void "))
-        s.remove_prefix(5);
-    NameParts p;
-    int depth = 0;   // template brackets
-    int parens = 0;  // parentheses inside template arguments: "enable_if<((8)>(0)), void>"
-    bool firstArgDone = false;
-    for (size_t i = 0; i < s.size(); ++i) {
-        const char c = s[i];
-        if (s.substr(i).starts_with(kAnon)) {
-            i += kAnon.size() - 1;
-            continue;
-        }
-        if (depth > 0 && (c == '(' || c == ')')) {
-            parens += c == '(' ? 1 : (parens > 0 ? -1 : 0);
-            continue;
-        }
-        if (c == '<' && parens == 0) {
-            ++depth;
-            continue;
-        }
-        if (c == '>' && parens == 0) {
-            if (depth > 0 && --depth == 0)
-                firstArgDone = true;
-            continue;
-        }
-        if (depth > 0) {
-            if (depth == 1 && c == ',')
-                firstArgDone = true;
-            else if (depth == 1 && !firstArgDone && !p.qualified.empty() && c != ' ')
-                p.firstTemplateArg += c;
-            continue;
-        }
-        if (c == '(')
-            break;  // the parameter list
-        if (c == ' ') {
-            // What came before was a return type ("std::enable_if<...>::type vllm::f<...>(").
-            p.qualified.clear();
-            p.firstTemplateArg.clear();
-            firstArgDone = false;
-            continue;
-        }
-        p.qualified += c;
-    }
-    return p;
-}
-
 std::string stemOf(std::string_view name, int depth) {
-    const NameParts parts = splitName(name);
+    // The function name as display names read it (core/analysis/kernelname.h): one parser of
+    // demangled names for both questions.
+    const KernelFunctionName parts = kernelFunctionName(name);
     const size_t colon = parts.qualified.rfind("::");
     const std::string ns = colon == std::string::npos ? "" : parts.qualified.substr(0, colon + 2);
     const std::string base =

@@ -7,9 +7,9 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "core/base/demangle.h"
 #include "core/base/inputerror.h"
 #include "core/trace/bytesource.h"
-#include "core/trace/demangle.h"
 #include "core/trace/gpuintervals.h"
 #include "core/trace/jsonscanner.h"
 

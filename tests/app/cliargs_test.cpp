@@ -40,34 +40,6 @@ TEST(CliArgs, RejectsUnknownOptionsMissingValuesAndBadNumbers) {
     EXPECT_DOUBLE_EQ(*CliArgs({"--win-rate", "0.417"}, kSpec).number("--win-rate", 0, 1), 0.417);
 }
 
-TEST(CliText, ShortensRealKernelNames) {
-    using reach::cli::shortKernelName;
-    // Names as they appear in datasets/profiles traces.
-    EXPECT_EQ(shortKernelName("void at::native::vectorized_elementwise_kernel<4, "
-                              "at::native::CUDAFunctor_add<c10::BFloat16>, "
-                              "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<"
-                              "c10::BFloat16>, std::array<char*, 3ul>)"),
-              "at::native::vectorized_elementwise_kernel<CUDAFunctor_add>");
-    EXPECT_EQ(shortKernelName("nvjet_tst_128x256_64x4_1x2_h_bz_coopB_TNT"),
-              "nvjet_tst_128x256_64x4_1x2_h_bz_coopB_TNT");
-    EXPECT_EQ(shortKernelName("Memcpy HtoD (Pageable -> Device)"),
-              "Memcpy HtoD (Pageable -> Device)");
-    EXPECT_EQ(shortKernelName("std::enable_if<!(false), void>::type internal::gemvx::kernel<int, "
-                              "int, float, float, float, float, false, true, true, false, 7, "
-                              "false, cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<"
-                              "float const>, cublasGemvTensorStridedBatched<float const>, "
-                              "cublasGemvTensorStridedBatched<float>, float> >(cublasGemvParamsEx<"
-                              "int, cublasGemvTensorStridedBatched<float const>, "
-                              "cublasGemvTensorStridedBatched<float const>, "
-                              "cublasGemvTensorStridedBatched<float>, float>)"),
-              "internal::gemvx::kernel<cublasGemvParamsEx>");
-    EXPECT_EQ(shortKernelName("void at::native::(anonymous namespace)::max_pool_forward_nhwc<"
-                              "c10::BFloat16, float>(c10::BFloat16 const*, int)"),
-              "at::native::max_pool_forward_nhwc");
-    EXPECT_EQ(shortKernelName("triton_poi_fused_add_cos_sin_0"), "triton_poi_fused_add_cos_sin_0");
-    EXPECT_LE(shortKernelName(std::string(500, 'x'), 40).size(), 40u);
-}
-
 TEST(CliText, TableAlignsColumns) {
     reach::cli::TextTable t({"category", "share"});
     t.addRow({"addressable", "46.1 %"});

@@ -72,6 +72,13 @@ TEST_P(CliBadInput, BreakdownNamesTheBadFileAmongGoodOnes) {
     expectRefused(runCli({"breakdown", good, GetParam(), "--json"}), GetParam());
 }
 
+TEST_P(CliBadInput, DiffRefusesItAsAOrB) {
+    const std::string good =
+        reach::test::dataset("profiles/public/hta_triton_example_a100.json.gz");
+    expectRefused(runCli({"diff", GetParam(), good}), GetParam());
+    expectRefused(runCli({"diff", good, GetParam(), "--json"}), GetParam());
+}
+
 TEST_P(CliBadInput, ImportRefusesItAndCreatesNoProject) {
     reach::test::TempDir dir;
     const std::string project = dir.path("p.reach");
@@ -111,6 +118,10 @@ TEST(CliBadInputPaths, DirectoryAndMissingFile) {
         expectRefused(runCli({"project", path, "--win-rate", "0.4", "--median", "2"}), path);
         expectRefused(runCli({"rules", "check", path}), path);
         expectRefused(runCli({"rules", "--rules", path}), path);
+        expectRefused(
+            runCli({"diff", path,
+                    reach::test::dataset("profiles/public/hta_triton_example_a100.json.gz")}),
+            path);
         expectRefused(runCli({"breakdown", "--project", path}), path);
     }
     EXPECT_FALSE(fs::exists(dir.path("p.reach")));

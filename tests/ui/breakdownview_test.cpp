@@ -3,12 +3,15 @@
 #include <qcustomplot.h>
 
 #include <QAbstractItemModelTester>
+#include <QLineEdit>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTest>
 #include <cmath>
 
 #include "core/analysis/breakdown.h"
+#include "core/analysis/kernelname.h"
 #include "ui/addruledialog.h"
 #include "ui/breakdownview.h"
 #include "ui/projectbrowser.h"
@@ -191,6 +194,104 @@ private slots:
                      kernels.data(kernels.index(k, KernelModel::TimeMs), KernelModel::ValueRole)
                          .toDouble());
         }
+    }
+
+    // The kernel table lists every kernel of the segment with its launching operator and what
+    // decided its category; it sorts by any column and filters by names, operator and decision.
+    void kernelTableListsSortsAndFiltersEveryKernel() {
+        const BreakdownModel& model = *m_view->model();
+        // The workload with the most addressable kernels: more rows than any old top-N cut.
+        int row = -1;
+        size_t most = 0;
+        for (int r = 0; r < model.rowCount(); ++r) {
+            const auto& b = model.workload(r).breakdown;
+            if (!b)
+                continue;
+            const size_t n = size_t(std::count_if(
+                b->kernels.begin(), b->kernels.end(),
+                [](const ClassifiedKernel& k) { return k.category == Category::Addressable; }));
+            if (n > most) {
+                most = n;
+                row = r;
+            }
+        }
+        QVERIFY(row >= 0);
+        QVERIFY2(most > 50, "the sample has a workload with more than 50 addressable kernels");
+        QVERIFY(m_view->selectSegment(row, Category::Addressable));
+        const KernelModel& kernels = *m_view->kernelModel();
+        QCOMPARE(size_t(kernels.rowCount()), most);
+        bool sawOperator = false;
+        for (int k = 0; k < kernels.rowCount(); ++k) {
+            const ClassifiedKernel& ck = kernels.kernel(k);
+            const QString op = QString::fromStdString(ck.stats.dominantOperator());
+            QCOMPARE(kernels.data(kernels.index(k, KernelModel::Operator)).toString(), op);
+            QCOMPARE(kernels.data(kernels.index(k, KernelModel::DecidedBy)).toString(),
+                     QString::fromStdString(ck.decidedBy()));
+            QCOMPARE(
+                kernels.data(kernels.index(k, KernelModel::Name)).toString(),
+                QString::fromStdString(kernelDisplayName(ck.stats.name, KernelModel::kNameChars)));
+            QCOMPARE(kernels.data(kernels.index(k, KernelModel::Name), KernelModel::FullNameRole)
+                         .toString(),
+                     QString::fromStdString(ck.stats.name));
+            sawOperator = sawOperator || !op.isEmpty();
+        }
+        QVERIFY2(sawOperator, "the sample links kernels to their operators");
+
+        QSortFilterProxyModel* view = m_view->kernelView();
+        QCOMPARE(m_view->kernelTable()->model(), view);
+        QCOMPARE(view->rowCount(), kernels.rowCount());
+        // Numbers sort as numbers, names as text (a header click does the same).
+        m_view->kernelTable()->sortByColumn(KernelModel::Calls, Qt::AscendingOrder);
+        for (int r = 1; r < view->rowCount(); ++r) {
+            QVERIFY(view->data(view->index(r - 1, KernelModel::Calls), KernelModel::ValueRole)
+                        .toLongLong() <=
+                    view->data(view->index(r, KernelModel::Calls), KernelModel::ValueRole)
+                        .toLongLong());
+        }
+        m_view->kernelTable()->sortByColumn(KernelModel::Name, Qt::AscendingOrder);
+        for (int r = 1; r < view->rowCount(); ++r) {
+            QVERIFY(view->data(view->index(r - 1, KernelModel::Name)).toString().toLower() <=
+                    view->data(view->index(r, KernelModel::Name)).toString().toLower());
+        }
+        m_view->kernelTable()->sortByColumn(KernelModel::TimeMs, Qt::DescendingOrder);
+        for (int r = 0; r < view->rowCount(); ++r) {
+            QCOMPARE(view->data(view->index(r, KernelModel::Name), KernelModel::FullNameRole),
+                     kernels.data(kernels.index(r, KernelModel::Name), KernelModel::FullNameRole));
+        }
+
+        // The filter finds an operator, and text that only the full name holds.
+        const QString op = QString::fromStdString(kernels.kernel(0).stats.dominantOperator());
+        const auto expected = [&](const QString& needle) {
+            int n = 0;
+            for (int k = 0; k < kernels.rowCount(); ++k) {
+                const ClassifiedKernel& ck = kernels.kernel(k);
+                for (const std::string& text :
+                     {kernelDisplayName(ck.stats.name, KernelModel::kNameChars), ck.stats.name,
+                      ck.stats.dominantOperator(), ck.family, ck.decidedBy()}) {
+                    if (QString::fromStdString(text).contains(needle, Qt::CaseInsensitive)) {
+                        ++n;
+                        break;
+                    }
+                }
+            }
+            return n;
+        };
+        for (const QString& needle : {op, QStringLiteral("AT::NATIVE::"), QStringLiteral("rule "),
+                                      QStringLiteral("no-such-kernel-anywhere")}) {
+            m_view->kernelFilter()->setText(needle);
+            QCOMPARE(view->rowCount(), expected(needle));
+            for (int r = 0; r < view->rowCount(); ++r) {
+                QVERIFY(view->data(view->index(r, 0), KernelModel::SearchRole)
+                            .toString()
+                            .contains(needle, Qt::CaseInsensitive));
+            }
+        }
+        QVERIFY(!op.isEmpty());
+        m_view->kernelFilter()->setText(QStringLiteral("at::native::"));
+        QVERIFY(view->rowCount() > 0);
+        QVERIFY(view->rowCount() < kernels.rowCount());
+        m_view->kernelFilter()->clear();
+        QCOMPARE(view->rowCount(), kernels.rowCount());
     }
 
     void addRuleReclassifiesLive() {

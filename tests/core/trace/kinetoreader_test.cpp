@@ -8,10 +8,10 @@
 
 #include <unistd.h>
 
+#include "core/base/demangle.h"
 #include "core/base/inputerror.h"
 #include "core/base/progress.h"
 #include "core/trace/bytesource.h"
-#include "core/trace/demangle.h"
 #include "core/trace/profilereader.h"
 
 using namespace reach;

@@ -1,4 +1,4 @@
-#include "core/trace/demangle.h"
+#include "core/base/demangle.h"
 
 #include <cxxabi.h>
 
