@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 #include <unordered_map>
 
 #include "core/base/inputerror.h"
@@ -143,8 +144,8 @@ private:
     std::vector<CpuOpRef> m_cpuOps;
     NameIndex m_sigIndex;
     std::vector<std::string> m_sigs;
-    std::vector<int64_t> m_gpuCorrelation;    // parallel to m_gpu while it is unsorted
-    std::vector<int64_t> m_graphLaunches;     // correlation ids of cudaGraphLaunch calls
+    std::vector<int64_t> m_gpuCorrelation;  // parallel to m_gpu while it is unsorted
+    std::vector<int64_t> m_graphLaunches;   // correlation ids of cudaGraphLaunch calls
     double m_spanBegin = std::numeric_limits<double>::infinity();
     double m_spanEnd = -std::numeric_limits<double>::infinity();
     uint64_t m_eventsSeen = 0;
@@ -203,15 +204,20 @@ void KinetoParser::parseArgs(Event& ev) {
         }
     };
     const bool op = ev.catKnown && ev.cat == Cat::CpuOp;
-    std::string dims, types, concrete;
+    std::string dims, types, concrete, strides;
     while (m_scan.nextKey(key)) {
         if (key == "External id") {
             intValue(ev.externalId);
         } else if (key == "correlation") {
             intValue(ev.correlation);
-        } else if (op && (key == "Input Dims" || key == "Input type" || key == "Concrete Inputs")) {
-            // record_shapes=True: what the operator was given, for the headroom estimate.
-            std::string& out = key == "Input Dims" ? dims : key == "Input type" ? types : concrete;
+        } else if (op && (key == "Input Dims" || key == "Input type" || key == "Concrete Inputs" ||
+                          key == "Input Strides")) {
+            // record_shapes=True: what the operator was given, for the headroom estimate. The
+            // strides say when an input is an expanded view (stride 0) read only once.
+            std::string& out = key == "Input Dims"      ? dims
+                               : key == "Input type"    ? types
+                               : key == "Input Strides" ? strides
+                                                        : concrete;
             appendCompact(out, 0);
         } else if (key == "stream") {
             intValue(ev.stream);
@@ -227,7 +233,8 @@ void KinetoParser::parseArgs(Event& ev) {
     }
     if (op && !dims.empty()) {
         ev.signature = "{\"dims\":" + dims + ",\"types\":" + (types.empty() ? "[]" : types) +
-                       ",\"concrete\":" + (concrete.empty() ? "[]" : concrete) + "}";
+                       ",\"concrete\":" + (concrete.empty() ? "[]" : concrete) +
+                       (strides.empty() ? "" : ",\"strides\":" + strides) + "}";
         if (ev.signature.size() > kMaxSignatureBytes)
             ev.signature.clear();
     }
@@ -568,6 +575,9 @@ Workload KinetoParser::finish() {
     std::vector<std::unordered_map<uint32_t, OperatorTime>> ops(m_kernels.size());
     // (operator, signature) -> time, per kernel: the shaped calls.
     std::vector<std::unordered_map<uint64_t, ShapedCall>> shaped(m_kernels.size());
+    // (kernel, operator call) pairs already counted: a call that launched a kernel twice is one
+    // operator call (ShapedCall::opCalls), which is what the work of a call multiplies.
+    std::set<std::pair<uint32_t, int64_t>> countedCalls;
     for (size_t i = 0; i < m_gpu.size(); ++i) {
         const uint32_t kernel = m_gpu[i].tag;
         if (m_gpuCorrelation[i] != kNoId &&
@@ -595,6 +605,8 @@ Workload KinetoParser::finish() {
             }
             ++c.calls;
             c.totalUs += m_gpuDur[i];
+            if (countedCalls.emplace(kernel, ext).second)
+                ++c.opCalls;
         }
     }
     for (size_t k = 0; k < m_kernels.size(); ++k) {
@@ -609,8 +621,9 @@ Workload KinetoParser::finish() {
         for (auto& [key, c] : shaped[k])
             s.shapedCalls.push_back(std::move(c));
         std::sort(s.shapedCalls.begin(), s.shapedCalls.end(), [](const auto& a, const auto& b) {
-            return a.totalUs != b.totalUs ? a.totalUs > b.totalUs
-                                          : std::tie(a.op, a.signature) < std::tie(b.op, b.signature);
+            return a.totalUs != b.totalUs
+                       ? a.totalUs > b.totalUs
+                       : std::tie(a.op, a.signature) < std::tie(b.op, b.signature);
         });
         w.gpuTimeUs += s.totalUs;
         w.kernels.push_back(std::move(s));
