@@ -162,7 +162,7 @@ std::optional<Shape> broadcast(const std::vector<const Shape*>& shapes) {
 
 // Every tensor input (0-d wrapped scalars and empty out= tensors left out) read once, the
 // broadcast output written once in the widest input type (bool for comparisons);
-// flopsPerElement per output element.
+// flopsPerElement per output element. With only 0-d inputs, one element each.
 std::optional<Work> elementwise(const Args& a, double flopsPerElement, bool boolOut) {
     std::vector<const Shape*> shapes;
     Work w;
@@ -174,8 +174,21 @@ std::optional<Work> elementwise(const Args& a, double flopsPerElement, bool bool
         w.bytes += tbytes(a, i);
         outBytes = std::max(outBytes, es(a, i));
     }
-    if (shapes.empty())
-        return std::nullopt;
+    if (shapes.empty()) {
+        // Only 0-d tensors (a scale computed on the GPU): one element read per input, one
+        // written.
+        for (size_t i = 0; i < a.size(); ++i) {
+            if (isTensor(a, i) && a[i].dims.empty()) {
+                w.bytes += es(a, i);
+                outBytes = std::max(outBytes, es(a, i));
+            }
+        }
+        if (outBytes == 0)
+            return std::nullopt;
+        w.bytes += boolOut ? 1 : outBytes;
+        w.flops = flopsPerElement;
+        return w;
+    }
     auto out = broadcast(shapes);
     if (!out)
         return std::nullopt;
