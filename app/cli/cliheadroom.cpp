@@ -56,6 +56,16 @@ void printWorkload(std::ostream& os, const Headroom& h, const std::optional<Proj
     os << "  coverage  " << percent(h.coverage()) << " of GPU time has a work estimate ("
        << duration(h.total.estimatedUs) << " of " << duration(h.gpuTimeUs) << ")"
        << (h.hasShapes ? "" : "; the trace has no operator shapes (record_shapes=False)") << "\n";
+    if (h.total.estimatedUs <= 0) {
+        os << "  headroom  none computed: no kernel has a work estimate, so there is no bound "
+              "either\n";
+        for (size_t i = 0; i < h.noEstimate.size() && i < 3; ++i) {
+            os << "            " << h.noEstimate[i].reason
+               << (h.noEstimate[i].op.empty() ? "" : " (" + h.noEstimate[i].op + ")") << ": "
+               << percent(h.noEstimate[i].us / h.gpuTimeUs) << " of GPU time\n";
+        }
+        return;
+    }
     const auto wall = h.wallShare(h.headroomShare());
     os << "  headroom  " << percent(h.headroomShare()) << " of GPU time ("
        << duration(h.total.headroomUs) << ")";

@@ -58,7 +58,9 @@ nlohmann::json headroomToJson(const Headroom& h, size_t maxKernels) {
     j["total"] = totalsJson(h.total, h);
     j["headroom_share_of_gpu_time"] = share6(h.headroomShare());
     j["headroom_share_of_wall_clock"] = optionalShare(h.wallShare(h.headroomShare()));
-    j["sol_bound_speedup"] = sig6(h.boundSpeedup());
+    // Nothing estimated: no bound (null), not a bound of 1.
+    j["sol_bound_speedup"] =
+        h.total.estimatedUs > 0 ? nlohmann::json(sig6(h.boundSpeedup())) : nlohmann::json(nullptr);
     nlohmann::json cats = nlohmann::json::object();
     for (Category c : kCategories) {
         nlohmann::json t = totalsJson(h.categories[static_cast<size_t>(c)], h);
