@@ -37,9 +37,9 @@ std::string num(double v, const char* f = "%.3g") {
 
 std::vector<std::string> passThrough(const CliArgs& args) {
     std::vector<std::string> extra;
-    for (const char* o : {"--reps", "--warmup", "--seed", "--scale", "--thresholds",
-                          "--baseline-us", "--cache-dir", "--resources", "--python", "--precision",
-                          "--kb-tolerance", "--worker-device"})
+    for (const char* o :
+         {"--reps", "--warmup", "--seed", "--scale", "--thresholds", "--baseline-us", "--cache-dir",
+          "--resources", "--python", "--precision", "--kb-tolerance", "--worker-device"})
         if (auto v = args.value(o))
             extra.insert(extra.end(), {o, *v});
     for (const char* f : {"--no-timing", "--no-baseline", "--no-compile-baseline"})
@@ -76,10 +76,10 @@ void throwIfBadInput(const VerificationResult& r, const std::string& fallbackFil
 // No GPU (or no PyTorch) is an ordinary answer: one line, exit 2, nothing else to read.
 void throwIfNoGpu(const VerificationResult& r, const std::string& where) {
     if (r.verdict == verdict::kNoGpu)
-        throw InputError(where, "device",
-                         "a GPU to verify on (" +
-                             (r.device.reason.empty() ? std::string("none found") : r.device.reason) +
-                             ")");
+        throw InputError(
+            where, "device",
+            "a GPU to verify on (" +
+                (r.device.reason.empty() ? std::string("none found") : r.device.reason) + ")");
 }
 
 void printResult(const VerificationResult& r, CliIo& io) {
@@ -111,8 +111,8 @@ void printResult(const VerificationResult& r, CliIo& io) {
         io.out << "time: median " << num(r.timing->medianUs, "%.2f") << " us (p10 "
                << num(r.timing->p10Us, "%.2f") << ", p90 " << num(r.timing->p90Us, "%.2f") << ", "
                << r.timing->reps << " reps" << (r.timing->l2Flushed ? ", cold L2" : "")
-               << "), SM clock " << r.timing->smClockBeforeMhz
-               << " -> " << r.timing->smClockAfterMhz << " MHz\n";
+               << "), SM clock " << r.timing->smClockBeforeMhz << " -> "
+               << r.timing->smClockAfterMhz << " MHz\n";
     }
     if (r.baseline)
         io.out << "baseline: " << r.baseline->kind << " " << num(r.baseline->usedUs, "%.2f")
@@ -270,10 +270,10 @@ int runVerify(const std::vector<std::string>& argv, CliIo& io) {
     const auto trusted = takeRepeated(remaining, "--trust");
     ArgSpec spec;
     spec.flags = {"--json", "--controls", "--no-timing", "--no-baseline", "--no-compile-baseline"};
-    spec.options = {"--problem",   "--candidate", "--reps",       "--warmup",
-                    "--seed",      "--scale",     "--thresholds", "--baseline-us",
-                    "--cache-dir", "--resources", "--timeout",    "--seeds",
-                    "--only",      "--record",    "--project",    "--kernelbench-dir",
+    spec.options = {"--problem",   "--candidate", "--reps",         "--warmup",
+                    "--seed",      "--scale",     "--thresholds",   "--baseline-us",
+                    "--cache-dir", "--resources", "--timeout",      "--seeds",
+                    "--only",      "--record",    "--project",      "--kernelbench-dir",
                     "--python",    "--precision", "--kb-tolerance", "--worker-device"};
     addBatchOptions(spec);
     CliArgs args(remaining, spec);
@@ -295,29 +295,33 @@ std::vector<std::string> verifyPassThrough(const CliArgs& args) {
 }
 
 CliCommand verifyCommand() {
-    return {"verify", "verify a candidate kernel on the GPU (reach-verify in a child process)",
-            "reach-cli verify --problem P.json --candidate C.cu [--reps N] [--seed S] [--scale X]\n"
-            "                 [--thresholds T.json] [--baseline-us US] [--timeout S] [--json]\n"
-            "reach-cli verify --record KEY --project P.reach [--trust DIR ...]\n"
-            "                 [--kernelbench-dir DIR] [--reps N] [--timeout S] [--json]\n"
-            "reach-cli verify --controls [--seeds K] [--reps N] [--only NAME] [--json]\n"
-            "reach-cli verify --batch JOBS [--project P.reach] [--gpus all|0,1,...]\n"
-            "                 [--jobs-per-gpu N] [--suspicious] [--unverified] [--resume]\n"
-            "                 [--each-gpu] [--compile-workers N] [--trust DIR ...] [--json]\n"
-            "reach-cli verify --batch JOBS --slurm [--partition P] [--gres gpu:1] [--time T]\n"
-            "                 [--array-limit N] [--jobs-per-task K] [--slurm-dir DIR] [--no-wait]\n"
-            "reach-cli verify --slurm-watch DIR | --slurm-resubmit DIR [--project P.reach]\n"
-            "  --batch JOBS   a records file, a .reach project or a job list (PROBLEM CANDIDATE\n"
-            "                 per line, or JSON): every job its own reach-verify on a pool of GPU\n"
-            "                 workers, each result stored as it arrives; progress on stderr\n"
-            "                 (docs/batch.md)\n"
-            "  --record KEY   re-verify a stored record (#ID, or problem[/model[/backend\n"
-            "                 [/sample]]]) and store the result in the project, as the GUI's\n"
-            "                 Re-verify does; its files must lie beside the record's source, in\n"
-            "                 Reach's resources or in a folder given with --trust\n"
-            "Exit 0 when the verdict is pass (or every control behaved as designed), 1 otherwise,\n"
-            "2 for bad usage or input.",
-            runVerify};
+    return {
+        "verify", "verify a candidate kernel on the GPU (reach-verify in a child process)",
+        "verify --problem P.json --candidate C.cu [--reps N] [--seed S] [--scale X]\n"
+        "                        [--thresholds T.json] [--baseline-us US] [--timeout S] [--json]\n"
+        "       reach-cli verify --problem P.py --candidate C.py [--precision fp32|bf16|fp16]\n"
+        "                        [--seed S] [--reps N] [--timeout S] [--python PY] [--json]\n"
+        "       reach-cli verify --record KEY --project P.reach [--trust DIR ...]\n"
+        "                        [--kernelbench-dir DIR] [--reps N] [--timeout S] [--json]\n"
+        "       reach-cli verify --controls [--seeds K] [--reps N] [--only NAME] [--json]\n"
+        "       reach-cli verify --batch JOBS [--project P.reach] [--gpus all|0,1,...]\n"
+        "                        [--jobs-per-gpu N] [--suspicious] [--unverified] [--resume]\n"
+        "                        [--each-gpu] [--compile-workers N] [--trust DIR ...] [--json]\n"
+        "       reach-cli verify --batch JOBS --slurm [--partition P] [--gres gpu:1] [--time T]\n"
+        "                        [--array-limit N] [--jobs-per-task K] [--slurm-dir DIR] "
+        "[--no-wait]\n"
+        "       reach-cli verify --slurm-watch DIR | --slurm-resubmit DIR [--project P.reach]\n"
+        "  --batch JOBS   a records file, a .reach project or a job list (PROBLEM CANDIDATE\n"
+        "                 per line, or JSON): every job its own reach-verify on a pool of GPU\n"
+        "                 workers, each result stored as it arrives; progress on stderr\n"
+        "                 (docs/batch.md)\n"
+        "  --record KEY   re-verify a stored record (#ID, or problem[/model[/backend\n"
+        "                 [/sample]]]) and store the result in the project, as the GUI's\n"
+        "                 Re-verify does; its files must lie beside the record's source, in\n"
+        "                 Reach's resources or in a folder given with --trust\n"
+        "Exit 0 when the verdict is pass (or every control behaved as designed), 1 otherwise,\n"
+        "2 for bad usage or input.",
+        runVerify};
 }
 
 }  // namespace reach::cli

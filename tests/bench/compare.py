@@ -6,6 +6,10 @@
       their ratio (Python / Reach), and Reach's peak RSS over the uncompressed size of TRACE.
   compare.py throughput TRACE READER_CMD... : runs READER_CMD on TRACE; prints MB/s of
       uncompressed input and peak RSS.
+  compare.py classifier TRACE BASE_CMD... -- READER_CMD... : throughput of both on TRACE in the
+      same run (BASE_CMD reads the trace only, READER_CMD reads and classifies it): what the
+      classifier paths (name rules, launching operators, graphs, shaped calls) cost, as a ratio,
+      against the targets (>= 500 MB/s, peak RSS < 0.5 x the uncompressed trace).
 Both check that Reach and Python agree on the GPU time, so a fast wrong reader cannot pass.
 """
 import gzip
@@ -107,7 +111,7 @@ def ratio(trace, template):
           f"{result['rss_over_uncompressed']} x uncompressed (target <= 0.5)")
 
 
-def throughput(trace, template):
+def measure(trace, template):
     size = uncompressed_size(trace)
     walls, cpus, rss = [], [], 0
     for _ in range(max(1, REPEAT // 2)):
@@ -120,13 +124,32 @@ def throughput(trace, template):
     result = {"trace": os.path.basename(trace), "uncompressed_mb": round(size / 1e6, 1),
               "reach_wall_s": round(w, 3), "mb_per_s": round(size / 1e6 / w, 1),
               "reach_cpu_s": round(cpu, 3), "mb_per_cpu_s": round(size / 1e6 / max(cpu, 1e-3), 1),
-              "reach_peak_rss_mb": round(rss / 1e6, 1), "gpu_time_us": gpu_time(out)}
+              "reach_peak_rss_mb": round(rss / 1e6, 1), "gpu_time_us": gpu_time(out),
+              "rss_over_uncompressed": round(rss / size, 3)}
+    return result
+
+
+def throughput(trace, template):
+    result = measure(trace, template)
+    w = result["reach_wall_s"]
     print(json.dumps(result))
     print(f"Reach on {result['trace']} ({result['uncompressed_mb']} MB): {result['mb_per_s']} MB/s "
           f"({w:.2f} s wall; {result['mb_per_cpu_s']} MB per CPU second), peak RSS "
           f"{result['reach_peak_rss_mb']} MB")
 
 
+def classifier(trace, commands):
+    cut = commands.index("--")
+    base, full = measure(trace, commands[:cut]), measure(trace, commands[cut + 1:])
+    print(json.dumps({"read_only": base, "breakdown": full}))
+    print(f"{full['trace']} ({full['uncompressed_mb']} MB): read only {base['mb_per_s']} MB/s, "
+          f"breakdown {full['mb_per_s']} MB/s (ratio {full['mb_per_s'] / base['mb_per_s']:.2f}; "
+          f"target >= 500 MB/s: {'yes' if full['mb_per_s'] >= 500 else 'NO'}); peak RSS "
+          f"{full['reach_peak_rss_mb']} MB = {full['rss_over_uncompressed']} x the trace "
+          f"(read only {base['rss_over_uncompressed']} x; target < 0.5: "
+          f"{'yes' if full['rss_over_uncompressed'] < 0.5 else 'NO'})")
+
+
 if __name__ == "__main__":
     mode, trace, template = sys.argv[1], sys.argv[2], sys.argv[3:]
-    {"ratio": ratio, "throughput": throughput}[mode](trace, template)
+    {"ratio": ratio, "throughput": throughput, "classifier": classifier}[mode](trace, template)
