@@ -42,6 +42,9 @@ const std::vector<CliCommand>& cliCommands() {
                         }});
 #endif
         // -- plots-end
+        // -- headroom-begin
+        { extern CliCommand headroomCommand(); list.push_back(headroomCommand()); }
+        // -- headroom-end
         // -- gui-begin
         // -- gui-end
         // clang-format on

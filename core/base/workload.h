@@ -18,11 +18,14 @@ struct OperatorTime {
 
 // Time under one (operator, input shapes) pair, when the trace recorded shapes (PyTorch's
 // record_shapes=True): what the headroom estimate needs. The signature is compact JSON:
-// {"dims":[[8192,4096],[4096]],"types":["c10::BFloat16",...],"concrete":["","1"]}.
+// {"dims":[[8192,4096],[4096]],"types":["c10::BFloat16",...],"concrete":["","1"],
+// "strides":[[4096,1],[1]]} (strides only where the trace has them).
 struct ShapedCall {
     std::string op;
     std::string signature;
-    int64_t calls = 0;
+    int64_t calls = 0;    // launches of this kernel under the operator
+    int64_t opCalls = 0;  // distinct operator calls that launched it (a foreach op launches
+                          // its kernel once per chunk of tensors: calls > opCalls)
     double totalUs = 0;
 };
 

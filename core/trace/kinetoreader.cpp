@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -233,15 +234,20 @@ void KinetoParser::parseArgs(Event& ev) {
         }
     };
     const bool op = ev.catKnown && ev.cat == Cat::CpuOp;
-    std::string dims, types, concrete;
+    std::string dims, types, concrete, strides;
     while (m_scan.nextKey(key)) {
         if (key == "External id") {
             intValue(ev.externalId);
         } else if (key == "correlation") {
             intValue(ev.correlation);
-        } else if (op && (key == "Input Dims" || key == "Input type" || key == "Concrete Inputs")) {
-            // record_shapes=True: what the operator was given, for the headroom estimate.
-            std::string& out = key == "Input Dims" ? dims : key == "Input type" ? types : concrete;
+        } else if (op && (key == "Input Dims" || key == "Input type" || key == "Concrete Inputs" ||
+                          key == "Input Strides")) {
+            // record_shapes=True: what the operator was given, for the headroom estimate. The
+            // strides say when an input is an expanded view (stride 0) read only once.
+            std::string& out = key == "Input Dims"      ? dims
+                               : key == "Input type"    ? types
+                               : key == "Input Strides" ? strides
+                                                        : concrete;
             appendCompact(out, 0);
         } else if (key == "stream") {
             intValue(ev.stream);
@@ -257,7 +263,8 @@ void KinetoParser::parseArgs(Event& ev) {
     }
     if (op && !dims.empty()) {
         ev.signature = "{\"dims\":" + dims + ",\"types\":" + (types.empty() ? "[]" : types) +
-                       ",\"concrete\":" + (concrete.empty() ? "[]" : concrete) + "}";
+                       ",\"concrete\":" + (concrete.empty() ? "[]" : concrete) +
+                       (strides.empty() ? "" : ",\"strides\":" + strides) + "}";
         if (ev.signature.size() > kMaxSignatureBytes)
             ev.signature.clear();
     }
@@ -602,6 +609,9 @@ Workload KinetoParser::finish() {
     std::vector<std::unordered_map<uint32_t, OperatorTime>> ops(m_kernels.size());
     // (operator, signature) -> time, per kernel: the shaped calls.
     std::vector<std::unordered_map<uint64_t, ShapedCall>> shaped(m_kernels.size());
+    // (kernel, operator call) pairs already counted: a call that launched a kernel twice is one
+    // operator call (ShapedCall::opCalls), which is what the work of a call multiplies.
+    std::set<std::pair<uint32_t, int64_t>> countedCalls;
     for (size_t i = 0; i < m_gpu.size(); ++i) {
         const uint32_t kernel = m_gpu[i].tag;
         if (m_gpuCorrelation[i] != kNoId &&
@@ -629,6 +639,8 @@ Workload KinetoParser::finish() {
             }
             ++c.calls;
             c.totalUs += m_gpuDur[i];
+            if (countedCalls.emplace(kernel, ext).second)
+                ++c.opCalls;
         }
     }
     for (size_t k = 0; k < m_kernels.size(); ++k) {

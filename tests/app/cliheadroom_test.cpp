@@ -1,0 +1,72 @@
+// reach-cli headroom: JSON and text on the shaped H200 workloads, the study's projection beside
+// the addressable headroom, --gpu, and bad usage; run as a process.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "clirunner.h"
+
+using nlohmann::json;
+using reach::test::dataset;
+using reach::test::runCli;
+
+namespace {
+
+const std::string kResnet = dataset("profiles/h200-shapes/resnet50_inference.json.gz");
+const std::string kDlrm = dataset("profiles/h200-shapes/dlrm_inference.json.gz");
+
+}  // namespace
+
+TEST(CliHeadroom, JsonPerWorkload) {
+    const auto r =
+        runCli({"headroom", kResnet, kDlrm, "--json", "--win-rate", "0.417", "--median", "1.552"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json doc = json::parse(r.out);
+    ASSERT_EQ(doc["workloads"].size(), 2u);
+    for (const json& w : doc["workloads"]) {
+        EXPECT_EQ(w["gpu"]["name"], "H200 SXM 141GB");
+        EXPECT_GE(w["coverage"].get<double>(), 0.9);
+        const double head = w["headroom_share_of_gpu_time"].get<double>();
+        EXPECT_GT(head, 0);
+        EXPECT_LT(head, 1);
+        EXPECT_NEAR(w["sol_bound_speedup"].get<double>(), 1 / (1 - head), 1e-4);
+        EXPECT_TRUE(w["headroom_share_of_wall_clock"].is_number());
+        // The categories' headroom adds up to the workload's.
+        double sum = 0;
+        for (const auto& [key, c] : w["categories"].items())
+            sum += c["headroom_share_of_gpu_time"].get<double>();
+        EXPECT_NEAR(sum, head, 1e-5);
+        // The study's projection beside it: A x w x (1 - 1/m) with the breakdown's A.
+        const json& p = w["study_projection"];
+        const double A = p["addressable_share"].get<double>();
+        EXPECT_NEAR(p["saved_share_of_gpu_time"].get<double>(), A * 0.417 * (1 - 1 / 1.552), 1e-9);
+        EXPECT_NEAR(A, w["categories"]["addressable"]["share_of_gpu_time"].get<double>(), 1e-5);
+        ASSERT_FALSE(w["kernels"].empty());
+        const json& k = w["kernels"][0];
+        for (const char* key : {"achieved_gbs", "achieved_tflops", "intensity_flop_per_byte",
+                                "fraction_of_sol", "sol_us", "headroom_us"})
+            EXPECT_TRUE(k[key].is_number()) << key;
+        EXPECT_LE(k["fraction_of_sol"].get<double>(), 1.0);
+    }
+}
+
+TEST(CliHeadroom, TextAndGpuOverride) {
+    const auto r = runCli({"headroom", kDlrm, "--gpu", "B200"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("B200 (NVIDIA H200)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("top kernels by headroom"), std::string::npos);
+    EXPECT_NE(r.out.find("no estimate"), std::string::npos);  // aten::index has no formula
+    EXPECT_NE(r.out.find("aten::index"), std::string::npos);
+    EXPECT_NE(r.out.find("no projection beside it"), std::string::npos);
+}
+
+TEST(CliHeadroom, BadUsage) {
+    auto r = runCli({"headroom", kDlrm, "--gpu", "H100"});  // SXM or PCIe
+    EXPECT_EQ(r.status, 2);
+    ASSERT_EQ(r.errLines().size(), 1u) << r.err;
+    EXPECT_NE(r.err.find("--gpu 'H100'"), std::string::npos) << r.err;
+    r = runCli({"headroom", kDlrm, "--win-rate", "0.4"});
+    EXPECT_EQ(r.status, 2);
+    r = runCli({"headroom", dataset("profiles/h200-shapes/missing.json.gz")});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.errLines().size(), 1u);
+}
