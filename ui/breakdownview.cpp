@@ -45,7 +45,19 @@ BreakdownView::BreakdownView(Session* session, QWidget* parent)
     : QWidget(parent), m_session(session) {
     m_model = new BreakdownModel(this);
     m_kernels = new KernelModel(this);
+    QHBoxLayout* controls = buildControls();
+    buildPlot();
+    QWidget* drill = buildDrillDown();
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(splitPlotAndDrillDown(drill), 1);
+    connectSignals();
+    refreshStyle();
+    onWorkloadsChanged();
+}
 
+// The share basis and the operator-split toggle above the plot.
+QHBoxLayout* BreakdownView::buildControls() {
     m_opSplit = new QCheckBox(tr("Operator-based split"), this);
     m_opSplit->setToolTip(
         tr("Beside each name-rule bar, the split by launching ATen operator "
@@ -57,7 +69,12 @@ BreakdownView::BreakdownView(Session* session, QWidget* parent)
     controls->addWidget(m_shareOf);
     controls->addWidget(m_opSplit);
     controls->addStretch(1);
+    return controls;
+}
 
+// One stacked bar per workload (its categories, then the study's unsplit part and the idle time),
+// the lighter operator-split bar beside it, the legend above and the rule set's footer below.
+void BreakdownView::buildPlot() {
     m_plot = new QCustomPlot(this);
     m_plot->setMinimumHeight(220);
     m_plot->setMouseTracking(true);
@@ -103,7 +120,10 @@ BreakdownView::BreakdownView(Session* session, QWidget* parent)
     m_highlight->setVisible(false);
     m_highlight->setSelectable(false);
     m_highlight->setProperty("reach_screen_only", true);  // hidden in exported figures
+}
 
+// The kernels of the clicked segment: header with "Add rule...", filter, table and chart.
+QWidget* BreakdownView::buildDrillDown() {
     m_drillTitle = new QLabel(tr("Click a segment to see its kernels."), this);
     m_drillTitle->setWordWrap(true);
     m_addRule = new QPushButton(tr("Add rule..."), this);
@@ -161,17 +181,20 @@ BreakdownView::BreakdownView(Session* session, QWidget* parent)
     drillLayout->addLayout(drillHeader);
     drillLayout->addWidget(m_kernelFilter);
     drillLayout->addWidget(drillSplit, 1);
+    return drill;
+}
 
+QSplitter* BreakdownView::splitPlotAndDrillDown(QWidget* drill) {
     auto* split = new QSplitter(Qt::Vertical, this);
     split->setObjectName(QStringLiteral("breakdownSplitter"));
     split->addWidget(m_plot);
     split->addWidget(drill);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(controls);
-    layout->addWidget(split, 1);
+    return split;
+}
 
+void BreakdownView::connectSignals() {
     connect(m_opSplit, &QCheckBox::toggled, this, &BreakdownView::setOperatorSplit);
     connect(m_shareOf, &QComboBox::currentIndexChanged, this,
             [this](int i) { setSpanShares(i == 1); });
@@ -196,9 +219,6 @@ BreakdownView::BreakdownView(Session* session, QWidget* parent)
             [this] { m_addRule->setEnabled(m_kernelView->rowCount() > 0); });
     connect(m_session, &Session::workloadsChanged, this, &BreakdownView::onWorkloadsChanged);
     connect(m_session, &Session::rulesChanged, this, &BreakdownView::rebuildPlot);
-
-    refreshStyle();
-    onWorkloadsChanged();
 }
 
 void BreakdownView::refreshStyle() {
@@ -338,22 +358,37 @@ void BreakdownView::rebuildPlot() {
     m_idle->setData(restKeys, idle, true);
     m_opUnlinked->setWidth(width);
     m_opUnlinked->setData(unlinkedKeys, unlinked, true);
+    updateLegendEntries();
+
+    m_plot->yAxis->setTicker(ticker);
+    m_plot->yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
+    updateFooter(op);
+    frameSelectedSegment(width);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// Every category segment gets its share printed on it; placeBarLabels shows those that fit once
+// the plot knows its size. The addressable share is also shown when its segment is too narrow:
+// after the bar, in the plot's right margin.
+// "GPU idle" only in span mode, "not split by the study" only with a published row.
+void BreakdownView::updateLegendEntries() {
     m_idle->setVisible(m_model->spanShares());
     if (m_model->spanShares())
         m_idle->addToLegend();
     else
         m_idle->removeFromLegend();
     bool anyPublished = false;
-    for (int r = 0; r < n; ++r)
+    for (int r = 0; r < m_model->rowCount(); ++r)
         anyPublished = anyPublished || m_model->workload(r).published;
     if (anyPublished)
         m_unsplit->addToLegend();
     else
         m_unsplit->removeFromLegend();
+}
 
-    m_plot->yAxis->setTicker(ticker);
-    m_plot->yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
-    updateFooter(op);
+// The frame around the clicked segment, whose kernels the drill-down shows.
+void BreakdownView::frameSelectedSegment(double width) {
+    const int n = m_model->rowCount();
     m_highlight->setVisible(false);
     if (m_selectedRow >= 0 && m_selectedRow < n && m_model->workload(m_selectedRow).breakdown) {
         const double key = keyOfRow(m_selectedRow);
@@ -368,12 +403,8 @@ void BreakdownView::rebuildPlot() {
         m_highlight->bottomRight->setCoords(end, key - width / 2);
         m_highlight->setVisible(end > start);
     }
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-// Every category segment gets its share printed on it; placeBarLabels shows those that fit once
-// the plot knows its size. The addressable share is also shown when its segment is too narrow:
-// after the bar, in the plot's right margin.
 void BreakdownView::addBarLabels(int row, double key, bool operatorSplit) {
     const QColor plainText =
         Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);

@@ -20,6 +20,8 @@ class QCPItemText;
 class QCPTextElement;
 class QMouseEvent;
 class QCustomPlot;
+class QHBoxLayout;
+class QSplitter;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -81,8 +83,15 @@ public slots:
     void refreshStyle();
 
 private:
+    QHBoxLayout* buildControls();
+    void buildPlot();
+    QWidget* buildDrillDown();
+    QSplitter* splitPlotAndDrillDown(QWidget* drill);
+    void connectSignals();
     void onWorkloadsChanged();
     void rebuildPlot();
+    void updateLegendEntries();
+    void frameSelectedSegment(double width);
     void updateDrill();
     void addBarLabels(int row, double key, bool operatorSplit);
     void placeBarLabels();

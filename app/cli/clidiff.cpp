@@ -15,6 +15,7 @@
 #include "core/analysis/profilediff.h"
 #include "core/analysis/profilediffjson.h"
 #include "core/base/category.h"
+#include "core/base/textescape.h"
 
 namespace reach::cli {
 
@@ -236,7 +237,7 @@ int runDiff(const std::vector<std::string>& argv, CliIo& io) {
         nlohmann::json doc =
             top ? profileDiffToJson(diff, static_cast<size_t>(*top)) : profileDiffToJson(diff);
         doc["projection_check"] = check ? projectionCheckToJson(*check) : nlohmann::json(nullptr);
-        io.out << doc.dump(2) << "\n";
+        io.out << reach::dumpJson(doc) << "\n";
         return kExitOk;
     }
     const auto n = static_cast<size_t>(top.value_or(kDefaultTopText));

@@ -11,8 +11,10 @@
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "clitext.h"
+#include "core/analysis/kernelname.h"
 #include "core/analysis/projection.h"
 #include "core/base/inputerror.h"
+#include "core/base/textescape.h"
 #include "core/headroom/headroom.h"
 #include "core/headroom/headroomjson.h"
 #include "core/project/project.h"
@@ -132,7 +134,7 @@ void printWorkload(std::ostream& os, const Headroom& h, const std::optional<Proj
         const KernelRoofline& k = h.kernels[i];
         if (k.estimatedUs <= 0)
             break;
-        kt.addRow({shortKernelName(k.name, 48), k.op, duration(k.estimatedUs), duration(k.solUs),
+        kt.addRow({kernelDisplayName(k.name, 48), k.op, duration(k.estimatedUs), duration(k.solUs),
                    percent(k.fractionOfSol()), fixed(k.achievedBytesPerSecond() / 1e9, 0),
                    fixed(k.achievedFlopsPerSecond() / 1e12, 1), fixed(k.intensity(), 1),
                    percent(k.headroomUs() / h.gpuTimeUs)});
@@ -226,7 +228,7 @@ int runHeadroom(const std::vector<std::string>& argv, CliIo& io) {
     if (json) {
         doc["rules"] = {{"name", project.rules.name()}, {"hash", project.rules.hash()}};
         doc["assumptions"] = projectionAssumptions();
-        io.out << doc.dump(2) << "\n";
+        io.out << reach::dumpJson(doc) << "\n";
         return kExitOk;
     }
     if (first)

@@ -14,6 +14,7 @@
 #include "core/analysis/rulesuggest.h"
 #include "core/base/category.h"
 #include "core/base/inputerror.h"
+#include "core/base/textescape.h"
 
 namespace reach::cli {
 
@@ -112,7 +113,7 @@ int suggestRulesCommand(const CliArgs& args, CliIo& io) {
     }
 
     if (args.flag("--json")) {
-        io.out << doc.dump(2) << "\n";
+        io.out << reach::dumpJson(doc) << "\n";
         return kExitOk;
     }
     if (all.empty())

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/base/demangle.h"
+#include "core/base/textescape.h"
 
 namespace reach {
 
@@ -708,6 +709,14 @@ std::string shortTypeName(std::string_view type) {
 }
 
 std::string kernelDisplayName(std::string_view fullName, size_t maxChars) {
+    // A name with control characters is no compiler's (a crafted or corrupt trace): shown
+    // verbatim with them escaped, so nothing reaches a terminal raw and two such names stay apart.
+    const bool control = std::any_of(fullName.begin(), fullName.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u < 0x20 || u == 0x7f;
+    });
+    if (control)
+        return elide(escapeControls(fullName), maxChars);
     return elide(displayOf(fullName), maxChars);
 }
 
