@@ -152,7 +152,11 @@ QWidget* BreakdownView::buildDrillDown() {
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->setVisible(false);
+    // The numbers and short labels take what they need; the display name takes the rest (its
+    // full name is in the tooltip).
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(KernelModel::Name, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setMinimumSectionSize(48);
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
 
@@ -172,8 +176,9 @@ QWidget* BreakdownView::buildDrillDown() {
     drillSplit->setObjectName(QStringLiteral("drillSplitter"));
     drillSplit->addWidget(m_table);
     drillSplit->addWidget(m_drillPlot);
-    drillSplit->setStretchFactor(0, 1);
-    drillSplit->setStretchFactor(1, 1);
+    drillSplit->setStretchFactor(0, 3);  // the table has seven columns, the chart one bar each
+    drillSplit->setStretchFactor(1, 2);
+    drillSplit->setSizes({600, 400});
     drillSplit->setChildrenCollapsible(false);
     auto* drill = new QWidget(this);
     auto* drillLayout = new QVBoxLayout(drill);
