@@ -9,6 +9,14 @@
 
 namespace reach::test {
 
+// Built with AddressSanitizer (GCC defines __SANITIZE_ADDRESS__): a child's peak resident set then
+// measures ASan's shadow memory and quarantine, not Reach's, so memory bounds are not asserted.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kUnderAddressSanitizer = true;
+#else
+inline constexpr bool kUnderAddressSanitizer = false;
+#endif
+
 // The result of running the built reach-cli as a separate process.
 struct CliResult {
     int status = -1;        // exit status; 128 + signal when it was killed by a signal

@@ -48,7 +48,8 @@ std::set<std::string> shippedNames() {
         collectNames(json::parse(in), names);
     }
     std::ifstream fixture(REACH_TEST_DATA "/kernel-names/current_stacks.json");
-    for (const json& e : json::parse(fixture).at("entries"))
+    const json doc = json::parse(fixture);  // a range-for over .at() of a temporary dangles
+    for (const json& e : doc.at("entries"))
         names.insert(e.at("name").get<std::string>());
     return names;
 }
