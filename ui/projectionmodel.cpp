@@ -77,8 +77,7 @@ QVariant ProjectionModel::data(const QModelIndex& index, int role) const {
                                    : toQString(warning);
         }
     }
-    if (role == Qt::ForegroundRole && index.column() == BusyShare && p.wall &&
-        p.wall->mostlyIdle())
+    if (role == Qt::ForegroundRole && index.column() == BusyShare && p.wall && p.wall->mostlyIdle())
         return QColor(0xb0, 0x50, 0x00);
     if (role == ValueRole) {
         switch (index.column()) {
@@ -107,8 +106,9 @@ QVariant ProjectionModel::data(const QModelIndex& index, int role) const {
 QVariant ProjectionModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, o, role);
-    static const char* names[] = {"Workload",   "Source", "Addressable", "Gain (GPU time)",
-                                  "End-to-end", "Gain (wall clock)", "GPU busy"};
+    static const char* names[] = {"Workload",        "Source",     "Addressable",
+                                  "Gain (GPU time)", "End-to-end", "Gain (wall clock)",
+                                  "GPU busy"};
     return section < ColumnCount ? tr(names[section]) : QVariant();
 }
 

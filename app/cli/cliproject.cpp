@@ -96,7 +96,8 @@ int runProject(const std::vector<std::string>& argv, CliIo& io) {
                 row["saved_share_of_wall_clock"] = *wall;
                 row["end_to_end_speedup_wall"] = *p.wallEndToEndSpeedup();
                 const std::string warning = wallClockWarning(*p.wall);
-                row["warning"] = warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(warning);
+                row["warning"] =
+                    warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(warning);
             } else {
                 row["busy_share_of_span"] = nullptr;
                 row["saved_share_of_wall_clock"] = nullptr;
@@ -117,8 +118,8 @@ int runProject(const std::vector<std::string>& argv, CliIo& io) {
 
     io.out << "projected gain = A * w * (1 - 1/m), w = " << fixed(*winRate, 3)
            << " (win rate), m = " << fixed(*median, 3) << "x (median speedup of the winners)\n\n";
-    TextTable t({"workload", "addressable A", "saved (GPU)", "end-to-end", "saved (wall)",
-                 "GPU busy"});
+    TextTable t(
+        {"workload", "addressable A", "saved (GPU)", "end-to-end", "saved (wall)", "GPU busy"});
     std::vector<std::string> warnings;
     for (const Projection& p : projections) {
         const auto wall = p.wallSavedShare();

@@ -6,8 +6,8 @@
 
 #include "cliargs.h"
 #include "clicommand.h"
-#include "clirulessuggest.h"
 #include "cliinputs.h"
+#include "clirulessuggest.h"
 #include "clitext.h"
 #include "core/analysis/breakdown.h"
 #include "core/analysis/kernelname.h"
@@ -160,8 +160,8 @@ int checkRules(const CliArgs& args, CliIo& io) {
 }
 
 int runRules(const std::vector<std::string>& argv, CliIo& io) {
-    const CliArgs args(argv, {{"--json"},
-                              {"--rules", "--project", "--min-classified", "--write", "--accept"}});
+    const CliArgs args(
+        argv, {{"--json"}, {"--rules", "--project", "--min-classified", "--write", "--accept"}});
     if (!args.positionals().empty() && args.positionals().front() == "check") {
         return checkRules(args, io);
     }

@@ -54,7 +54,8 @@ std::string ClassifiedKernel::decidedBy() const {
         case Decision::Operator:
             return "operator " + decidingOperator;
         case Decision::Kind:
-            return std::string("kind ") + (stats.kind == ActivityKind::Memcpy ? "memcpy" : "memset");
+            return std::string("kind ") +
+                   (stats.kind == ActivityKind::Memcpy ? "memcpy" : "memset");
         case Decision::Unclassified:
             break;
     }

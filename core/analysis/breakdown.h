@@ -60,15 +60,15 @@ struct Breakdown {
     bool hasOpSplit = false;
     std::array<double, 4> opCategoryUs{};
     double opLinkedUs = 0, opAgreeUs = 0;
-    std::array<double, 4> decisionUs{};  // time each path decided, indexed by Decision
-    double graphUs = 0;                  // time of kernels launched from CUDA graphs
+    std::array<double, 4> decisionUs{};     // time each path decided, indexed by Decision
+    double graphUs = 0;                     // time of kernels launched from CUDA graphs
     std::vector<ClassifiedKernel> kernels;  // largest first
     std::string rulesName, rulesHash;
 
     double share(Category c) const;    // of gpuTimeUs; 0 when there is no GPU time
     double opShare(Category c) const;  // of gpuTimeUs
     double familyShare(const std::string& family) const;
-    double opAgreement() const;  // opAgreeUs / opLinkedUs; 1 when nothing is linked
+    double opAgreement() const;              // opAgreeUs / opLinkedUs; 1 when nothing is linked
     double decisionShare(Decision d) const;  // of gpuTimeUs
     std::vector<const ClassifiedKernel*> top(Category c, size_t n) const;
     // Largest first; only pairs where the categories differ (NCCL excluded).

@@ -18,9 +18,9 @@ std::string lower(std::string_view s) {
 }
 
 const std::initializer_list<std::string_view> kCommunicationWords = {
-    "nccl",           "allreduce", "all_reduce", "allgather", "all_gather", "reducescatter",
-    "reduce_scatter", "alltoall",  "all_to_all", "sendrecv",  "nvshmem",    "cross_device_reduce",
-    "multimem",       "lamport"};
+    "nccl",          "allreduce",           "all_reduce", "allgather",  "all_gather",
+    "reducescatter", "reduce_scatter",      "alltoall",   "all_to_all", "sendrecv",
+    "nvshmem",       "cross_device_reduce", "multimem",   "lamport"};
 
 }  // namespace
 

@@ -120,8 +120,7 @@ FigureTable projectionFigureTable(const std::vector<ProjectWorkload>& workloads,
         const Projection p = projectWorkload(entry, w, m);
         const auto wall = p.wallSavedShare();
         t.add({entry.name, entry.origin, p.addressableShare, w, m, 100.0 * p.savedShare,
-               p.endToEndSpeedup, p.wall ? p.wall->busyShare() : kNaN,
-               wall ? 100.0 * *wall : kNaN,
+               p.endToEndSpeedup, p.wall ? p.wall->busyShare() : kNaN, wall ? 100.0 * *wall : kNaN,
                p.wallEndToEndSpeedup() ? *p.wallEndToEndSpeedup() : kNaN});
     }
     return t;

@@ -235,8 +235,8 @@ json recordProjectionToJson(const RecordProjection& p) {
                   {"saved_share_of_wall_clock", wallJson(p.wall, p.familySaved)},
                   {"ci95", intervalJson(p.familySavedCi)}}},
                 {"busy_share_of_span", p.wall ? json(p.wall->busyShare()) : json(nullptr)},
-                {"warning", p.wall && p.wall->mostlyIdle() ? json(wallClockWarning(*p.wall))
-                                                           : json(nullptr)},
+                {"warning",
+                 p.wall && p.wall->mostlyIdle() ? json(wallClockWarning(*p.wall)) : json(nullptr)},
                 {"assumptions", projectionAssumptions()}};
 }
 

@@ -89,8 +89,7 @@ TEST(CliProject, EveryProjectionHasBothBasesAndWarnsWhenTheGpuIsMostlyIdle) {
     const double gpu = b["gpu_time_us"].get<double>(), span = b["span_us"].get<double>();
     EXPECT_NEAR(w["saved_share_of_wall_clock"].get<double>(),
                 w["saved_share"].get<double>() * gpu / span, 1e-6);
-    EXPECT_NEAR(w["busy_share_of_span"].get<double>(), b["busy_share_of_span"].get<double>(),
-                1e-6);
+    EXPECT_NEAR(w["busy_share_of_span"].get<double>(), b["busy_share_of_span"].get<double>(), 1e-6);
     EXPECT_NEAR(w["end_to_end_speedup_wall"].get<double>(),
                 1.0 / (1.0 - w["saved_share_of_wall_clock"].get<double>()), 1e-12);
     ASSERT_LT(w["busy_share_of_span"].get<double>(), 0.5);
@@ -99,8 +98,7 @@ TEST(CliProject, EveryProjectionHasBothBasesAndWarnsWhenTheGpuIsMostlyIdle) {
     const json& published = byName(doc["workloads"], "DLRM inference");
     EXPECT_TRUE(published["saved_share_of_wall_clock"].is_null());
     EXPECT_NE(published["warning"].get<std::string>().find("no profiled span"), std::string::npos);
-    const auto text =
-        runCli({"project", kDlrm, kTable3, "--win-rate", "0.5", "--median", "2"});
+    const auto text = runCli({"project", kDlrm, kTable3, "--win-rate", "0.5", "--median", "2"});
     EXPECT_NE(text.out.find("saved (wall)"), std::string::npos);
     EXPECT_NE(text.out.find("warning: dlrm_inference: GPU busy"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("no span"), std::string::npos);

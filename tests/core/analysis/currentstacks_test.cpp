@@ -76,7 +76,8 @@ TEST(CurrentStackNames, TheOrderingHazardsOfTheIssue) {
         {"_per_token_group_quant_mla_deep_gemm_masked_fp8", Category::Addressable, "quant"},
         {"void flashinfer::BatchPrefillWithPagedKVCacheKernel<...>(...)",
          Category::LibraryOptimized, "attention"},
-        {"bmm_E2m1_E2m1E2m1_Fp32_t128x8x512u2_s3_et128x8_m128x8x64_cga1x1x1_16dp256b_TN_schedS_sm100f",
+        {"bmm_E2m1_E2m1E2m1_Fp32_t128x8x512u2_s3_et128x8_m128x8x64_cga1x1x1_16dp256b_TN_schedS_"
+         "sm100f",
          Category::LibraryOptimized, "gemm"},
         {"void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(...)",
          Category::Overhead, "communication"},

@@ -76,8 +76,8 @@ const Expected kExpected[] = {
     // vLLM replayed from HIP graphs (deviceProperties without a name).
     {"profiles/public/tracelens_vllm_moe_b200.json.gz", 929, 32, 11665.760, 11596.482, 87412.863,
      "NVIDIA B200", true},
-    {"profiles/public/tracelens_sglang_qwen3_8b_decode_mi300x.json.gz", 558, 29, 9778.614,
-     9772.926, 473830.532, "AMD Instinct MI300X", true},
+    {"profiles/public/tracelens_sglang_qwen3_8b_decode_mi300x.json.gz", 558, 29, 9778.614, 9772.926,
+     473830.532, "AMD Instinct MI300X", true},
     {"profiles/public/tracelens_vllm_decode_graph_mi300x.json.gz", 434, 25, 10717.708, 10717.708,
      19114.059, "", true},
     {"profiles/public/tracelens_vllm_prefilldecode_graph_mi300x.json.gz", 423, 24, 156085.905,
