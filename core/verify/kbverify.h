@@ -35,6 +35,10 @@ struct KernelBenchJob {
     std::string device = "cuda";           // "cpu": the worker's test mode (CI, no GPU)
     bool timing = true;
     bool compileBaseline = true;  // time torch.compile(Model) as a baseline too
+    // Measure everything again. Otherwise the worker reuses what depends only on the files, the
+    // options and the stack (KernelBench's verdict, the baselines' times, the kernel census;
+    // resources/python/reach_kb/resultcache.py); Reach's checks and timing always run again.
+    bool fresh = false;
     std::string thresholdsFile;
 };
 
