@@ -18,6 +18,7 @@
 #include "addruledialog.h"
 #include "core/analysis/kernelname.h"
 #include "core/analysis/ruleedit.h"
+#include "headroomplot.h"
 #include "rulesetmodel.h"
 #include "session.h"
 #include "theme.h"
@@ -192,10 +193,13 @@ QWidget* BreakdownView::buildDrillDown() {
 QSplitter* BreakdownView::splitPlotAndDrillDown(QWidget* drill) {
     auto* split = new QSplitter(Qt::Vertical, this);
     split->setObjectName(QStringLiteral("breakdownSplitter"));
+    m_headroom = new HeadroomPlot(m_session, this);
     split->addWidget(m_plot);
+    split->addWidget(m_headroom);
     split->addWidget(drill);
     split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    split->setStretchFactor(1, 1);
+    split->setStretchFactor(2, 2);
     return split;
 }
 
@@ -232,8 +236,25 @@ void BreakdownView::refreshStyle() {
     const bool dark = Theme::mode() == Theme::Mode::Dark;
     m_footer->setTextColor(dark ? QColor(0xb0, 0xb0, 0xb0) : QColor(0x60, 0x60, 0x60));
     m_highlight->setPen(QPen(dark ? Qt::white : QColor(0x20, 0x20, 0x20), 2));
+    m_headroom->refreshStyle();
     rebuildPlot();
     updateDrill();
+}
+
+bool BreakdownView::selectKernel(int row, Category category, const QString& fullName) {
+    if (!selectSegment(row, category))
+        return false;
+    m_kernelFilter->clear();  // the kernel may be filtered out
+    for (int r = 0; r < m_kernelView->rowCount(); ++r) {
+        const QModelIndex index = m_kernelView->index(r, KernelModel::Name);
+        if (index.data(KernelModel::FullNameRole).toString() == fullName) {
+            m_table->selectionModel()->setCurrentIndex(
+                index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            m_table->scrollTo(index);
+            return true;
+        }
+    }
+    return false;
 }
 
 double BreakdownView::keyOfRow(int row) const {

@@ -30,6 +30,7 @@ class QTableView;
 
 namespace reach {
 
+class HeadroomPlot;
 class Session;
 
 // Horizontal stacked bars (one per workload, the four categories in fixed colours), the
@@ -44,6 +45,8 @@ public:
     KernelModel* kernelModel() const { return m_kernels; }
     QCustomPlot* plot() const { return m_plot; }
     QCustomPlot* drillPlot() const { return m_drillPlot; }
+    // The headroom bar per workload under the stacked bars (ui/headroomplot.h).
+    HeadroomPlot* headroomPlot() const { return m_headroom; }
     QTableView* kernelTable() const { return m_table; }
     // What the kernel table shows: kernelModel() sorted by a header click and filtered by
     // kernelFilter() (display or full name, operator, family, decided by; case-insensitive).
@@ -69,6 +72,9 @@ public:
     // no kernels to show (a published workload).
     bool selectSegment(int row, Category category);
     int selectedRow() const { return m_selectedRow; }
+    // Opens the drill-down on `category` of `row` and selects the kernel `fullName` in its table
+    // (what a click on the roofline scatter does); false when the kernel is not there.
+    bool selectKernel(int row, Category category, const QString& fullName);
 
     // Adds a rule before all others and re-classifies (what "Add rule..." does after its dialog).
     bool addRule(const Rule& rule, QString* error = nullptr);
@@ -106,6 +112,7 @@ private:
     KernelModel* m_kernels;
     QCustomPlot* m_plot;
     QCustomPlot* m_drillPlot;
+    HeadroomPlot* m_headroom = nullptr;
     QTableView* m_table;
     QSortFilterProxyModel* m_kernelView;
     QLineEdit* m_kernelFilter;

@@ -10,6 +10,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -21,6 +22,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTextStream>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -34,9 +36,11 @@
 #include "exportdialog.h"
 #include "figureexporter.h"
 #include "gpustate.h"
+#include "kernelmodel.h"
 #include "messagebar.h"
 #include "projectbrowser.h"
 #include "projectionview.h"
+#include "rooflineview.h"
 #include "rulesetmodel.h"
 #include "session.h"
 #include "speedupview.h"
@@ -73,6 +77,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_breakdown = new BreakdownView(m_session, this);
     m_projection = new ProjectionView(m_session, this);
     m_speedups = new SpeedupView(this);
+    m_roofline = new RooflineView(m_session, this);
     // One verifier queue for the whole window; it runs reach-verify next to this binary.
     m_verifyQueue = new VerifyQueue(this);
     BatchDialog::restoreSlots(m_verifyQueue);  // one worker per configured GPU slot
@@ -86,6 +91,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     addView(
         QStringLiteral("projection"), tr("Projection"), m_projection, m_projection->barPlot(),
         [this] { return m_projection->figureData(); }, m_projection->model());
+    addView(
+        QStringLiteral("roofline"), tr("Roofline"), m_roofline, m_roofline->plot(),
+        [this] { return m_roofline->figureData(); }, nullptr);
 
     setCentralWidget(createCentralArea());
 
@@ -97,7 +105,25 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_browser, &ProjectBrowser::workloadSelected, this, [this](int index) {
         m_breakdown->selectSegment(index, Category::Addressable);
         m_projection->setHeatRow(index);
+        m_roofline->setWorkloadRow(index);
     });
+    // A kernel picked on the roofline is selected in the breakdown's drill-down too, and a
+    // kernel picked in the drill-down is ringed on the roofline.
+    connect(m_roofline, &RooflineView::kernelClicked, this,
+            [this](int row, const QString& name, Category category) {
+                m_breakdown->selectKernel(row, category, name);
+                statusBar()->showMessage(
+                    tr("Selected %1 (the Breakdown's drill-down shows it)").arg(name.left(80)),
+                    8000);
+            });
+    connect(m_breakdown->kernelTable()->selectionModel(), &QItemSelectionModel::currentRowChanged,
+            this, [this](const QModelIndex& current) {
+                if (!current.isValid())
+                    return;
+                m_roofline->setWorkloadRow(m_breakdown->selectedRow());
+                m_roofline->selectKernel(
+                    current.siblingAtColumn(0).data(KernelModel::FullNameRole).toString());
+            });
     connect(m_browser, &ProjectBrowser::workloadActivated, this, [this](int index) {
         m_tabs->setCurrentWidget(m_projection);
         m_projection->setHeatRow(index);
@@ -594,6 +620,7 @@ void MainWindow::setDark(bool dark) {
     m_breakdown->refreshStyle();
     m_projection->refreshStyle();
     m_speedups->refreshStyle();
+    m_roofline->refreshStyle();
     m_messageBar->update();
     QSettings().setValue(QStringLiteral("ui/dark"), dark);
 }

@@ -23,6 +23,7 @@ namespace reach {
 class BreakdownView;
 class ProjectBrowser;
 class ProjectionView;
+class RooflineView;
 class Session;
 class SpeedupView;
 class MessageBar;
@@ -52,6 +53,7 @@ public:
     BreakdownView* breakdownView() const { return m_breakdown; }
     ProjectionView* projectionView() const { return m_projection; }
     SpeedupView* speedupView() const { return m_speedups; }
+    RooflineView* rooflineView() const { return m_roofline; }
     ProjectBrowser* browser() const { return m_browser; }
     MessageBar* messageBar() const { return m_messageBar; }
     MessageLog* messageLog() const { return m_log; }
@@ -111,6 +113,7 @@ private:
     BreakdownView* m_breakdown;
     ProjectionView* m_projection;
     SpeedupView* m_speedups;
+    RooflineView* m_roofline;
     VerifyQueue* m_verifyQueue;
     std::vector<View> m_views;
     QMenu* m_recentMenu = nullptr;

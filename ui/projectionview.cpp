@@ -13,10 +13,12 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
+#include <limits>
 
 #include "session.h"
 #include "theme.h"
 #include "ui/figurestyle.h"
+#include "ui/workloadheadroom.h"
 
 namespace reach {
 
@@ -128,16 +130,31 @@ void ProjectionView::createBarPlot() {
     m_gainBars->setPen(Qt::NoPen);
     m_gainBars->setBrush(Theme::categoryColor(Category::Addressable));
     m_gainBars->setSelectable(QCP::stNone);
+    m_gainBars->setName(tr("study's projection A*w*(1-1/m)"));
+    // The speed-of-light bound (core/headroom) is drawn across each bar as a line item; these
+    // graphs hold no data and only give the lines their legend entries.
+    m_boundLegend = m_bars->addGraph(m_bars->yAxis, m_bars->xAxis);
+    m_boundLegend->setName(tr("speed of light, addressable kernels"));
+    m_boundAllLegend = m_bars->addGraph(m_bars->yAxis, m_bars->xAxis);
+    m_boundAllLegend->setName(tr("speed of light, all kernels"));
+    for (QCPGraph* g : {m_boundLegend, m_boundAllLegend})
+        g->setSelectable(QCP::stNone);
+    m_bars->legend->setVisible(true);
+    m_bars->plotLayout()->insertRow(0);
+    m_bars->plotLayout()->addElement(0, 0, m_bars->legend);
+    m_bars->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_bars->legend->setWrap(3);
+    m_bars->plotLayout()->setRowStretchFactor(0, 0.001);
     m_bars->xAxis->setLabel(tr("Projected end-to-end gain (% of GPU time saved)"));
     m_bars->yAxis->setTickLength(0, 0);
     m_bars->yAxis->setSubTicks(false);
     m_bars->yAxis->grid()->setVisible(false);
 
     // The rule set the shares come from, as under the breakdown: a figure says what made it.
-    m_bars->plotLayout()->insertRow(1);
+    m_bars->plotLayout()->insertRow(2);
     m_barsFooter = new QCPTextElement(m_bars, QString(), Theme::plotFont(8));
-    m_bars->plotLayout()->addElement(1, 0, m_barsFooter);
-    m_bars->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_bars->plotLayout()->addElement(2, 0, m_barsFooter);
+    m_bars->plotLayout()->setRowStretchFactor(2, 0.001);
 }
 
 void ProjectionView::createHeatMap() {
@@ -285,6 +302,7 @@ void ProjectionView::refreshStyle() {
     m_scale->axis()->setLabelFont(Theme::plotFont(9));
     m_heatTitle->setTextColor(dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20));
     m_barsFooter->setTextColor(dark ? QColor(0xb0, 0xb0, 0xb0) : QColor(0x60, 0x60, 0x60));
+    updateBounds();
     updateBars();
     updateMarker();
     m_heat->replot(QCustomPlot::rpQueuedReplot);
@@ -302,6 +320,11 @@ void ProjectionView::syncControls() {
                                .arg(m_source) +
                            QString::fromStdString(projectionAssumptions()) +
                            tr(" The bold value is the workload shown in the heat map.") +
+                           tr(" The lines across a bar are the speed-of-light bound "
+                              "(core/headroom, docs/headroom.md): the GPU time saved if the "
+                              "addressable kernels (solid) or all kernels (dashed) ran at their "
+                              "roofline; no kernel, generated or hand-written, saves more on "
+                              "this profile.") +
                            idleWarnings());
 }
 
@@ -400,7 +423,78 @@ void ProjectionView::onWorkloadsChanged() {
         row = 0;
     m_heatRow = -2;  // force a rebuild
     setHeatRow(row);
+    updateBounds();
+    updateFooter();
     updateBars();
+}
+
+// One line per bound across each bar with an estimate: what no kernel, generated or
+// hand-written, can beat on this profile, next to what the study's projection expects.
+void ProjectionView::updateBounds() {
+    for (const auto& [a, all] : m_boundLines) {
+        if (a)
+            m_bars->removeItem(a);
+        if (all)
+            m_bars->removeItem(all);
+    }
+    m_boundLines.clear();
+    const QColor fg =
+        Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
+    const QPen solid(fg, 1.6), dashed(fg, 1.0, Qt::DashLine);
+    m_boundLegend->setPen(solid);
+    m_boundAllLegend->setPen(dashed);
+    bool any = false;
+    const int n = m_model->rowCount();
+    for (int row = 0; row < n; ++row) {
+        const auto wh = headroomOf(m_model->workload(row));
+        if (!wh->estimated()) {
+            m_boundLines.push_back({nullptr, nullptr});
+            continue;
+        }
+        any = true;
+        const double key = n - 1 - row;
+        auto line = [&](double percent, const QPen& pen) {
+            auto* l = new QCPItemLine(m_bars);
+            l->setSelectable(false);
+            l->setPen(pen);
+            l->start->setAxes(m_bars->xAxis, m_bars->yAxis);
+            l->end->setAxes(m_bars->xAxis, m_bars->yAxis);
+            l->start->setCoords(percent, key - 0.42);
+            l->end->setCoords(percent, key + 0.42);
+            return l;
+        };
+        const Headroom& h = *wh->headroom;
+        m_boundLines.push_back({line(100.0 * h.categoryHeadroomShare(Category::Addressable), solid),
+                                line(100.0 * h.headroomShare(), dashed)});
+    }
+    for (QCPGraph* g : {m_boundLegend, m_boundAllLegend}) {
+        if (any)
+            g->addToLegend();
+        else
+            g->removeFromLegend();
+    }
+}
+
+std::optional<double> ProjectionView::boundPercent(int row, bool addressableOnly) const {
+    if (row < 0 || row >= int(m_boundLines.size()))
+        return std::nullopt;
+    const QCPItemLine* l =
+        addressableOnly ? m_boundLines[size_t(row)].first : m_boundLines[size_t(row)].second;
+    if (!l)
+        return std::nullopt;
+    return l->start->coords().x();
+}
+
+// A value label starts after the bar and after the bound lines across it.
+double ProjectionView::labelAnchor(int row) const {
+    double x = m_model->gainPercent(row);
+    if (row >= 0 && row < int(m_boundLines.size())) {
+        for (const QCPItemLine* l :
+             {m_boundLines[size_t(row)].first, m_boundLines[size_t(row)].second})
+            if (l)
+                x = std::max(x, l->start->coords().x());
+    }
+    return x;
 }
 
 void ProjectionView::setHeatRow(int row) {
@@ -477,7 +571,7 @@ void ProjectionView::updateBars() {
         const double gain = m_model->gainPercent(row);
         keys[n - 1 - row] = key;
         values[n - 1 - row] = gain;
-        maxGain = std::max(maxGain, gain);
+        maxGain = std::max(maxGain, labelAnchor(row));
         const ProjectWorkload& w = m_model->workload(row);
         ticker->addTick(key, toQString(labels[size_t(row)].name) + QLatin1Char('\n') +
                                  toQString(labels[size_t(row)].tag));
@@ -513,7 +607,7 @@ void ProjectionView::updateBars() {
     m_baseUpper = upper;
     m_bars->xAxis->setRange(0, upper);
     for (int row = 0; row < n; ++row)
-        m_valueLabels[size_t(row)]->position->setCoords(m_model->gainPercent(row) + upper * 0.01,
+        m_valueLabels[size_t(row)]->position->setCoords(labelAnchor(row) + upper * 0.01,
                                                         n - 1 - row);
     m_bars->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -529,6 +623,7 @@ void ProjectionView::fitValueLabels() {
     for (int row = 0; row < int(m_valueLabels.size()) && row < m_model->rowCount(); ++row) {
         QCPItemText* t = m_valueLabels[size_t(row)];
         const double gain = m_model->gainPercent(row);
+        const double anchor = labelAnchor(row);
         const QFontMetricsF tm(t->font());
         QString text = t->property("reach_full_label").toString();
         // In a figure the bars keep at least 30 % of the page's width; a label that leaves them
@@ -539,14 +634,14 @@ void ProjectionView::fitValueLabels() {
         t->setText(text);
         const double room = width * 0.99 - tm.horizontalAdvance(text) - 8;
         if (room > 0)
-            upper = std::max(upper, gain * width / room);
+            upper = std::max(upper, anchor * width / room);
     }
     if (upper != m_bars->xAxis->range().upper) {
         m_bars->xAxis->setRange(0, upper);
         for (int row = 0; row < int(m_valueLabels.size()) && row < m_model->rowCount(); ++row) {
             const int n = m_model->rowCount();
-            m_valueLabels[size_t(row)]->position->setCoords(
-                m_model->gainPercent(row) + upper * 0.01, n - 1 - row);
+            m_valueLabels[size_t(row)]->position->setCoords(labelAnchor(row) + upper * 0.01,
+                                                            n - 1 - row);
         }
     }
 }
@@ -568,6 +663,12 @@ void ProjectionView::updateFooter() {
     QString text = tr("Rule set: %1 (%2)")
                        .arg(QString::fromStdString(rules.name()),
                             QString::fromStdString(rules.hash()).left(12));
+    bool anyBound = false;
+    for (const auto& lines : m_boundLines)
+        anyBound = anyBound || lines.first;
+    if (anyBound)
+        text +=
+            tr("\nLines: GPU time saved if those kernels\nran at their roofline (speed of light)");
     m_barsFooter->setText(text);
 }
 
@@ -616,8 +717,20 @@ bool ProjectionView::pickFromHeatMap(const QPoint& pos) {
 }
 
 FigureTable ProjectionView::figureData() const {
-    return projectionFigureTable(m_session->workloads(), m_model->winRate(),
-                                 m_model->medianSpeedup());
+    FigureTable t =
+        projectionFigureTable(m_session->workloads(), m_model->winRate(), m_model->medianSpeedup());
+    // The bound lines' numbers beside the projection's (core/headroom; NaN: no estimate).
+    t.columns.push_back("sol_bound_addressable_percent_of_gpu_time");
+    t.columns.push_back("sol_bound_all_kernels_percent_of_gpu_time");
+    for (size_t i = 0; i < t.rows.size() && i < m_session->workloads().size(); ++i) {
+        const auto wh = headroomOf(m_session->workloads()[i]);
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        t.rows[i].push_back(wh->estimated()
+                                ? 100.0 * wh->headroom->categoryHeadroomShare(Category::Addressable)
+                                : nan);
+        t.rows[i].push_back(wh->estimated() ? 100.0 * wh->headroom->headroomShare() : nan);
+    }
+    return t;
 }
 
 }  // namespace reach

@@ -14,6 +14,7 @@ class QCPBars;
 class QCPColorMap;
 class QCPColorScale;
 class QCPGraph;
+class QCPItemLine;
 class QCPItemText;
 class QCPTextElement;
 class QCustomPlot;
@@ -45,7 +46,15 @@ public:
     QSlider* winRateSlider() const { return m_winSlider; }
     QSlider* medianSlider() const { return m_medianSlider; }
     QString valueLabel(int row) const;  // the text printed at a workload's bar
-    QString footerText() const;         // the caption under the bars (the rule set)
+    // The speed-of-light bound drawn across a workload's bar (percent of GPU time, as the bar):
+    // core/headroom's headroom share of the addressable kernels, or of all kernels; nullopt when
+    // the row has no estimate (nothing is drawn then).
+    std::optional<double> boundPercent(int row, bool addressableOnly) const;
+    // The legend entries of the two bound lines (no data: the lines are items).
+    QCPGraph* boundLegend(bool addressableOnly) const {
+        return addressableOnly ? m_boundLegend : m_boundAllLegend;
+    }
+    QString footerText() const;  // the caption under the bars (the rule set)
     // The heat map under the mouse at `pos` (heat plot pixels): its tooltip text (empty outside
     // the map), and a click there, which sets the sliders to that point.
     QString heatTipText(const QPoint& pos) const;
@@ -91,6 +100,8 @@ private:
     void onWorkloadsChanged();
     void updateBars();
     void updateMarker();
+    void updateBounds();
+    double labelAnchor(int row) const;
     void rebuildHeatMap();
     QString idleWarnings() const;
     void syncControls();
@@ -120,6 +131,10 @@ private:
     double m_baseUpper = 1;  // the gain axis's end before the value labels ask for room  // a
                              // slider is being dragged: the gain axis does not shrink
     std::vector<QCPItemText*> m_valueLabels;
+    // Per row: the speed-of-light lines (addressable, all kernels; null without an estimate).
+    std::vector<std::pair<QCPItemLine*, QCPItemLine*>> m_boundLines;
+    QCPGraph* m_boundLegend = nullptr;
+    QCPGraph* m_boundAllLegend = nullptr;
     int m_heatRow = -1;
     int m_selectedEvaluation = -1;
 };

@@ -1,7 +1,8 @@
-// reach-cli figure {breakdown|speedups|projection} INPUTS... --out F.{pdf,svg,png} [--dpi N]
+// reach-cli figure {breakdown|speedups|projection|roofline|headroom} INPUTS...
+//   --out F.{pdf,svg,png} [--dpi N]
 //   [--width-in W | --width-mm W] [--height-in H] [--font-pt P] [--font FAMILY]
 //   [--win-rate W --median M] [--rules R.json] [--mode strip|histogram|ecdf] [--baseline F ...]
-//   [--denominator N] [--degenerate F] [--json]
+//   [--denominator N] [--degenerate F] [--workload NAME] [--json]
 // Headless figure export: the same plot code as the GUI (ui/), rendered by FigureExporter on the
 // offscreen platform. Built only when the GUI is (reach-cli links reach_ui for this command).
 #include <QApplication>
@@ -22,8 +23,10 @@
 #include "core/records/suspicion.h"
 #include "ui/breakdownview.h"
 #include "ui/figureexporter.h"
+#include "ui/headroomplot.h"
 #include "ui/projectionview.h"
 #include "ui/recordsmodel.h"
+#include "ui/rooflineview.h"
 #include "ui/session.h"
 #include "ui/speedupplot.h"
 
@@ -61,20 +64,24 @@ struct FigureArgs {
 int runFigure(const std::vector<std::string>& argv, CliIo& io) {
     std::vector<std::string> remaining = argv;
     const auto baselines = takeRepeated(remaining, "--baseline");
-    const CliArgs args(remaining,
-                       {{"--json"},
-                        {"--out", "--dpi", "--width-in", "--width-mm", "--height-in", "--height-mm",
-                         "--font-pt", "--font", "--win-rate", "--median", "--rules", "--mode",
-                         "--denominator", "--degenerate", "--threshold", "--win-threshold"}});
+    const CliArgs args(remaining, {{"--json"},
+                                   {"--out", "--dpi", "--width-in", "--width-mm", "--height-in",
+                                    "--height-mm", "--font-pt", "--font", "--win-rate", "--median",
+                                    "--rules", "--mode", "--denominator", "--degenerate",
+                                    "--threshold", "--win-threshold", "--workload"}});
     if (args.positionals().empty()) {
-        throw UsageError("which figure? expected breakdown, speedups or projection");
+        throw UsageError(
+            "which figure? expected breakdown, speedups, projection, roofline or headroom");
     }
     FigureArgs fa;
     fa.kind = args.positionals()[0];
-    if (fa.kind != "breakdown" && fa.kind != "speedups" && fa.kind != "projection") {
+    if (fa.kind != "breakdown" && fa.kind != "speedups" && fa.kind != "projection" &&
+        fa.kind != "roofline" && fa.kind != "headroom") {
         throw UsageError("unknown figure '" + fa.kind +
-                         "': expected breakdown, speedups or projection");
+                         "': expected breakdown, speedups, projection, roofline or headroom");
     }
+    if (args.value("--workload") && fa.kind != "roofline")
+        throw UsageError("--workload is for the roofline figure");
     fa.inputs.assign(args.positionals().begin() + 1, args.positionals().end());
     const auto out = args.value("--out");
     if (!out)
@@ -167,6 +174,28 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
             BreakdownView view(&session);
             written =
                 FigureExporter::exportFigure(*view.plot(), fa.out, o, prov, view.figureData());
+        } else if (fa.kind == "headroom") {
+            HeadroomPlot plot(&session);
+            written = FigureExporter::exportFigure(plot, fa.out, o, prov, plot.figureData());
+        } else if (fa.kind == "roofline") {
+            // One workload per figure: --workload, else the first with a work estimate.
+            RooflineView view(&session);
+            if (auto name = args.value("--workload")) {
+                if (!view.setWorkloadByName(qs(*name))) {
+                    std::string names;
+                    for (const ProjectWorkload& w : session.workloads())
+                        names += (names.empty() ? "" : ", ") + w.name;
+                    throw UsageError("--workload '" + *name + "': no such workload (" + names +
+                                     ")");
+                }
+            }
+            if (view.workloadRow() < 0)
+                throw InputError(
+                    fa.inputs.empty() ? std::string("the bundled sample") : fa.inputs[0], "",
+                    "no workload to plot");
+            prov.extra["workload"] = session.workloads()[size_t(view.workloadRow())].name;
+            written =
+                FigureExporter::exportFigure(*view.plot(), fa.out, o, prov, view.figureData());
         } else {
             // The study's projection (DLRM-Bench 5/12, 1.552x) unless told otherwise.
             const double w = args.number("--win-rate", 0.0, 1.0).value_or(0.417);
@@ -204,12 +233,14 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
 
 CliCommand figureCommand() {
     return {"figure", "export a paper-ready figure (PDF, SVG or PNG) with its data and provenance",
-            "figure {breakdown|speedups|projection} [INPUTS...] --out F.{pdf,svg,png} [--dpi N]\n"
+            "figure {breakdown|speedups|projection|roofline|headroom} [INPUTS...]\n"
+            "       --out F.{pdf,svg,png} [--dpi N]\n"
             "       [--width-in W | --width-mm W] [--height-in H | --height-mm H] [--font-pt P]\n"
             "       [--font FAMILY] [--win-rate W --median M] [--rules R.json]\n"
             "       [--mode histogram|strip|ecdf] [--baseline F ...] [--denominator N]\n"
-            "       [--degenerate kb_level1_h200_bf16.json] [--json]\n"
-            "  breakdown, projection  INPUTS are profiles, a folder of profiles or a .reach\n"
+            "       [--degenerate kb_level1_h200_bf16.json] [--workload NAME] [--json]\n"
+            "  breakdown, projection, roofline, headroom\n"
+            "                         INPUTS are profiles, a folder of profiles or a .reach\n"
             "                         project, and published study tables (the format of\n"
             "                         datasets/paper/table3.json: workloads as published);\n"
             "                         none: the bundled sample project\n"
@@ -221,7 +252,9 @@ CliCommand figureCommand() {
             "  --width-in  3.5 (single column, default) or 7 (double column); height defaults\n"
             "              to 0.68 x width up to 4.5 in, 0.4 x width above\n"
             "  --dpi       PNG resolution (default 300); --font-pt default 8\n"
-            "  --win-rate, --median  projection parameters (default DLRM-Bench: 0.417, 1.552)",
+            "  --win-rate, --median  projection parameters (default DLRM-Bench: 0.417, 1.552)\n"
+            "  --workload  the roofline's workload (default: the first with a work estimate;\n"
+            "              profiles recorded with record_shapes=True, docs/headroom.md)",
             &runFigure};
 }
 

@@ -22,7 +22,9 @@
 #include "ui/breakdownview.h"
 #include "ui/figureexporter.h"
 #include "ui/figurelabels.h"
+#include "ui/headroomplot.h"
 #include "ui/projectionview.h"
+#include "ui/rooflineview.h"
 #include "ui/session.h"
 #include "ui/speedupplot.h"
 #include "uitestsupport.h"
@@ -185,6 +187,57 @@ private slots:
                          project.isEmpty(),
                      qPrintable(pdf + ": " + text.left(400)));
         }
+    }
+
+    // The headroom figures (issue 17): the roofline of each shaped workload, the headroom bars
+    // and the projection with its speed-of-light lines, on the bundled sample.
+    void headroomFigures_data() {
+        QTest::addColumn<double>("width");
+        QTest::addRow("3.5 in") << 3.5;
+        QTest::addRow("7 in") << 7.0;
+    }
+
+    void headroomFigures() {
+        QFETCH(double, width);
+        Session session;
+        QString error;
+        QVERIFY2(session.openDefault(&error), qPrintable(error));
+        QVERIFY(test::waitIdle(session));
+        FigureOptions options;
+        options.widthIn = width;
+        FigureProvenance prov;
+        RooflineView roofline(&session);
+        int rooflines = 0;
+        for (int row = 0; row < int(session.workloads().size()); ++row) {
+            roofline.setWorkloadRow(row);
+            if (roofline.points().empty())
+                continue;
+            prov.figure = QStringLiteral("roofline");
+            const QString pdf =
+                m_dir.filePath(QStringLiteral("roofline_%1_%2in.pdf").arg(row).arg(width));
+            FigureExporter::exportFigure(*roofline.plot(), pdf, options, prov,
+                                         roofline.figureData());
+            check(pdf);
+            const QString text = runTool("pdftotext", {pdf, "-"}).simplified();
+            QVERIFY2(text.contains(QStringLiteral("H200 SXM 141GB")), qPrintable(text.left(300)));
+            ++rooflines;
+        }
+        QCOMPARE(rooflines, 2);
+        HeadroomPlot headroom(&session);
+        prov.figure = QStringLiteral("headroom");
+        const QString pdf = m_dir.filePath(QStringLiteral("headroom_%1in.pdf").arg(width));
+        FigureExporter::exportFigure(headroom, pdf, options, prov, headroom.figureData());
+        check(pdf);
+        ProjectionView projection(&session);
+        projection.setParameters(0.417, 1.552);
+        prov.figure = QStringLiteral("projection");
+        const QString ppdf = m_dir.filePath(QStringLiteral("projection_sol_%1in.pdf").arg(width));
+        FigureExporter::exportFigure(*projection.barPlot(), ppdf, options, prov,
+                                     projection.figureData());
+        check(ppdf);
+        const QString text = runTool("pdftotext", {ppdf, "-"}).simplified();
+        QVERIFY2(text.contains(QStringLiteral("speed of light, addressable kernels")),
+                 qPrintable(text.left(400)));
     }
 
     void speedups_data() {

@@ -62,11 +62,11 @@ private slots:
         QCOMPARE(window.projectionView()->model()->rowCount(), 7);
         QVERIFY(test::waitIdle(*window.session()));
         QCOMPARE(window.breakdownView()->model()->rowCount(), 13);
-        QCOMPARE(window.tabs()->count(), 3);
+        QCOMPARE(window.tabs()->count(), 4);
         QStringList keys;
         for (const auto& v : window.views())
             keys << v.key;
-        QCOMPARE(keys, (QStringList{"breakdown", "speedups", "projection"}));
+        QCOMPARE(keys, (QStringList{"breakdown", "speedups", "projection", "roofline"}));
         // The GUI asks reach-verify --device-info (built beside it); without a GPU that is
         // "no GPU", an ordinary answer.
         QSignalSpy checked(&window, &MainWindow::gpuChecked);

@@ -1,0 +1,167 @@
+#include "headroomplot.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "session.h"
+#include "theme.h"
+#include "ui/figurestyle.h"
+#include "ui/workloadheadroom.h"
+
+namespace reach {
+
+HeadroomPlot::HeadroomPlot(Session* session, QWidget* parent)
+    : QCustomPlot(parent), m_session(session) {
+    setMinimumHeight(120);
+    QCPBars* below = nullptr;
+    for (Category c : kCategories) {
+        auto* b = new QCPBars(yAxis, xAxis);
+        b->setName(toQString(categoryLabel(c)));
+        b->setWidthType(QCPBars::wtPlotCoords);
+        b->setWidth(0.62);
+        b->setPen(Qt::NoPen);
+        b->setBrush(Theme::categoryColor(c));
+        b->setSelectable(QCP::stNone);
+        b->removeFromLegend();  // the breakdown above has the category legend
+        if (below)
+            b->moveAbove(below);
+        below = b;
+        m_bars[size_t(c)] = b;
+    }
+    xAxis->setLabel(tr("Headroom: GPU time saved at the roofline (%)"));
+    yAxis->setTickLength(0, 0);
+    yAxis->setSubTicks(false);
+    yAxis->grid()->setVisible(false);
+    // The legend is kept for the figure, which stands alone: the category colours.
+    legend->setVisible(true);
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, legend);
+    legend->setFillOrder(QCPLegend::foColumnsFirst);
+    legend->setWrap(4);
+    plotLayout()->setRowStretchFactor(0, 0.001);
+    for (QCPBars* b : m_bars)
+        b->addToLegend();
+    m_footer = new QCPTextElement(this, QString(), Theme::plotFont(8));
+    plotLayout()->addElement(2, 0, m_footer);
+    plotLayout()->setRowStretchFactor(2, 0.001);
+    connect(m_session, &Session::workloadsChanged, this, &HeadroomPlot::rebuild);
+    connect(this, &QCustomPlot::afterLayout, this, &HeadroomPlot::fitLabels);
+    refreshStyle();
+}
+
+void HeadroomPlot::refreshStyle() {
+    Theme::stylePlot(this);
+    m_footer->setTextColor(Theme::mode() == Theme::Mode::Dark ? QColor(0xb0, 0xb0, 0xb0)
+                                                              : QColor(0x60, 0x60, 0x60));
+    rebuild();
+}
+
+double HeadroomPlot::keyOfRow(int row) const {
+    return double(m_session->workloads().size()) - 1 - row;
+}
+
+QString HeadroomPlot::rowLabel(int row) const {
+    if (row < 0 || row >= int(m_labels.size()))
+        return {};
+    return m_labels[size_t(row)]->property("reach_full_label").toString();
+}
+
+QString HeadroomPlot::footerText() const {
+    return m_footer->text();
+}
+
+void HeadroomPlot::rebuild() {
+    const auto& rows = m_session->workloads();
+    const int n = int(rows.size());
+    for (QCPItemText* t : m_labels)
+        removeItem(t);
+    m_labels.clear();
+    m_totals.assign(size_t(n), 0.0);
+    const QColor text =
+        Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const std::vector<RowLabel> names = rowLabels(rows);
+    std::array<QVector<double>, 4> keys, values;
+    double maxTotal = 0;
+    for (int row = n - 1; row >= 0; --row) {
+        const double key = keyOfRow(row);
+        ticker->addTick(key, toQString(names[size_t(row)].name) + QStringLiteral(" [") +
+                                 toQString(names[size_t(row)].tag) + QLatin1Char(']'));
+        const auto wh = headroomOf(rows[size_t(row)]);
+        QString label;
+        if (wh->estimated()) {
+            const Headroom& h = *wh->headroom;
+            for (Category c : kCategories) {
+                keys[size_t(c)] << key;
+                values[size_t(c)] << 100.0 * h.categoryHeadroomShare(c);
+            }
+            m_totals[size_t(row)] = 100.0 * h.headroomShare();
+            maxTotal = std::max(maxTotal, m_totals[size_t(row)]);
+            label = tr("%1% (addr. %2%)")
+                        .arg(m_totals[size_t(row)], 0, 'f', 1)
+                        .arg(100.0 * h.categoryHeadroomShare(Category::Addressable), 0, 'f', 1);
+            if (h.coverage() < 0.995)
+                label += tr(", est. %1%").arg(100.0 * h.coverage(), 0, 'f', 0);
+        } else {
+            label = tr("no estimate: %1").arg(toQString(wh->why));
+        }
+        const QString shortLabel = wh->estimated()
+                                       ? QString::number(m_totals[size_t(row)], 'f', 1) + '%'
+                                       : tr("no estimate");
+        auto* t = new QCPItemText(this);
+        t->setSelectable(false);
+        t->setFont(Theme::plotFont(8));
+        t->setColor(text);
+        t->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        t->setText(label);
+        t->setProperty("reach_full_label", label);
+        t->setProperty("reach_short_label", shortLabel);
+        t->position->setCoords(m_totals[size_t(row)], key);
+        m_labels.insert(m_labels.begin(), t);
+    }
+    for (Category c : kCategories)
+        m_bars[size_t(c)]->setData(keys[size_t(c)], values[size_t(c)], true);
+    yAxis->setTicker(ticker);
+    yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
+    m_baseUpper = std::max(1.0, std::ceil(maxTotal * 1.25 / 5.0) * 5.0);
+    xAxis->setRange(0, m_baseUpper);
+    m_footer->setText(
+        tr("If every estimated kernel ran at its GPU's roofline (core/headroom);\n"
+           "addr.: the addressable kernels' part; est.: GPU time with an estimate"));
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+// Once the plot knows its width (on screen, or a figure's page): the axis reaches far enough
+// for each label to end inside the plot; in a figure, a label that would leave its bar less
+// than 30 % of the width keeps only the total, and a "no estimate" sentence wider than the plot
+// (on screen too) only its first two words.
+void HeadroomPlot::fitLabels() {
+    const double width = axisRect()->width();
+    if (width <= 0)
+        return;
+    double upper = m_baseUpper;
+    for (size_t row = 0; row < m_labels.size(); ++row) {
+        QCPItemText* t = m_labels[row];
+        const QFontMetricsF tm(t->font());
+        QString label = t->property("reach_full_label").toString();
+        // A row without an estimate has no bar: its sentence may take the whole width.
+        const double keep = m_totals[row] > 0 ? width * 0.3 : 0.0;
+        if ((property(kExportingProperty).toBool() || m_totals[row] <= 0) &&
+            width * 0.99 - tm.horizontalAdvance(label) - 8 < keep)
+            label = t->property("reach_short_label").toString();
+        t->setText(label);
+        const double room = width * 0.99 - tm.horizontalAdvance(label) - 8;
+        if (room > 0)
+            upper = std::max(upper, m_totals[row] * width / room);
+    }
+    if (upper != xAxis->range().upper)
+        xAxis->setRange(0, upper);
+    for (size_t row = 0; row < m_labels.size(); ++row)
+        m_labels[row]->position->setCoords(m_totals[row] + upper * 0.01, keyOfRow(int(row)));
+}
+
+FigureTable HeadroomPlot::figureData() const {
+    return headroomFigureTable(m_session->workloads());
+}
+
+}  // namespace reach

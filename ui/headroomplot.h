@@ -1,0 +1,49 @@
+#pragma once
+
+#include <QString>
+#include <array>
+#include <vector>
+
+#include "core/base/category.h"
+#include "core/project/figuredata.h"
+
+#include <qcustomplot.h>
+
+namespace reach {
+
+class Session;
+
+// The breakdown view's headroom bars: per workload, the GPU time that would be saved if every
+// estimated kernel ran at its roofline (core's Headroom::headroomShare), as a share of GPU time,
+// stacked by category so the addressable part (categoryHeadroomShare) reads off its own colour.
+// A row without an estimate says why instead of drawing a guess. Rows run in the session's
+// order, top to bottom, as in the breakdown above it.
+class HeadroomPlot : public QCustomPlot {
+    Q_OBJECT
+public:
+    explicit HeadroomPlot(Session* session, QWidget* parent = nullptr);
+
+    QCPBars* bars(Category c) const { return m_bars[size_t(c)]; }
+    // The text printed after a row's bar (its total and addressable headroom, or why none).
+    QString rowLabel(int row) const;
+    // Plot key of a session row's bar.
+    double keyOfRow(int row) const;
+    QString footerText() const;
+    FigureTable figureData() const;
+
+public slots:
+    void refreshStyle();
+
+private:
+    void rebuild();
+    void fitLabels();
+
+    Session* m_session;
+    std::array<QCPBars*, 4> m_bars{};
+    QCPTextElement* m_footer = nullptr;
+    std::vector<QCPItemText*> m_labels;
+    std::vector<double> m_totals;  // percent of GPU time, per row (0 without an estimate)
+    double m_baseUpper = 1;
+};
+
+}  // namespace reach

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/headroom/headroom.h"
+#include "core/project/figuredata.h"
+#include "core/project/project.h"
+
+namespace reach {
+
+// One workload against its GPU's roofline, as every headroom view shows it: core's
+// computeHeadroom (core/headroom) on the row's breakdown, the GPU row picked by the trace's
+// deviceProperties name (gpuForDevice), as `reach-cli headroom` does. The views only paint it.
+struct WorkloadHeadroom {
+    std::optional<Headroom> headroom;  // none: a published row, or no GPU row for the device
+    std::string why;                   // without headroom, or without any estimate: why not
+
+    // Headroom with at least one estimated kernel.
+    bool estimated() const { return headroom && headroom->total.estimatedUs > 0; }
+};
+
+// The headroom of a row, computed once per breakdown (a re-classification makes a new one; the
+// entry of a breakdown no longer alive is dropped). GUI thread only.
+std::shared_ptr<const WorkloadHeadroom> headroomOf(const ProjectWorkload& workload);
+
+// A kernel the roofline scatter can place: an estimate with both FLOPs and bytes (a copy or a
+// gather has no FLOPs and so no place on a FLOP/s axis).
+bool isRooflinePlotted(const KernelRoofline& kernel);
+
+// What the roofline figure plots (its CSV): one row per kernel of `h`, plotted or not, with
+// core's numbers (intensity, achieved FLOP/s and bytes/s, t_sol, fraction of speed of light).
+FigureTable rooflineFigureTable(const std::string& workload, const Headroom& h);
+// What the headroom figure plots: per workload, the headroom share of GPU time by category, the
+// total and the coverage (NaN where a row has no estimate).
+FigureTable headroomFigureTable(const std::vector<ProjectWorkload>& workloads);
+
+}  // namespace reach
