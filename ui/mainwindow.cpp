@@ -12,6 +12,7 @@
 #include <QFileInfo>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -36,6 +37,7 @@
 #include "exportdialog.h"
 #include "figureexporter.h"
 #include "gpustate.h"
+#include "headroomplot.h"
 #include "kernelmodel.h"
 #include "messagebar.h"
 #include "projectbrowser.h"
@@ -94,6 +96,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     addView(
         QStringLiteral("roofline"), tr("Roofline"), m_roofline, m_roofline->plot(),
         [this] { return m_roofline->figureData(); }, nullptr);
+    m_headroomFigure = {QStringLiteral("headroom"),
+                        tr("Headroom"),
+                        m_breakdown,
+                        m_breakdown->headroomPlot(),
+                        nullptr,
+                        [this] { return m_breakdown->headroomPlot()->figureData(); }};
+    m_breakdown->headroomPlot()->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_breakdown->headroomPlot(), &QWidget::customContextMenuRequested, this,
+            [this](const QPoint& pos) {
+                QMenu menu(this);
+                menu.addAction(tr("Export Headroom Figure..."), this,
+                               [this] { onExportFigure(QStringLiteral("headroom")); });
+                menu.exec(m_breakdown->headroomPlot()->mapToGlobal(pos));
+            });
 
     setCentralWidget(createCentralArea());
 
@@ -227,7 +243,9 @@ void MainWindow::createMenus() {
     m_recentMenu = file->addMenu(tr("&Recent Files"));
     file->addSeparator();
     file->addAction(tr("&Export Figure..."), QKeySequence(tr("Ctrl+E")), this,
-                    &MainWindow::onExportFigure);
+                    [this] { onExportFigure(); });
+    file->addAction(tr("Export &Headroom Figure..."), this,
+                    [this] { onExportFigure(QStringLiteral("headroom")); });
     file->addAction(tr("Export &Data (CSV)..."), QKeySequence(tr("Ctrl+Shift+E")), this,
                     &MainWindow::onExportData);
     file->addSeparator();
@@ -464,14 +482,15 @@ bool MainWindow::exportData(const QString& path, QString* error) const {
 }
 
 bool MainWindow::exportFigure(const QString& path, QString* error, QStringList* written,
-                              QStringList* warnings) const {
+                              QStringList* warnings, const QString& figureKey) const {
     const int index = m_tabs->currentIndex();
-    if (index < 0 || !m_views[size_t(index)].figure) {
+    if (figureKey.isEmpty() && (index < 0 || !m_views[size_t(index)].figure)) {
         if (error)
             *error = tr("this view has no figure");
         return false;
     }
-    const View& view = m_views[size_t(index)];
+    const View& view =
+        figureKey == m_headroomFigure.key ? m_headroomFigure : m_views[size_t(index)];
     FigureOptions options;
     ExportDialog::loadSettings(options);
     FigureProvenance provenance;
@@ -499,7 +518,7 @@ bool MainWindow::exportFigure(const QString& path, QString* error, QStringList* 
     return true;
 }
 
-void MainWindow::onExportFigure() {
+void MainWindow::onExportFigure(const QString& figureKey) {
     ExportDialog dialog(this);
     if (dialog.exec() != QDialog::Accepted)
         return;
@@ -519,7 +538,7 @@ void MainWindow::onExportFigure() {
     settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
     QString error;
     QStringList written, warnings;
-    if (!exportFigure(path, &error, &written, &warnings)) {
+    if (!exportFigure(path, &error, &written, &warnings, figureKey)) {
         report(MessageLog::Severity::Error, error);
         QMessageBox::warning(this, tr("Export figure"), error);
         return;

@@ -71,8 +71,10 @@ public:
     bool exportData(const QString& path, QString* error = nullptr) const;  // current view, CSV
     // Writes the current view's figure (+ CSV + provenance); `written` gets the paths and any
     // warnings (a substituted font). A path without an extension is written as PDF.
+    // figureKey "headroom": the breakdown's headroom bars (its context menu, File menu), which
+    // share the breakdown's tab.
     bool exportFigure(const QString& path, QString* error = nullptr, QStringList* written = nullptr,
-                      QStringList* warnings = nullptr) const;
+                      QStringList* warnings = nullptr, const QString& figureKey = {}) const;
 
     // Asks what to do with rule edits that would be lost (save, discard, cancel); true: go on.
     bool confirmDiscardRuleEdits();
@@ -99,7 +101,7 @@ private:
     void setDark(bool dark);
     void onOpen();
     void onImport();
-    void onExportFigure();
+    void onExportFigure(const QString& figureKey = {});
     void onExportData();
     void updateRecordSets();
     void showEvaluation(int index);
@@ -116,6 +118,7 @@ private:
     RooflineView* m_roofline;
     VerifyQueue* m_verifyQueue;
     std::vector<View> m_views;
+    View m_headroomFigure;  // a figure without a tab of its own
     QMenu* m_recentMenu = nullptr;
     QLabel* m_gpuLabel = nullptr;
     QLabel* m_jobLabel = nullptr;

@@ -192,6 +192,24 @@ private slots:
         }
         // A click beside every point selects nothing.
         QVERIFY(!view->clickAt(QPoint(2, 2)));
+
+        // The headroom bars have no tab: they are exported by key (their context menu).
+        QString error;
+        const QString pdf = m_dir.filePath("gui_headroom.pdf");
+        QVERIFY2(window.exportFigure(pdf, &error, nullptr, nullptr, QStringLiteral("headroom")),
+                 qPrintable(error));
+        QFile csv(m_dir.filePath("gui_headroom.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(csv.readAll()),
+                 QString::fromStdString(figureTableCsv(breakdown->headroomPlot()->figureData())));
+        // The roofline tab exports its scatter.
+        window.tabs()->setCurrentWidget(view);
+        QVERIFY2(window.exportFigure(m_dir.filePath("gui_roofline.pdf"), &error),
+                 qPrintable(error));
+        QFile rcsv(m_dir.filePath("gui_roofline.csv"));
+        QVERIFY(rcsv.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(rcsv.readAll()),
+                 QString::fromStdString(figureTableCsv(view->figureData())));
     }
 
     void headroomBarsAreCoreShares() {
