@@ -141,15 +141,17 @@ void RooflineView::onWorkloadsChanged() {
                 toQString(w.name) + QStringLiteral(" (") + toQString(w.origin) + QLatin1Char(')'),
                 toQString(w.name));
     }
-    int row = -1;
-    for (int r = 0; r < int(rows.size()) && row < 0; ++r) {
-        if (!previous.isEmpty() && toQString(rows[size_t(r)].name) == previous)
+    // Keep the workload shown when it has an estimate; else show the first that has one (the
+    // sample's published rows arrive before its profiles).
+    int row = -1, firstEstimated = -1;
+    for (int r = 0; r < int(rows.size()); ++r) {
+        if (row < 0 && !previous.isEmpty() && toQString(rows[size_t(r)].name) == previous)
             row = r;
+        if (firstEstimated < 0 && headroomOf(rows[size_t(r)])->estimated())
+            firstEstimated = r;
     }
-    for (int r = 0; r < int(rows.size()) && row < 0; ++r) {
-        if (headroomOf(rows[size_t(r)])->estimated())
-            row = r;
-    }
+    if (firstEstimated >= 0 && (row < 0 || !headroomOf(rows[size_t(row)])->estimated()))
+        row = firstEstimated;
     if (row < 0 && !rows.empty())
         row = 0;
     m_row = -2;  // force a rebuild
