@@ -136,6 +136,7 @@ void HeadroomPlot::rebuild() {
 // than 30 % of the width keeps only the total, and a "no estimate" sentence wider than the plot
 // (on screen too) only its first two words.
 void HeadroomPlot::fitLabels() {
+    fitFooter();
     const double width = axisRect()->width();
     if (width <= 0)
         return;
@@ -158,6 +159,39 @@ void HeadroomPlot::fitLabels() {
         xAxis->setRange(0, upper);
     for (size_t row = 0; row < m_labels.size(); ++row)
         m_labels[row]->position->setCoords(m_totals[row] + upper * 0.01, keyOfRow(int(row)));
+}
+
+QString HeadroomPlot::wrapText(const QString& text, const QFontMetricsF& metrics, double width) {
+    QStringList out;
+    for (const QString& paragraph : text.split(QLatin1Char('\n'))) {
+        QString line;
+        for (const QString& word : paragraph.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            const QString longer = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+            if (!line.isEmpty() && metrics.horizontalAdvance(longer) > width) {
+                out << line;
+                line = word;
+            } else {
+                line = longer;
+            }
+        }
+        out << line;
+    }
+    return out.join(QLatin1Char('\n'));
+}
+
+// The caption is wrapped to the plot's width (a single-column figure's page is narrow); a
+// changed line count lays the plot out again.
+void HeadroomPlot::fitFooter() {
+    const double width = plotLayout()->outerRect().width() * 0.96;
+    if (width <= 0)
+        return;
+    const QString wrapped = wrapText(m_footerText, QFontMetricsF(m_footer->font()), width);
+    if (wrapped == m_footer->text())
+        return;
+    m_footer->setText(wrapped);
+    plotLayout()->update(QCPLayoutElement::upPreparation);
+    plotLayout()->update(QCPLayoutElement::upMargins);
+    plotLayout()->update(QCPLayoutElement::upLayout);
 }
 
 FigureTable HeadroomPlot::figureData() const {

@@ -31,16 +31,22 @@ public:
     QString footerText() const;
     FigureTable figureData() const;
 
+    // `text` broken at spaces into lines of at most `width` (a word longer than that stays
+    // whole); existing line breaks are kept. For captions that must fit a figure's page.
+    static QString wrapText(const QString& text, const QFontMetricsF& metrics, double width);
+
 public slots:
     void refreshStyle();
 
 private:
     void rebuild();
     void fitLabels();
+    void fitFooter();
 
     Session* m_session;
     std::array<QCPBars*, 4> m_bars{};
     QCPTextElement* m_footer = nullptr;
+    QString m_footerText;  // unwrapped
     std::vector<QCPItemText*> m_labels;
     std::vector<double> m_totals;  // percent of GPU time, per row (0 without an estimate)
     double m_baseUpper = 1;

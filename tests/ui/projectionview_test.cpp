@@ -276,8 +276,21 @@ private slots:
         emit m_view->medianSlider()->sliderPressed();
         m_view->medianSlider()->setValue(ProjectionView::sliderFromMedian(1.05));
         QCOMPARE(m_view->barPlot()->xAxis->range().upper, wide);
+        const double dragged = m_view->medianSpeedup();
         emit m_view->medianSlider()->sliderReleased();
-        QVERIFY(m_view->barPlot()->xAxis->range().upper < wide);
+        const double released = m_view->barPlot()->xAxis->range().upper;
+        QVERIFY(released <= wide);
+        // Released, the axis is what the same point gets without a drag: fitted to the bars and
+        // to the speed-of-light lines, which no slider moves (on the sample they hold the axis:
+        // DLRM's all-kernel line is at 75.8 %).
+        m_view->setParameters(0.9, 9.0);
+        m_view->setParameters(m_view->winRate(), dragged);
+        QCOMPARE(released, m_view->barPlot()->xAxis->range().upper);
+        double lines = 0;
+        for (int r = 0; r < m_view->model()->rowCount(); ++r)
+            lines = std::max(lines, m_view->boundPercent(r, false).value_or(0.0));
+        QVERIFY(lines > 0);
+        QVERIFY(released > lines);
     }
 
     // Like the breakdown, the bars say which rule set made the shares; the text under the
