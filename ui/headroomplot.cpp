@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "session.h"
 #include "theme.h"
@@ -57,57 +58,74 @@ void HeadroomPlot::refreshStyle() {
 }
 
 double HeadroomPlot::keyOfRow(int row) const {
-    return double(m_session->workloads().size()) - 1 - row;
+    return row >= 0 && row < int(m_keys.size()) ? m_keys[size_t(row)]
+                                                : std::numeric_limits<double>::quiet_NaN();
 }
 
 QString HeadroomPlot::rowLabel(int row) const {
-    if (row < 0 || row >= int(m_labels.size()))
-        return {};
-    return m_labels[size_t(row)]->property("reach_full_label").toString();
+    return row >= 0 && row < m_rowLabels.size() ? m_rowLabels[row] : QString();
 }
 
 QString HeadroomPlot::footerText() const {
     return m_footer->text();
 }
 
+// Only rows with an estimate get a bar (a row of "no estimate" would say nothing a number
+// could be read from); the caption counts the others by why.
 void HeadroomPlot::rebuild() {
     const auto& rows = m_session->workloads();
     const int n = int(rows.size());
-    for (QCPItemText* t : m_labels)
-        removeItem(t);
-    m_labels.clear();
+    for (QCPItemText* t : m_labels) {
+        if (t)
+            removeItem(t);
+    }
+    m_labels.assign(size_t(n), nullptr);
     m_totals.assign(size_t(n), 0.0);
+    m_keys.assign(size_t(n), std::numeric_limits<double>::quiet_NaN());
+    m_rowLabels.clear();
     const QColor text =
         Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     const std::vector<RowLabel> names = rowLabels(rows);
+    std::vector<std::shared_ptr<const WorkloadHeadroom>> all;
+    int drawn = 0;
+    for (const ProjectWorkload& w : rows) {
+        all.push_back(headroomOf(w));
+        drawn += all.back()->estimated() ? 1 : 0;
+    }
     std::array<QVector<double>, 4> keys, values;
+    std::vector<std::pair<std::string, int>> missing;  // why, how many rows
     double maxTotal = 0;
-    for (int row = n - 1; row >= 0; --row) {
-        const double key = keyOfRow(row);
+    int next = drawn - 1;  // rows run top to bottom, keys bottom to top
+    for (int row = 0; row < n; ++row) {
+        const WorkloadHeadroom& wh = *all[size_t(row)];
+        if (!wh.estimated()) {
+            m_rowLabels << tr("no estimate: %1").arg(toQString(wh.why));
+            auto it = std::find_if(missing.begin(), missing.end(),
+                                   [&](const auto& m) { return m.first == wh.why; });
+            if (it == missing.end())
+                missing.push_back({wh.why, 1});
+            else
+                ++it->second;
+            continue;
+        }
+        const double key = next--;
+        m_keys[size_t(row)] = key;
         ticker->addTick(key, toQString(names[size_t(row)].name) + QStringLiteral(" [") +
                                  toQString(names[size_t(row)].tag) + QLatin1Char(']'));
-        const auto wh = headroomOf(rows[size_t(row)]);
-        QString label;
-        if (wh->estimated()) {
-            const Headroom& h = *wh->headroom;
-            for (Category c : kCategories) {
-                keys[size_t(c)] << key;
-                values[size_t(c)] << 100.0 * h.categoryHeadroomShare(c);
-            }
-            m_totals[size_t(row)] = 100.0 * h.headroomShare();
-            maxTotal = std::max(maxTotal, m_totals[size_t(row)]);
-            label = tr("%1% (addr. %2%)")
-                        .arg(m_totals[size_t(row)], 0, 'f', 1)
-                        .arg(100.0 * h.categoryHeadroomShare(Category::Addressable), 0, 'f', 1);
-            if (h.coverage() < 0.995)
-                label += tr(", est. %1%").arg(100.0 * h.coverage(), 0, 'f', 0);
-        } else {
-            label = tr("no estimate: %1").arg(toQString(wh->why));
+        const Headroom& h = *wh.headroom;
+        for (Category c : kCategories) {
+            keys[size_t(c)].prepend(key);
+            values[size_t(c)].prepend(100.0 * h.categoryHeadroomShare(c));
         }
-        const QString shortLabel = wh->estimated()
-                                       ? QString::number(m_totals[size_t(row)], 'f', 1) + '%'
-                                       : tr("no estimate");
+        m_totals[size_t(row)] = 100.0 * h.headroomShare();
+        maxTotal = std::max(maxTotal, m_totals[size_t(row)]);
+        QString label = tr("%1% (addr. %2%)")
+                            .arg(m_totals[size_t(row)], 0, 'f', 1)
+                            .arg(100.0 * h.categoryHeadroomShare(Category::Addressable), 0, 'f', 1);
+        if (h.coverage() < 0.995)
+            label += tr(", est. %1%").arg(100.0 * h.coverage(), 0, 'f', 0);
+        m_rowLabels << label;
         auto* t = new QCPItemText(this);
         t->setSelectable(false);
         t->setFont(Theme::plotFont(8));
@@ -115,19 +133,30 @@ void HeadroomPlot::rebuild() {
         t->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         t->setText(label);
         t->setProperty("reach_full_label", label);
-        t->setProperty("reach_short_label", shortLabel);
+        t->setProperty("reach_short_label", QString::number(m_totals[size_t(row)], 'f', 1) + '%');
         t->position->setCoords(m_totals[size_t(row)], key);
-        m_labels.insert(m_labels.begin(), t);
+        m_labels[size_t(row)] = t;
     }
     for (Category c : kCategories)
         m_bars[size_t(c)]->setData(keys[size_t(c)], values[size_t(c)], true);
     yAxis->setTicker(ticker);
-    yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
+    yAxis->setRange(-0.6, std::max(0, drawn - 1) + 0.6);
     m_baseUpper = std::max(1.0, std::ceil(maxTotal * 1.25 / 5.0) * 5.0);
     xAxis->setRange(0, m_baseUpper);
-    m_footer->setText(
-        tr("If every estimated kernel ran at its GPU's roofline (core/headroom);\n"
-           "addr.: the addressable kernels' part; est.: GPU time with an estimate"));
+    // Room for the drawn rows on screen (the breakdown's splitter gives the rest to the others).
+    setMinimumHeight(110 + 16 * drawn);
+    QStringList caption;
+    caption << tr(
+        "GPU time saved if every estimated kernel ran at its GPU's roofline "
+        "(core/headroom); addr.: the addressable kernels' part; est.: the share of GPU "
+        "time with an estimate.");
+    for (const auto& [why, count] : missing)
+        caption << tr("Not drawn, %1: %2 %3.")
+                       .arg(toQString(why))
+                       .arg(count)
+                       .arg(count == 1 ? tr("workload") : tr("workloads"));
+    m_footerText = caption.join(QLatin1Char(' '));
+    m_footer->setText(m_footerText);
     replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -143,6 +172,8 @@ void HeadroomPlot::fitLabels() {
     double upper = m_baseUpper;
     for (size_t row = 0; row < m_labels.size(); ++row) {
         QCPItemText* t = m_labels[row];
+        if (!t)
+            continue;
         const QFontMetricsF tm(t->font());
         QString label = t->property("reach_full_label").toString();
         // A row without an estimate has no bar: its sentence may take the whole width.
@@ -157,8 +188,10 @@ void HeadroomPlot::fitLabels() {
     }
     if (upper != xAxis->range().upper)
         xAxis->setRange(0, upper);
-    for (size_t row = 0; row < m_labels.size(); ++row)
-        m_labels[row]->position->setCoords(m_totals[row] + upper * 0.01, keyOfRow(int(row)));
+    for (size_t row = 0; row < m_labels.size(); ++row) {
+        if (m_labels[row])
+            m_labels[row]->position->setCoords(m_totals[row] + upper * 0.01, keyOfRow(int(row)));
+    }
 }
 
 QString HeadroomPlot::wrapText(const QString& text, const QFontMetricsF& metrics, double width) {

@@ -21,7 +21,7 @@ namespace reach {
 
 namespace {
 
-constexpr double kMinDiameter = 4, kMaxDiameter = 18;
+constexpr double kMinDiameter = 6, kMaxDiameter = 22;
 
 QColor foreground() {
     return Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
@@ -250,9 +250,11 @@ void RooflineView::rebuild() {
         yLow = 0.01;
     }
     xLow = std::pow(10.0, std::floor(std::log10(xLow / 2)));
-    xHigh = std::pow(10.0, std::ceil(std::log10(std::max(xHigh, ridge) * 2)));
+    // The lower ends on a decade (a labelled tick at the corner), the upper ones just past the
+    // points, the ridge and the peak: no empty decade above the roofline.
+    xHigh = std::max(xHigh, ridge) * 3;
     yLow = std::pow(10.0, std::floor(std::log10(yLow / 2)));
-    const double yHigh = std::pow(10.0, std::ceil(std::log10(peak * 1.5)));
+    const double yHigh = peak * 2.5;
     m_plot->xAxis->setRange(xLow, xHigh);
     m_plot->yAxis->setRange(yLow, yHigh);
     m_plot->xAxis->setTicker(decadeTicker(xLow, xHigh));
@@ -275,12 +277,11 @@ void RooflineView::rebuild() {
     for (const QString& line : note.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
         footer << line;
     m_footer->setText(footer.join(QLatin1Char('\n')));
+    // What is not plotted is in the plot's caption (and so in the figure); this says how to read.
     m_note->setText(
-        note.isEmpty()
-            ? QString()
-            : note + tr(". Point area: kernel time; hover for its numbers, click to select it "
-                        "in the breakdown's drill-down. Numbers: core/headroom "
-                        "(docs/headroom.md)."));
+        tr("Point area: kernel time. Hover a point for its numbers; a click selects "
+           "its kernel here and in the breakdown's drill-down. Every number is "
+           "core/headroom's (docs/headroom.md)."));
     updateSelection();
 }
 
