@@ -102,9 +102,9 @@ void HeadroomPlot::rebuild() {
         if (!wh.estimated()) {
             m_rowLabels << tr("no estimate: %1").arg(toQString(wh.why));
             auto it = std::find_if(missing.begin(), missing.end(),
-                                   [&](const auto& m) { return m.first == wh.why; });
+                                   [&](const auto& m) { return m.first == wh.shortWhy; });
             if (it == missing.end())
-                missing.push_back({wh.why, 1});
+                missing.push_back({wh.shortWhy, 1});
             else
                 ++it->second;
             continue;
@@ -137,25 +137,28 @@ void HeadroomPlot::rebuild() {
         t->position->setCoords(m_totals[size_t(row)], key);
         m_labels[size_t(row)] = t;
     }
-    for (Category c : kCategories)
+    for (Category c : kCategories) {
         m_bars[size_t(c)]->setData(keys[size_t(c)], values[size_t(c)], true);
+        // The legend names the categories that have headroom somewhere.
+        if (std::any_of(values[size_t(c)].begin(), values[size_t(c)].end(),
+                        [](double v) { return v > 0; }))
+            m_bars[size_t(c)]->addToLegend();
+        else
+            m_bars[size_t(c)]->removeFromLegend();
+    }
     yAxis->setTicker(ticker);
     yAxis->setRange(-0.6, std::max(0, drawn - 1) + 0.6);
     m_baseUpper = std::max(1.0, std::ceil(maxTotal * 1.25 / 5.0) * 5.0);
     xAxis->setRange(0, m_baseUpper);
     // Room for the drawn rows on screen (the breakdown's splitter gives the rest to the others).
     setMinimumHeight(110 + 16 * drawn);
-    QStringList caption;
-    caption << tr(
-        "GPU time saved if every estimated kernel ran at its GPU's roofline "
-        "(core/headroom); addr.: the addressable kernels' part; est.: the share of GPU "
-        "time with an estimate.");
+    QStringList notDrawn;
     for (const auto& [why, count] : missing)
-        caption << tr("Not drawn, %1: %2 %3.")
-                       .arg(toQString(why))
-                       .arg(count)
-                       .arg(count == 1 ? tr("workload") : tr("workloads"));
-    m_footerText = caption.join(QLatin1Char(' '));
+        notDrawn << QStringLiteral("%1 %2").arg(count).arg(toQString(why));
+    QString caption = tr("addr.: the addressable kernels' part; est.: GPU time with an estimate.");
+    if (!notDrawn.isEmpty())
+        caption += tr(" No estimate, not drawn: %1.").arg(notDrawn.join(QStringLiteral(", ")));
+    m_footerText = caption;
     m_footer->setText(m_footerText);
     replot(QCustomPlot::rpQueuedReplot);
 }

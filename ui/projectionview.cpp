@@ -725,10 +725,12 @@ FigureTable ProjectionView::figureData() const {
     for (size_t i = 0; i < t.rows.size() && i < m_session->workloads().size(); ++i) {
         const auto wh = headroomOf(m_session->workloads()[i]);
         const double nan = std::numeric_limits<double>::quiet_NaN();
-        t.rows[i].push_back(wh->estimated()
-                                ? 100.0 * wh->headroom->categoryHeadroomShare(Category::Addressable)
-                                : nan);
-        t.rows[i].push_back(wh->estimated() ? 100.0 * wh->headroom->headroomShare() : nan);
+        t.rows[i].emplace_back(
+            std::in_place_type<double>,
+            wh->estimated() ? 100.0 * wh->headroom->categoryHeadroomShare(Category::Addressable)
+                            : nan);
+        t.rows[i].emplace_back(std::in_place_type<double>,
+                               wh->estimated() ? 100.0 * wh->headroom->headroomShare() : nan);
     }
     return t;
 }

@@ -15,6 +15,7 @@ WorkloadHeadroom compute(const ProjectWorkload& w) {
     WorkloadHeadroom out;
     if (!w.breakdown) {
         out.why = "published row: no kernels";
+        out.shortWhy = "published";
         return out;
     }
     const GpuSpec* gpu = gpuForDevice(w.breakdown->device);
@@ -22,12 +23,15 @@ WorkloadHeadroom compute(const ProjectWorkload& w) {
         out.why = w.breakdown->device.empty()
                       ? "no device in the trace: no GPU row for its roofline"
                       : "no GPU row for device '" + w.breakdown->device + "'";
+        out.shortWhy = "no GPU row";
         return out;
     }
     out.headroom = computeHeadroom(*w.breakdown, *gpu);
-    if (out.headroom->total.estimatedUs <= 0)
+    if (out.headroom->total.estimatedUs <= 0) {
         out.why = out.headroom->hasShapes ? "no kernel has a work estimate"
                                           : "recorded without shapes (record_shapes=False)";
+        out.shortWhy = out.headroom->hasShapes ? "no formula" : "without shapes";
+    }
     return out;
 }
 
@@ -98,9 +102,12 @@ FigureTable headroomFigureTable(const std::vector<ProjectWorkload>& workloads) {
                                            wh->headroom ? wh->headroom->gpu.name : std::string(),
                                            wh->estimated() ? wh->headroom->coverage() : kNaN};
         for (Category c : kCategories)
-            row.push_back(wh->estimated() ? wh->headroom->categoryHeadroomShare(c) : kNaN);
-        row.push_back(wh->estimated() ? wh->headroom->headroomShare() : kNaN);
-        row.push_back(wh->estimated() ? wh->headroom->boundSpeedup() : kNaN);
+            row.emplace_back(std::in_place_type<double>,
+                             wh->estimated() ? wh->headroom->categoryHeadroomShare(c) : kNaN);
+        row.emplace_back(std::in_place_type<double>,
+                         wh->estimated() ? wh->headroom->headroomShare() : kNaN);
+        row.emplace_back(std::in_place_type<double>,
+                         wh->estimated() ? wh->headroom->boundSpeedup() : kNaN);
         row.push_back(wh->why);
         t.add(std::move(row));
     }

@@ -17,6 +17,7 @@ namespace reach {
 struct WorkloadHeadroom {
     std::optional<Headroom> headroom;  // none: a published row, or no GPU row for the device
     std::string why;                   // without headroom, or without any estimate: why not
+    std::string shortWhy;              // the same in a word or two, for a figure's caption
 
     // Headroom with at least one estimated kernel.
     bool estimated() const { return headroom && headroom->total.estimatedUs > 0; }
