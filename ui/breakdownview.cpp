@@ -463,7 +463,11 @@ void BreakdownView::placeBarLabels() {
             const QString share = QString::number(l.end - l.start, 'f', 1) + QLatin1Char('%');
             const QFontMetricsF tm(l.text->font());
             const double room = std::abs(x->coordToPixel(l.end) - x->coordToPixel(l.start));
-            const bool fits = tm.horizontalAdvance(share) + 4 <= room && tm.height() <= barPixels();
+            // The ink of the digits, not the font's line height, has to fit in the bar: the
+            // line height (descent and leading included) left every bar of a 13-row window
+            // without its numbers.
+            const bool fits = tm.horizontalAdvance(share) + 4 <= room &&
+                              tm.tightBoundingRect(share).height() + 2 <= barPixels();
             if (fits) {
                 l.text->setText(share);
                 l.text->position->setCoords((l.start + l.end) / 2, l.key);

@@ -486,17 +486,20 @@ void MainWindow::onExportFigure() {
         QStringList{pdf, svg, png}.join(QStringLiteral(";;")), &filter);
     if (path.isEmpty())
         return;
-    // A name typed without an extension gets the chosen type's.
-    path = FigureExporter::withDefaultExtension(path, filter == svg   ? FigureFormat::Svg
-                                                      : filter == png ? FigureFormat::Png
-                                                                      : FigureFormat::Pdf);
     settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
+    exportFigureAndReport(path, filter == svg   ? FigureFormat::Svg
+                                : filter == png ? FigureFormat::Png
+                                                : FigureFormat::Pdf);
+}
+
+bool MainWindow::exportFigureAndReport(QString path, FigureFormat chosen) {
+    // A name typed without an extension gets the chosen type's.
+    path = FigureExporter::withDefaultExtension(path, chosen);
     QString error;
     QStringList written, warnings;
     if (!exportFigure(path, &error, &written, &warnings)) {
-        report(MessageLog::Severity::Error, error);
-        QMessageBox::warning(this, tr("Export figure"), error);
-        return;
+        report(MessageLog::Severity::Error, error);  // in the message bar, as load errors are
+        return false;
     }
     for (const QString& w : warnings)
         report(MessageLog::Severity::Warning, w);
@@ -504,6 +507,7 @@ void MainWindow::onExportFigure() {
            tr("Exported %1 (data %2, provenance %3)")
                .arg(written.value(0), QFileInfo(written.value(1)).fileName(),
                     QFileInfo(written.value(2)).fileName()));
+    return true;
 }
 
 void MainWindow::onExportData() {
