@@ -14,6 +14,7 @@
 #include <QTableView>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "addruledialog.h"
 #include "core/analysis/kernelname.h"
@@ -488,7 +489,11 @@ void BreakdownView::placeBarLabels() {
                 l.text->setVisible(false);
             }
         }
-        const int margin = int(std::ceil(std::max(outsideWidth, 12.0)));
+        // At least room for half of the axis's last tick label ("100"), which QCustomPlot does
+        // not draw at all when the widget's edge would cut it.
+        const double lastTick =
+            QFontMetricsF(x->tickLabelFont()).horizontalAdvance(QStringLiteral("100")) / 2 + 4;
+        const int margin = int(std::ceil(std::max({outsideWidth, lastTick, 12.0})));
         QCPAxisRect* rect = m_plot->axisRect();
         if (rect->margins().right() == margin)
             return;

@@ -188,6 +188,15 @@ private slots:
             }
         }
         QVERIFY2(labelled > model.rowCount(), "more than one segment per row has room");
+        // The share axis's end is labelled: QCustomPlot drops a tick label the widget's edge
+        // would cut, so "100" needs its half width right of the axis.
+        const double half = QFontMetricsF(x->tickLabelFont()).horizontalAdvance("100") / 2;
+        QVERIFY(x->tickVectorLabels().contains(QStringLiteral("100")));
+        QVERIFY2(x->coordToPixel(100) + half <= plot->width(),
+                 qPrintable(QStringLiteral("%1 + %2 > %3")
+                                .arg(x->coordToPixel(100))
+                                .arg(half)
+                                .arg(plot->width())));
     }
 
     // Two devices measured the same workloads (the study's A100 table and a table of the same
