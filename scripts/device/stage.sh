@@ -14,8 +14,8 @@ rm -rf .devrun && mkdir -p .devrun/lib
 for b in app/reach-verify app/reach-cli tests/gpu/reach_gpu_tests tests/bench/reach_readprofile; do
   strip -o ".devrun/$(basename $b)" "build/device/$b"
 done
-# Libraries outside glibc/libstdc++/CUDA that the binaries link (ISA-L, SQLite).
+# Libraries outside glibc/libstdc++/CUDA that the binaries link (ISA-L, SQLite, RE2).
 for lib in $(ldd .devrun/reach-cli .devrun/reach-verify .devrun/reach_gpu_tests .devrun/reach_readprofile | awk '/=>/ {print $3}' | sort -u); do
-  case "$lib" in *libisal*|*libsqlite3*|*libz.so*) cp -L "$lib" .devrun/lib/ ;; esac
+  case "$lib" in *libisal*|*libsqlite3*|*libz.so*|*libre2*) cp -L "$lib" .devrun/lib/ ;; esac
 done
 du -sh .devrun
