@@ -35,9 +35,12 @@ const char* kUsage =
     "                    [--device-info] [--compile-only [--arch sm_XY]] [--sandbox]\n"
     "       reach-verify --problem P.py --candidate C.py [--precision fp32|bf16|fp16]\n"
     "                    [--python PY] [--kb-tolerance T] [--worker-timeout S] [--seed-count K]\n"
-    "                    [--no-compile-baseline] [--worker-device cuda|cpu] [options above]\n"
+    "                    [--no-compile-baseline] [--worker-device cuda|cpu] [--fresh]\n"
+    "                    [options above]\n"
     "  A .py problem and candidate are KernelBench format (docs/kernelbench.md): the Python\n"
     "  worker gives KernelBench's verdict and Reach's; --worker-device cpu is for tests.\n"
+    "  A re-verify reuses KernelBench's verdict, the baselines' times and the kernel census of\n"
+    "  an unchanged job (Reach's checks and timing always run again); --fresh reuses nothing.\n"
     "  --sandbox runs the job under bubblewrap: no network, the home directory hidden, only the\n"
     "  job's files visible (docs/security.md).\n";
 
@@ -240,6 +243,8 @@ int main(int argc, char** argv) {
             kb.seedCount = int(n);
         } else if (a == "--no-compile-baseline")
             kb.compileBaseline = false;
+        else if (a == "--fresh")
+            kb.fresh = true;
         else if (a == "--worker-device") {
             kb.device = next();
             if (kb.device != "cuda" && kb.device != "cpu")

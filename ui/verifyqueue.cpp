@@ -9,8 +9,11 @@
 #include <QProcessEnvironment>
 #include <QTimer>
 
+#include "core/base/resourcepaths.h"
 #include "core/verify/gputiminglock.h"
+#include "core/verify/kbverify.h"
 #include "core/verify/verifyprocess.h"
+#include "core/verify/workerserver.h"
 
 namespace reach {
 
@@ -77,9 +80,18 @@ void VerifyWorker::start(const QString& program, const VerifyJob& job, int timeo
         if (error == QProcess::FailedToStart)
             finish(VerifyOutcome::Status::FailedToStart);
     });
-    if (!m_env.isEmpty()) {
+    QStringList entries = m_env;
+    // A KernelBench-format job uses the GUI's warm worker server (PyTorch imported once for the
+    // session; core/verify/workerserver.h): a re-verify no longer pays `import torch` twice.
+    if (isKernelBenchFormat(job.problemPath.toStdString(), job.candidatePath.toStdString())) {
+        const std::string socket =
+            sharedWorkerServer(findPython(""), findResourceDir() + "/python/reach_kbserver.py");
+        if (!socket.empty())
+            entries << QStringLiteral("REACH_KB_SERVER=") + QString::fromStdString(socket);
+    }
+    if (!entries.isEmpty()) {
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        for (const QString& e : m_env) {
+        for (const QString& e : entries) {
             const qsizetype eq = e.indexOf(QLatin1Char('='));
             env.insert(e.left(eq), e.mid(eq + 1));
         }

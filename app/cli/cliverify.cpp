@@ -44,7 +44,8 @@ std::vector<std::string> passThrough(const CliArgs& args) {
           "--resources", "--python", "--precision", "--kb-tolerance", "--worker-device"})
         if (auto v = args.value(o))
             extra.insert(extra.end(), {o, *v});
-    for (const char* f : {"--no-timing", "--no-baseline", "--no-compile-baseline", "--sandbox"})
+    for (const char* f :
+         {"--no-timing", "--no-baseline", "--no-compile-baseline", "--sandbox", "--fresh"})
         if (args.flag(f))
             extra.push_back(f);
     return extra;
@@ -138,6 +139,9 @@ void printResult(const VerificationResult& r, CliIo& io) {
                        ? ", " + num(kb.value("runtime_ms", -1.0) * 1000.0, "%.2f") + " us (mean)"
                        : std::string())
                << "\n";
+        if (kb.contains("reused") && kb["reused"].is_object())
+            io.out << "  (reused: measured " << kb["reused"].value("measured_at", std::string("?"))
+                   << " on the same files, options and stack; --fresh measures it again)\n";
         for (const std::string& f : r.flags)
             io.out << "flag: " << f << "\n";
         if (r.fooled)
@@ -272,8 +276,9 @@ int runVerify(const std::vector<std::string>& argv, CliIo& io) {
     std::vector<std::string> remaining = argv;
     const auto trusted = takeRepeated(remaining, "--trust");
     ArgSpec spec;
-    spec.flags = {"--json",   "--controls", "--no-timing", "--no-baseline", "--no-compile-baseline",
-                  "--sandbox"};
+    spec.flags = {
+        "--json",    "--controls", "--no-timing", "--no-baseline", "--no-compile-baseline",
+        "--sandbox", "--fresh"};
     spec.options = {"--problem",   "--candidate", "--reps",         "--warmup",
                     "--seed",      "--scale",     "--thresholds",   "--baseline-us",
                     "--cache-dir", "--resources", "--timeout",      "--seeds",

@@ -18,8 +18,11 @@
 
 #include "core/base/inputerror.h"
 #include "core/base/jsonparse.h"
+#include "core/base/resourcepaths.h"
 #include "core/verify/childprocess.h"
 #include "core/verify/gputiminglock.h"
+#include "core/verify/kbverify.h"
+#include "core/verify/workerserver.h"
 
 namespace reach {
 
@@ -250,6 +253,13 @@ void runBatch(const std::vector<BatchJob>& jobs, const BatchPoolOptions& options
                 VerifyProcessRequest req = jobs[size_t(j)].request;
                 req.verifier = options.verifier;
                 req.env.insert(req.env.begin(), env.begin(), env.end());
+                // KernelBench-format jobs share the batch's warm worker server (workerserver.h):
+                // PyTorch imported once for the batch, not twice per job.
+                if (isKernelBenchFormat(req.problemFile, req.candidateFile))
+                    if (const std::string socket = sharedWorkerServer(
+                            findPython(""), findResourceDir() + "/python/reach_kbserver.py");
+                        !socket.empty())
+                        req.env.push_back("REACH_KB_SERVER=" + socket);
                 BatchOutcome out;
                 out.job = &jobs[size_t(j)];
                 out.slot = int(s);

@@ -3,10 +3,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
+#include <optional>
 
 #include "core/base/inputerror.h"
 #include "core/base/jsonparse.h"
 #include "core/verify/childprocess.h"
+#include "core/verify/workerserver.h"
 
 namespace reach {
 
@@ -74,11 +77,28 @@ json failedPart(const WorkerOutcome& w, const char* mode) {
     return j;
 }
 
+// A warm worker server (workerserver.h) when the owner of this verifier started one, and the job
+// is not sandboxed: a server outside bubblewrap would run the candidate outside it.
+std::optional<ChildResult> runInServer(const KernelBenchJob& job,
+                                       const std::vector<std::string>& args,
+                                       const std::vector<std::string>& env) {
+    const char* socket = std::getenv("REACH_KB_SERVER");
+    if (!socket || !*socket || std::getenv("REACH_SANDBOXED"))
+        return std::nullopt;
+    std::string why;
+    auto c = runInWorkerServer(socket, args, job.timeoutSeconds, env, &why);
+    if (!c)
+        std::cerr << "reach-verify: " << why << "; starting the worker directly\n";
+    return c;
+}
+
 WorkerOutcome runWorker(const KernelBenchJob& job, const std::vector<std::string>& args) {
     std::vector<std::string> argv = {job.python, job.worker};
     argv.insert(argv.end(), args.begin(), args.end());
     // The worker's own output must not be buffered away when it dies.
-    const ChildResult c = runChild(argv, job.timeoutSeconds, {"PYTHONUNBUFFERED=1"});
+    const std::vector<std::string> env = {"PYTHONUNBUFFERED=1"};
+    std::optional<ChildResult> served = runInServer(job, args, env);
+    const ChildResult c = served ? std::move(*served) : runChild(argv, job.timeoutSeconds, env);
     WorkerOutcome w;
     w.started = c.started;
     w.startError = c.error;
@@ -270,6 +290,8 @@ VerificationResult runKernelBenchJob(const KernelBenchJob& job) {
         common.insert(common.end(), {"--cache-dir", job.cacheDir});
     if (!job.timing)
         common.push_back("--no-timing");
+    if (job.fresh)
+        common.push_back("--fresh");
 
     std::vector<std::string> kbArgs = {"kernelbench"};
     kbArgs.insert(kbArgs.end(), common.begin(), common.end());

@@ -255,16 +255,46 @@ def phase_timing(args, summary):
         print("timing", json.dumps(s), flush=True)
 
 
+def _reverify_once(args, prob, cand, tag, walls):
+    doc = run_verify(args, prob, cand, "fp32", [], tag)
+    walls.append(round(doc.get("_wall_s", 0), 2))
+    kb = doc.get("kernelbench", {}) or {}
+    rp = (doc.get("reach", {}) or {}).get("phase_seconds")
+    print(f"{tag}: {doc.get('verdict')} {walls[-1]} s "
+          f"(kernelbench {kb.get('correctness')}, reused {bool(kb.get('reused'))}, "
+          f"kb phases {kb.get('phase_seconds')}; reach phases {rp}; "
+          f"median {(doc.get('timing') or {}).get('median_us')} us, baselines reused "
+          f"{[bool(b.get('reused')) for b in (doc.get('reach') or {}).get('baselines', [])]})",
+          flush=True)
+
+
 def phase_reverify(args, summary):
+    """The first job fills the caches (builds, KernelBench's verdict, baselines, kernel census);
+    then three re-verifies of the unchanged candidate as reach-verify alone runs them, and three
+    through a warm worker server (reach_kbserver.py), as the GUI and a batch run them: wall
+    seconds end to end and where the reach worker's seconds went."""
     prob = KB / "problems" / "reach_06_gelu_tanh.py"
     cand = KB / "candidates" / "reach_06_gelu_tanh" / "triton_fused.py"
-    walls = []
-    for i in range(2):
-        doc = run_verify(args, prob, cand, "fp32", [], f"reverify_1gib__{i}")
-        walls.append(round(doc.get("_wall_s", 0), 2))
-        print(f"reverify 1 GiB gelu fp32 run {i}: {doc.get('verdict')} {walls[-1]} s "
-              f"(kernelbench {doc.get('kernelbench', {}).get('correctness')})", flush=True)
+    walls, served = [], []
+    for i in range(4):
+        _reverify_once(args, prob, cand, f"reverify_1gib__{i}", walls)
+    sock = os.path.join(os.environ.get("REACH_CACHE_DIR", "/tmp"), "kbserver-acceptance.sock")
+    server = subprocess.Popen([sys.executable, str(ROOT / "resources" / "python" / "reach_kbserver.py"),
+                               "--socket", sock], stdout=subprocess.DEVNULL)
+    t0 = time.time()
+    while not os.path.exists(sock) and time.time() - t0 < 60:
+        time.sleep(0.05)
+    print(f"worker server listening after {time.time() - t0:.1f} s", flush=True)
+    os.environ["REACH_KB_SERVER"] = sock
+    try:
+        for i in range(3):
+            _reverify_once(args, prob, cand, f"reverify_1gib_server__{i}", served)
+    finally:
+        del os.environ["REACH_KB_SERVER"]
+        server.terminate()
+        server.wait()
     summary["reverify_1gib_wall_s"] = walls
+    summary["reverify_1gib_server_wall_s"] = served
 
 
 def main():

@@ -25,9 +25,16 @@ protected:
     }
     static std::vector<std::string> verify(const std::string& problem, const std::string& cand,
                                            std::vector<std::string> more = {}) {
-        std::vector<std::string> a = {"verify",       "--problem", kPy + "problems/" + problem,
-                                      "--candidate",  kPy + "candidates/" + cand,
-                                      "--worker-device", "cpu", "--reps", "5", "--json"};
+        std::vector<std::string> a = {"verify",
+                                      "--problem",
+                                      kPy + "problems/" + problem,
+                                      "--candidate",
+                                      kPy + "candidates/" + cand,
+                                      "--worker-device",
+                                      "cpu",
+                                      "--reps",
+                                      "5",
+                                      "--json"};
         a.insert(a.end(), more.begin(), more.end());
         return a;
     }
@@ -153,4 +160,39 @@ TEST_F(CliVerifyKernelBench, AResultBecomesARecordWhoseHarnessWasFooled) {
     EXPECT_EQ(doc["groups"][0]["winners"], 1);
     const auto v = runCli({"speedups", dir.path("zeros.json"), "--json", "--verified-only"});
     EXPECT_EQ(json::parse(v.out)["groups"][0]["winners"], 0);  // Reach's word: not a winner
+}
+
+// A re-verify reuses KernelBench's reproduced verdict (a function of the files, the options and
+// the stack) and runs Reach's oracle again; --fresh reuses nothing (docs/kernelbench.md).
+TEST_F(CliVerifyKernelBench, AReVerifyReusesKernelBenchsVerdictAndRunsReachsAgain) {
+    reach::test::TempDir dir;
+    const std::vector<std::string> cache = {"--cache-dir", dir.path("cache")};
+    const auto first = runCli(verify("23_Softmax.py", "zeros_like.py", cache));
+    ASSERT_EQ(first.status, 1) << first.err;
+    const json a = json::parse(first.out);
+    EXPECT_FALSE(a["kernelbench"].contains("reused"));
+    EXPECT_TRUE(a["fooled"].get<bool>());
+
+    const auto second = runCli(verify("23_Softmax.py", "zeros_like.py", cache));
+    ASSERT_EQ(second.status, 1) << second.err;
+    const json b = json::parse(second.out);
+    ASSERT_TRUE(b["kernelbench"]["reused"].is_object()) << b["kernelbench"].dump();
+    EXPECT_FALSE(b["kernelbench"]["phase_seconds"].contains("import_torch"));
+    EXPECT_EQ(b["kernelbench"]["correctness_trials"], a["kernelbench"]["correctness_trials"]);
+    EXPECT_TRUE(b["fooled"].get<bool>());
+    EXPECT_EQ(b["verdict"], "fail");
+    // Reach's part ran again, in full.
+    EXPECT_TRUE(b["reach"]["phase_seconds"].contains("import_torch"));
+    EXPECT_EQ(b["reach"]["runs"].size(), a["reach"]["runs"].size());
+
+    std::vector<std::string> text = verify("23_Softmax.py", "zeros_like.py", cache);
+    text.erase(std::find(text.begin(), text.end(), "--json"));
+    const auto summary = runCli(text);
+    EXPECT_NE(summary.out.find("(reused: measured "), std::string::npos) << summary.out;
+
+    std::vector<std::string> fresh = cache;
+    fresh.push_back("--fresh");
+    const auto third = runCli(verify("23_Softmax.py", "zeros_like.py", fresh));
+    ASSERT_EQ(third.status, 1) << third.err;
+    EXPECT_FALSE(json::parse(third.out)["kernelbench"].contains("reused"));
 }

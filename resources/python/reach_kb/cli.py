@@ -85,6 +85,8 @@ def _common(p):
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     p.add_argument("--cache-dir", metavar="D")
     p.add_argument("--no-timing", action="store_true")
+    p.add_argument("--fresh", action="store_true",
+                   help="measure everything again: reuse no stored result (resultcache.py)")
     p.add_argument("--categories", metavar="CSV",
                    help="category table (default <worker dir>/../kernelbench/categories.csv)")
 

@@ -9,7 +9,7 @@ import sys
 import time
 import traceback
 
-from . import cli, environment
+from . import cli, environment, resultcache
 from .capture import Console
 from .errors import UserError
 from .loading import describe, load_problem
@@ -27,18 +27,44 @@ def _no_gpu(res, mode):
     return res
 
 
+def _kernelbench_key(args):
+    """KernelBench's verdict is a function of these (fixed seeds, fixed trials) and of the stack."""
+    parts = {"problem": resultcache.file_digest(args.problem),
+             "candidate": resultcache.file_digest(args.candidate),
+             "options": [args.precision, args.device, args.trials, args.perf_trials, args.tolerance,
+                         args.seed, args.backend, args.no_timing]}
+    if parts["problem"] is None or parts["candidate"] is None:
+        return None  # unreadable: the job itself says so
+    return resultcache.key("kernelbench", parts)
+
+
+def _reusable_kernelbench(res):
+    # A device that was missing or full is the run's, not the candidate's.
+    text = str(res.get("error") or "")
+    return res.get("error_kind") != "no_gpu" and "out of memory" not in text
+
+
 def main(argv, worker_dir):
     started = time.perf_counter()
     console = Console()
     mode = None
+    result = None
     phases = {}
     try:
         quiet = console.quiet()
         with quiet:
             args = cli.parse(argv)
             mode = args.command
+            kb_key = _kernelbench_key(args) if mode == "kernelbench" and args.cache_dir else None
+            entry = (resultcache.load(args.cache_dir, "kernelbench", kb_key)
+                     if kb_key and not args.fresh else None)
             if mode == "probe":
                 result = environment.probe()
+            elif entry:
+                # Answered before PyTorch is imported: a re-verify pays only the interpreter.
+                result = entry["value"]
+                result["reused"] = resultcache.reused(entry)
+                result["phase_seconds"] = {"total": round(time.perf_counter() - started, 3)}
             else:
                 environment.set_cache_dir(args.cache_dir, args.candidate)
                 t0 = time.perf_counter()
@@ -57,7 +83,7 @@ def main(argv, worker_dir):
                     else:
                         prep = reachverdict.Prepared(torch, args, problem, worker_dir)
         quiet.replay()
-        if mode == "probe":
+        if mode == "probe" or result is not None:
             console.emit(dumps(result))
             return 0
 
@@ -78,6 +104,8 @@ def main(argv, worker_dir):
         res["phase_seconds"]["total"] = round(time.perf_counter() - started, 3)
         tb = res.pop("log_traceback", None)
         res["log"] = console.log_text() + (("\n" + tb) if tb else "")
+        if mode == "kernelbench" and device is not None and kb_key and _reusable_kernelbench(res):
+            resultcache.store(args.cache_dir, "kernelbench", kb_key, res)
         console.emit(dumps(res))
         return 0
     except cli.HelpRequested as h:

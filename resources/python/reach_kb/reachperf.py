@@ -6,7 +6,7 @@ in the allocator's pool, which a `torch.empty` candidate could pick up.
 
 import math
 
-from . import oracle, profiling, timing
+from . import oracle, profiling, resultcache, timing
 from .loading import describe
 from .report import fmt
 
@@ -103,7 +103,49 @@ def _time_baseline(job, fn, ctx):
     return rec, notes
 
 
-def baselines(job, ctx):
+def _reuse_key(job, kind, parts):
+    if not job.args.cache_dir:
+        return None
+    parts = dict(parts, problem=resultcache.file_digest(job.args.problem), precision=job.args.precision,
+                 device=_device_model(job))
+    return None if parts["problem"] is None else resultcache.key(kind, parts)
+
+
+def _device_model(job):
+    if not job.cuda:
+        return "cpu"
+    try:
+        return job.torch.cuda.get_device_name(job.device)
+    except Exception:
+        return "cuda"
+
+
+def baselines(job, ctx, input_sets):
+    """Eager and torch.compile(Model), timed like the candidate; reused from an earlier job on the
+    same problem, precision, timing protocol, GPU model and stack unless --fresh (resultcache.py).
+    Then the recorded baseline, when given."""
+    args = job.args
+    k = _reuse_key(job, "baselines", {"reps": args.reps, "warmup": args.warmup, "input_sets": input_sets,
+                                      "compile": not args.no_compile_baseline})
+    entry = resultcache.load(args.cache_dir, "baselines", k) if k and not args.fresh else None
+    if entry:
+        out = entry["value"]
+        for b in out:
+            b["reused"] = resultcache.reused(entry)
+        job.notes.append(f"baselines: eager and torch.compile times reused, measured {entry['measured_at']} "
+                         "on the same problem, precision, GPU model and stack (--fresh measures them again)")
+    else:
+        out = _measured_baselines(job, ctx)
+        # A failure is not stored: it may be the run's (memory, a compiler hiccup), not the problem's.
+        if k and all(b["us"] or b["note"].startswith(("skipped", "torch.compile unavailable")) for b in out):
+            resultcache.store(args.cache_dir, "baselines", k, out)
+    if args.recorded_baseline_us:
+        out.append({"kind": "recorded", "timing": None, "us": args.recorded_baseline_us,
+                    "note": args.recorded_baseline_source or "recorded time (--recorded-baseline-us)"})
+    return out
+
+
+def _measured_baselines(job, ctx):
     torch, args = job.torch, job.args
     out = []
     try:
@@ -126,9 +168,6 @@ def baselines(job, ctx):
                         "note": "; ".join(["torch.compile(Model), default mode (Inductor)"] + notes)})
         except Exception as e:
             out.append({"kind": "torch_compile", "timing": None, "us": None, "note": f"failed: {describe(e)}"})
-    if args.recorded_baseline_us:
-        out.append({"kind": "recorded", "timing": None, "us": args.recorded_baseline_us,
-                    "note": args.recorded_baseline_source or "recorded time (--recorded-baseline-us)"})
     return out
 
 
@@ -141,24 +180,41 @@ def speedup(baseline_list, candidate_us):
 
 
 def kernels(job, cand, res):
-    """Profiles one candidate call (CUDA only) and sets candidate_kernels / library_fallback."""
+    """Profiles one candidate call (CUDA only) and sets candidate_kernels / library_fallback. Which
+    kernels a candidate launches is a property of its code: reused like the baselines."""
     if not job.cuda:
         res["notes"].append("cpu: profiler kernel names not measured")
         return
-    torch = job.torch
+    k = _reuse_key(job, "census", {"candidate": resultcache.file_digest(job.args.candidate)})
+    entry = resultcache.load(job.args.cache_dir, "census", k) if k and not job.args.fresh else None
+    if entry:
+        census = entry["value"]
+        census["reused"] = resultcache.reused(entry)
+    else:
+        census = _census(job, cand)
+        if census is None:
+            return
+        if k:
+            resultcache.store(job.args.cache_dir, "census", k, census)
+    res["candidate_kernels"] = census["candidate_kernels"]
+    res["library_fallback"] = census["library_fallback"]
+    res["own_kernel_names"] = census["own_kernel_names"]
+    if census.get("reused"):
+        res["candidate_kernels_reused"] = census["reused"]
+    if census.get("note"):
+        res["notes"].append(census["note"])
+
+
+def _census(job, cand):
     try:
         inputs = job.draw(TIMING_SET_SEED, 1.0)
-        counts = profiling.kernels_of_call(torch, job.model_new, inputs, job.device)
+        counts = profiling.kernels_of_call(job.torch, job.model_new, inputs, job.device)
     except Exception as e:
-        res["notes"].append(f"profiler failed: {describe(e)}")
-        return
+        job.notes.append(f"profiler failed: {describe(e)}")
+        return None
     own = profiling.own_kernel_names(_source(job.args.candidate), cand.namespace)
     ks, fallback, note = profiling.summarize(counts, own)
-    res["candidate_kernels"] = ks
-    res["library_fallback"] = fallback
-    res["own_kernel_names"] = own
-    if note:
-        res["notes"].append(note)
+    return {"candidate_kernels": ks, "library_fallback": fallback, "own_kernel_names": own, "note": note}
 
 
 def _source(path):

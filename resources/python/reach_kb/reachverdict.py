@@ -124,7 +124,7 @@ def _perf(job, cand, res):
         res["time_basis"] = rec["time_basis"]
         res["phase_seconds"]["timing"] = round(time.perf_counter() - t0, 3)
         t0 = time.perf_counter()
-        res["baselines"] = reachperf.baselines(job, ctx)
+        res["baselines"] = reachperf.baselines(job, ctx, rec["input_sets"])
         res["phase_seconds"]["baselines"] = round(time.perf_counter() - t0, 3)
         res["baseline_used"], res["speedup"] = reachperf.speedup(res["baselines"], rec["median_us"])
         del ctx
