@@ -20,6 +20,7 @@
 #include "core/analysis/kernelname.h"
 #include "core/analysis/ruleedit.h"
 #include "rulesetmodel.h"
+#include "rulesuggestdialog.h"
 #include "session.h"
 #include "theme.h"
 
@@ -130,8 +131,12 @@ QWidget* BreakdownView::buildDrillDown() {
     m_addRule = new QPushButton(tr("Add rule..."), this);
     m_addRule->setToolTip(tr("Classify the selected kernel with a new rule (re-classifies live)"));
     m_addRule->setEnabled(false);
+    m_suggestRules = new QPushButton(tr("Suggest rules..."), this);
+    m_suggestRules->setToolTip(
+        tr("Proposed rules for the kernels no name rule matches, each accepted with one click"));
     auto* drillHeader = new QHBoxLayout;
     drillHeader->addWidget(m_drillTitle, 1);
+    drillHeader->addWidget(m_suggestRules);
     drillHeader->addWidget(m_addRule);
 
     // Every kernel of the segment: sortable by any column (numbers as numbers), filtered by a
@@ -219,6 +224,7 @@ void BreakdownView::connectSignals() {
     // On screen and in an exported figure alike, labels are fitted to the laid-out bars.
     connect(m_plot, &QCustomPlot::afterLayout, this, &BreakdownView::placeBarLabels);
     connect(m_addRule, &QPushButton::clicked, this, &BreakdownView::onAddRule);
+    connect(m_suggestRules, &QPushButton::clicked, this, &BreakdownView::openRuleSuggestions);
     connect(m_kernelFilter, &QLineEdit::textChanged, m_kernelView,
             &QSortFilterProxyModel::setFilterFixedString);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -656,6 +662,15 @@ void BreakdownView::onAddRule() {
     dialog.setProposal(toQString(proposal.family), toQString(proposal.basis));
     if (dialog.exec() == QDialog::Accepted)
         addRule(dialog.rule());
+}
+
+RuleSuggestDialog* BreakdownView::openRuleSuggestions() {
+    const bool measured = m_selectedRow >= 0 && m_selectedRow < m_model->rowCount() &&
+                          m_model->workload(m_selectedRow).breakdown;
+    auto* dialog = new RuleSuggestDialog(m_session, measured ? m_selectedRow : -1, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
 }
 
 QString BreakdownView::footerText() const {

@@ -218,6 +218,10 @@ void MainWindow::createMenus() {
     };
     connect(m_session, &Session::ruleHistoryChanged, this, updateHistory);
     updateHistory();
+    edit->addSeparator();
+    // Core's suggestions for the kernels no name rule matches (`reach-cli rules suggest`).
+    edit->addAction(tr("&Suggest Rules for Unmatched Kernels..."), m_breakdown,
+                    &BreakdownView::openRuleSuggestions);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (size_t i = 0; i < m_views.size(); ++i) {
