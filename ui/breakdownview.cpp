@@ -14,12 +14,14 @@
 #include <QTableView>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "addruledialog.h"
 #include "core/analysis/kernelname.h"
 #include "core/analysis/ruleedit.h"
 #include "headroomplot.h"
 #include "rulesetmodel.h"
+#include "rulesuggestdialog.h"
 #include "session.h"
 #include "theme.h"
 
@@ -130,8 +132,12 @@ QWidget* BreakdownView::buildDrillDown() {
     m_addRule = new QPushButton(tr("Add rule..."), this);
     m_addRule->setToolTip(tr("Classify the selected kernel with a new rule (re-classifies live)"));
     m_addRule->setEnabled(false);
+    m_suggestRules = new QPushButton(tr("Suggest rules..."), this);
+    m_suggestRules->setToolTip(
+        tr("Proposed rules for the kernels no name rule matches, each accepted with one click"));
     auto* drillHeader = new QHBoxLayout;
     drillHeader->addWidget(m_drillTitle, 1);
+    drillHeader->addWidget(m_suggestRules);
     drillHeader->addWidget(m_addRule);
 
     // Every kernel of the segment: sortable by any column (numbers as numbers), filtered by a
@@ -222,6 +228,7 @@ void BreakdownView::connectSignals() {
     // On screen and in an exported figure alike, labels are fitted to the laid-out bars.
     connect(m_plot, &QCustomPlot::afterLayout, this, &BreakdownView::placeBarLabels);
     connect(m_addRule, &QPushButton::clicked, this, &BreakdownView::onAddRule);
+    connect(m_suggestRules, &QPushButton::clicked, this, &BreakdownView::openRuleSuggestions);
     connect(m_kernelFilter, &QLineEdit::textChanged, m_kernelView,
             &QSortFilterProxyModel::setFilterFixedString);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -484,7 +491,11 @@ void BreakdownView::placeBarLabels() {
             const QString share = QString::number(l.end - l.start, 'f', 1) + QLatin1Char('%');
             const QFontMetricsF tm(l.text->font());
             const double room = std::abs(x->coordToPixel(l.end) - x->coordToPixel(l.start));
-            const bool fits = tm.horizontalAdvance(share) + 4 <= room && tm.height() <= barPixels();
+            // The ink of the digits, not the font's line height, has to fit in the bar: the
+            // line height (descent and leading included) left every bar of a 13-row window
+            // without its numbers.
+            const bool fits = tm.horizontalAdvance(share) + 4 <= room &&
+                              tm.tightBoundingRect(share).height() + 2 <= barPixels();
             if (fits) {
                 l.text->setText(share);
                 l.text->position->setCoords((l.start + l.end) / 2, l.key);
@@ -505,7 +516,11 @@ void BreakdownView::placeBarLabels() {
                 l.text->setVisible(false);
             }
         }
-        const int margin = int(std::ceil(std::max(outsideWidth, 12.0)));
+        // At least room for half of the axis's last tick label ("100"), which QCustomPlot does
+        // not draw at all when the widget's edge would cut it.
+        const double lastTick =
+            QFontMetricsF(x->tickLabelFont()).horizontalAdvance(QStringLiteral("100")) / 2 + 4;
+        const int margin = int(std::ceil(std::max({outsideWidth, lastTick, 12.0})));
         QCPAxisRect* rect = m_plot->axisRect();
         if (rect->margins().right() == margin)
             return;
@@ -668,6 +683,15 @@ void BreakdownView::onAddRule() {
     dialog.setProposal(toQString(proposal.family), toQString(proposal.basis));
     if (dialog.exec() == QDialog::Accepted)
         addRule(dialog.rule());
+}
+
+RuleSuggestDialog* BreakdownView::openRuleSuggestions() {
+    const bool measured = m_selectedRow >= 0 && m_selectedRow < m_model->rowCount() &&
+                          m_model->workload(m_selectedRow).breakdown;
+    auto* dialog = new RuleSuggestDialog(m_session, measured ? m_selectedRow : -1, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
 }
 
 QString BreakdownView::footerText() const {

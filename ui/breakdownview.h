@@ -31,6 +31,7 @@ class QTableView;
 namespace reach {
 
 class HeadroomPlot;
+class RuleSuggestDialog;
 class Session;
 
 // Horizontal stacked bars (one per workload, the four categories in fixed colours), the
@@ -80,6 +81,9 @@ public:
     bool addRule(const Rule& rule, QString* error = nullptr);
     // What "Add rule..." proposes for a kernel of the drill-down (core proposeRuleCategory).
     CategoryProposal proposalFor(const QString& kernelName) const;
+    // "Suggest rules...": core's suggestions for the selected workload (every measured one when
+    // none is selected) in a dialog that stays open beside the view; it deletes itself on close.
+    RuleSuggestDialog* openRuleSuggestions();
 
 signals:
     void segmentSelected(int row, reach::Category category);
@@ -118,6 +122,7 @@ private:
     QLineEdit* m_kernelFilter;
     QLabel* m_drillTitle;
     QPushButton* m_addRule;
+    QPushButton* m_suggestRules;
     QCheckBox* m_opSplit;
     QComboBox* m_shareOf;
     std::array<QCPBars*, 4> m_bars{};

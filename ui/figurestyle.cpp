@@ -36,46 +36,6 @@ struct BackgroundAccess : QCustomPlot {
 
 }  // namespace
 
-void thinTextTicks(QCPAxis& axis) {
-    auto text = axis.ticker().dynamicCast<QCPAxisTickerText>();
-    if (!text || text->ticks().size() < 2)
-        return;
-    // Keep every k-th tick, counted from the one at 1 (the speedup axis's "no change") or else
-    // the first, for the smallest k whose labels keep a gap of one "0" between them.
-    const QFontMetricsF tm(axis.tickLabelFont());
-    const double gap = tm.horizontalAdvance(QLatin1Char('0'));
-    QList<double> keys;  // the ticks the axis draws: those in its range
-    QStringList labels;
-    for (auto it = text->ticks().cbegin(); it != text->ticks().cend(); ++it) {
-        if (axis.range().contains(it.key())) {
-            keys << it.key();
-            labels << it.value();
-        }
-    }
-    qsizetype anchor = keys.indexOf(1.0);
-    if (anchor < 0)
-        anchor = 0;
-    for (qsizetype k = 1; k < keys.size(); ++k) {
-        bool clear = true;
-        double lastRight = -1e300;
-        for (qsizetype i = anchor % k; i < keys.size() && clear; i += k) {
-            const double half = tm.horizontalAdvance(labels[i]) / 2;
-            const double x = axis.coordToPixel(keys[i]);
-            clear = x - half >= lastRight + gap;
-            lastRight = x + half;
-        }
-        if (!clear)
-            continue;
-        if (k > 1) {
-            QMap<double, QString> kept;
-            for (qsizetype i = anchor % k; i < keys.size(); i += k)
-                kept.insert(keys[i], labels[i]);
-            text->ticks() = kept;
-        }
-        return;
-    }
-}
-
 QFont FigureStyle::font(const QCustomPlot& plot, double scale) const {
     QFont f(fontFamily);
     const int dpi = plot.logicalDpiY() > 0 ? plot.logicalDpiY() : 96;
@@ -183,7 +143,8 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
         }
     }
     // Lay the plot out at the figure's size to know how long each axis is, then give numeric
-    // axes one tick per ~40 pt so tick labels never run into each other.
+    // axes one tick per ~40 pt so tick labels never run into each other (labelled text axes,
+    // the speedup figure's, thin themselves to the axis length: SpacedTextTicker).
     plot.plotLayout()->setOuterRect(QRect(QPoint(0, 0), figurePt));
     plot.plotLayout()->update(QCPLayoutElement::upPreparation);
     plot.plotLayout()->update(QCPLayoutElement::upMargins);
@@ -209,8 +170,6 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
     }
     for (QCPAxisRect* rect : plot.axisRects()) {
         for (QCPAxis* axis : rect->axes()) {
-            if (axis->visible() && axis->orientation() == Qt::Horizontal)
-                thinTextTicks(*axis);
             if (!axis->visible() || axis->ticker().dynamicCast<QCPAxisTickerText>())
                 continue;
             const bool horizontal = axis->orientation() == Qt::Horizontal;

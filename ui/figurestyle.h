@@ -37,11 +37,6 @@ struct FigureStyle {
     void apply(QCustomPlot& plot, QSize figurePt = {}) const;
 };
 
-// Drops labels of a horizontal text-ticker axis (the speedup figure's powers of two) until no two
-// run into each other at the axis's current length: every k-th tick is kept, counted from 1x.
-// Call after the layout knows the axis length (the export does; views on resize).
-void thinTextTicks(QCPAxis& axis);
-
 // A layerable (item, plottable) with this dynamic property set to true is drawn on screen only
 // (hover boxes, selection outlines) and hidden in exported figures.
 inline constexpr const char* kScreenOnlyProperty = "reach_screen_only";

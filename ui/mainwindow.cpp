@@ -262,6 +262,10 @@ void MainWindow::createMenus() {
     };
     connect(m_session, &Session::ruleHistoryChanged, this, updateHistory);
     updateHistory();
+    edit->addSeparator();
+    // Core's suggestions for the kernels no name rule matches (`reach-cli rules suggest`).
+    edit->addAction(tr("&Suggest Rules for Unmatched Kernels..."), m_breakdown,
+                    &BreakdownView::openRuleSuggestions);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (size_t i = 0; i < m_views.size(); ++i) {
@@ -531,17 +535,23 @@ void MainWindow::onExportFigure(const QString& figureKey) {
         QStringList{pdf, svg, png}.join(QStringLiteral(";;")), &filter);
     if (path.isEmpty())
         return;
-    // A name typed without an extension gets the chosen type's.
-    path = FigureExporter::withDefaultExtension(path, filter == svg   ? FigureFormat::Svg
-                                                      : filter == png ? FigureFormat::Png
-                                                                      : FigureFormat::Pdf);
     settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
+    exportFigureAndReport(path,
+                          filter == svg   ? FigureFormat::Svg
+                          : filter == png ? FigureFormat::Png
+                                          : FigureFormat::Pdf,
+                          figureKey);
+}
+
+bool MainWindow::exportFigureAndReport(QString path, FigureFormat chosen,
+                                       const QString& figureKey) {
+    // A name typed without an extension gets the chosen type's.
+    path = FigureExporter::withDefaultExtension(path, chosen);
     QString error;
     QStringList written, warnings;
     if (!exportFigure(path, &error, &written, &warnings, figureKey)) {
-        report(MessageLog::Severity::Error, error);
-        QMessageBox::warning(this, tr("Export figure"), error);
-        return;
+        report(MessageLog::Severity::Error, error);  // in the message bar, as load errors are
+        return false;
     }
     for (const QString& w : warnings)
         report(MessageLog::Severity::Warning, w);
@@ -549,6 +559,7 @@ void MainWindow::onExportFigure(const QString& figureKey) {
            tr("Exported %1 (data %2, provenance %3)")
                .arg(written.value(0), QFileInfo(written.value(1)).fileName(),
                     QFileInfo(written.value(2)).fileName()));
+    return true;
 }
 
 void MainWindow::onExportData() {

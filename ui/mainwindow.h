@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/project/figuredata.h"
+#include "ui/figureexporter.h"
 #include "ui/messagelog.h"
 
 class QAbstractItemModel;
@@ -75,6 +76,11 @@ public:
     // share the breakdown's tab.
     bool exportFigure(const QString& path, QString* error = nullptr, QStringList* written = nullptr,
                       QStringList* warnings = nullptr, const QString& figureKey = {}) const;
+    // What File > Export Figure does once the user has picked `path` and its type: a name
+    // without an extension gets the type's, then the figure is written and the user told how it
+    // went (the files written in the status bar and the log, warnings and errors in the bar).
+    bool exportFigureAndReport(QString path, FigureFormat chosen = FigureFormat::Pdf,
+                               const QString& figureKey = {});
 
     // Asks what to do with rule edits that would be lost (save, discard, cancel); true: go on.
     bool confirmDiscardRuleEdits();

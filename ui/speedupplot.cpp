@@ -2,6 +2,7 @@
 
 #include "core/project/figuredata.h"
 #include "core/records/recordstats.h"
+#include "ui/spacedticker.h"
 
 #include <qcustomplot.h>
 #include <algorithm>
@@ -240,14 +241,11 @@ void SpeedupPlot::build(QCustomPlot& plot, const RecordsModel& model, Mode mode)
     const double xlo = std::min(lo, std::exp2(firstBin * kBinOctaves)) / pad;
     const double xhi = std::max(hi, std::exp2(lastBin * kBinOctaves)) * pad;
     x->setRange(xlo, xhi);
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    // Every power of two is a tick; SpacedTextTicker draws as many as the axis's length holds.
+    auto ticker = SpacedTextTicker::install(*x);
     const int k0 = int(std::ceil(std::log2(xlo))), k1 = int(std::floor(std::log2(xhi)));
-    const int step = (k1 - k0) > 8 ? 2 : 1;
-    for (int k = k0; k <= k1; ++k) {
-        if ((k % step) == 0)
-            ticker->addTick(std::exp2(k), factorText(std::exp2(k)));
-    }
-    x->setTicker(ticker);
+    for (int k = k0; k <= k1; ++k)
+        ticker->addTick(std::exp2(k), factorText(std::exp2(k)));
     x->setLabel(QObject::tr("speedup over baseline (log2 axis)"));
     x->grid()->setVisible(true);
 

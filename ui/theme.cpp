@@ -5,6 +5,8 @@
 #include <QApplication>
 #include <QPalette>
 #include <QStyleFactory>
+#include <algorithm>
+#include <cmath>
 
 namespace reach {
 
@@ -30,9 +32,27 @@ QColor Theme::unsplitColor() {
     return QColor(0xBB, 0xBB, 0xBB);
 }
 
+namespace {
+
+// WCAG 2 relative luminance of an sRGB colour.
+double relativeLuminance(const QColor& c) {
+    auto linear = [](double v) {
+        return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * linear(c.redF()) + 0.7152 * linear(c.greenF()) + 0.0722 * linear(c.blueF());
+}
+
+}  // namespace
+
+double Theme::contrastRatio(const QColor& a, const QColor& b) {
+    const double la = relativeLuminance(a), lb = relativeLuminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
 QColor Theme::textOn(const QColor& fill) {
-    const double luma = 0.299 * fill.redF() + 0.587 * fill.greenF() + 0.114 * fill.blueF();
-    return luma > 0.6 ? Qt::black : Qt::white;
+    // A luma cut at 0.6 put white on the vermillion and purple bars (3.9:1 and 3.1:1).
+    return contrastRatio(Qt::black, fill) >= contrastRatio(Qt::white, fill) ? QColor(Qt::black)
+                                                                            : QColor(Qt::white);
 }
 
 QColor Theme::seriesColor(int index) {

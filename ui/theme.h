@@ -21,8 +21,12 @@ public:
     static QColor categoryColor(Category c);
     // Share of a bar that the study did not split (published rows give only two categories).
     static QColor unsplitColor();
-    // Text colour that stays readable on top of a filled category bar.
+    // Text colour that stays readable on top of a filled category bar: black or white,
+    // whichever has the higher WCAG 2 contrast ratio with the fill (every category colour
+    // reaches 4.5:1, the ratio WCAG asks of small text, with one of them).
     static QColor textOn(const QColor& fill);
+    // WCAG 2 contrast ratio of two colours, 1 (same luminance) to 21 (black on white).
+    static double contrastRatio(const QColor& a, const QColor& b);
     // Okabe-Ito, in order; for series that are not categories (evaluation sets, workloads).
     static QColor seriesColor(int index);
 

@@ -84,8 +84,8 @@ void VerifyWorker::start(const QString& program, const VerifyJob& job, int timeo
     // A KernelBench-format job uses the GUI's warm worker server (PyTorch imported once for the
     // session; core/verify/workerserver.h): a re-verify no longer pays `import torch` twice.
     if (isKernelBenchFormat(job.problemPath.toStdString(), job.candidatePath.toStdString())) {
-        const std::string socket = sharedWorkerServer(
-            findPython(""), findResourceDir() + "/python/reach_kbserver.py");
+        const std::string socket =
+            sharedWorkerServer(findPython(""), findResourceDir() + "/python/reach_kbserver.py");
         if (!socket.empty())
             entries << QStringLiteral("REACH_KB_SERVER=") + QString::fromStdString(socket);
     }

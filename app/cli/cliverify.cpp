@@ -276,8 +276,9 @@ int runVerify(const std::vector<std::string>& argv, CliIo& io) {
     std::vector<std::string> remaining = argv;
     const auto trusted = takeRepeated(remaining, "--trust");
     ArgSpec spec;
-    spec.flags = {"--json",    "--controls", "--no-timing", "--no-baseline", "--no-compile-baseline",
-                  "--sandbox", "--fresh"};
+    spec.flags = {
+        "--json",    "--controls", "--no-timing", "--no-baseline", "--no-compile-baseline",
+        "--sandbox", "--fresh"};
     spec.options = {"--problem",   "--candidate", "--reps",         "--warmup",
                     "--seed",      "--scale",     "--thresholds",   "--baseline-us",
                     "--cache-dir", "--resources", "--timeout",      "--seeds",

@@ -866,6 +866,21 @@ std::optional<Work> indexCopy(const Args& a, const WorkContext&) {
     return indexAddAt(a, false);
 }
 
+// ---- kernels torch.compile generated ---------------------------------------------------------
+
+// An Inductor kernel's launch is recorded as a cpu_op named after the kernel (triton_poi_/red_/
+// per_ + the fused ops + a number) whose inputs are the kernel's buffers. Each buffer is read or
+// written at least once, so their bytes (tbytes: an expanded view once) are a lower bound on the
+// traffic; a buffer updated in place (Inductor's in_out_ptr) is read and written, which this
+// counts once, and the FLOPs of the fused arithmetic are not counted: the estimate can only be
+// below the true work, so a kernel's fraction of speed of light is never overstated.
+std::optional<Work> inductorKernel(const Args& a, const WorkContext&) {
+    double bytes = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+        bytes += tbytes(a, i);
+    return Work{bytes, 0, Peak::Vector};
+}
+
 // ---- optimizer -----------------------------------------------------------------------------
 
 double listElements(const CallArg& a) {
@@ -1308,11 +1323,37 @@ const std::vector<WorkEntry>& workTable() {
     return kTable;
 }
 
+const std::vector<WorkEntry>& inductorEntries() {
+    // Matched by prefix: each compiled program names its kernels anew (fused ops, a number).
+    // Template kernels (triton_tem_, GEMMs Inductor wrote) are not here: their FLOPs matter and
+    // their buffers do not say the GEMM's shape.
+    static const std::vector<WorkEntry> kEntries = {
+        {"triton_poi_*", "inductor",
+         "Inductor pointwise kernel: every buffer argument once (a lower bound); FLOPs not counted",
+         inductorKernel},
+        {"triton_red_*", "inductor",
+         "Inductor reduction kernel: every buffer argument once (a lower bound); FLOPs not counted",
+         inductorKernel},
+        {"triton_per_*", "inductor",
+         "Inductor persistent reduction: every buffer argument once (a lower bound); FLOPs not "
+         "counted",
+         inductorKernel},
+    };
+    return kEntries;
+}
+
 const WorkEntry* findWorkEntry(std::string_view op) {
     const auto& t = workTable();
     auto it = std::lower_bound(t.begin(), t.end(), op,
                                [](const WorkEntry& e, std::string_view v) { return e.op < v; });
-    return it != t.end() && it->op == op ? &*it : nullptr;
+    if (it != t.end() && it->op == op)
+        return &*it;
+    for (const WorkEntry& e : inductorEntries()) {
+        const std::string_view prefix = e.op.substr(0, e.op.size() - 1);  // without the '*'
+        if (op.size() > prefix.size() && op.substr(0, prefix.size()) == prefix)
+            return &e;
+    }
+    return nullptr;
 }
 
 std::optional<Work> operatorWork(std::string_view op, const std::vector<CallArg>& args,

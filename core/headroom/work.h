@@ -57,8 +57,11 @@ struct WorkEntry {
     std::optional<Work> (*work)(const std::vector<CallArg>& args, const WorkContext& ctx);
 };
 
-// The table, sorted by operator name.
+// The table, sorted by operator name (exact names), and the entries matched by name prefix
+// (kernels torch.compile generated: triton_poi_*, triton_red_*, triton_per_*).
 const std::vector<WorkEntry>& workTable();
+const std::vector<WorkEntry>& inductorEntries();
+// The exact entry, else the prefix entry that matches; nullptr when none.
 const WorkEntry* findWorkEntry(std::string_view op);
 
 // The work of one call of `op` with these inputs; nullopt when the table has no entry or the

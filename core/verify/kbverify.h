@@ -20,19 +20,19 @@ namespace reach {
 struct KernelBenchJob {
     std::string problemFile;
     std::string candidateFile;
-    std::string python;  // the interpreter (findPython)
-    std::string worker;  // resources/python/reach_kbworker.py
+    std::string python;              // the interpreter (findPython)
+    std::string worker;              // resources/python/reach_kbworker.py
     std::string precision = "fp32";  // fp32, bf16, fp16
     std::optional<uint64_t> seed;    // Reach's fresh inputs use seed, seed+1, ... (seedCount)
     int seedCount = 3;
     int reps = 100;
     int warmup = 10;
-    double timeoutSeconds = 900;           // each worker process
-    std::optional<double> kbTolerance;     // KernelBench's tolerance (older versions: 1e-2)
-    double recordedBaselineUs = 0;         // a recorded baseline (KernelBench timing JSON)
+    double timeoutSeconds = 900;        // each worker process
+    std::optional<double> kbTolerance;  // KernelBench's tolerance (older versions: 1e-2)
+    double recordedBaselineUs = 0;      // a recorded baseline (KernelBench timing JSON)
     std::string recordedBaselineSource;
-    std::string cacheDir;                  // load_inline, Triton and Inductor builds
-    std::string device = "cuda";           // "cpu": the worker's test mode (CI, no GPU)
+    std::string cacheDir;         // load_inline, Triton and Inductor builds
+    std::string device = "cuda";  // "cpu": the worker's test mode (CI, no GPU)
     bool timing = true;
     bool compileBaseline = true;  // time torch.compile(Model) as a baseline too
     // Measure everything again. Otherwise the worker reuses what depends only on the files, the
@@ -66,8 +66,7 @@ struct WorkerOutcome {
 // the candidate correct and Reach does not. A worker that crashed or hung is that part's
 // "crashed" / "timeout".
 VerificationResult composeKernelBench(const KernelBenchJob& job, const nlohmann::json& probe,
-                                      const WorkerOutcome& kernelbench,
-                                      const WorkerOutcome& reach);
+                                      const WorkerOutcome& kernelbench, const WorkerOutcome& reach);
 
 // Runs the whole job. Throws InputError (exit 2 for reach-verify) for bad input the worker
 // reports (a problem without Model, a syntax error in the problem, an unreadable file) and for

@@ -156,9 +156,8 @@ std::optional<ChildResult> runInWorkerServer(const std::string& socketPath,
             env[e.substr(0, eq)] = e.substr(eq + 1);
     }
     char cwd[PATH_MAX];
-    const nlohmann::json req = {{"argv", workerArgs},
-                                {"env", env},
-                                {"cwd", getcwd(cwd, sizeof cwd) ? cwd : ""}};
+    const nlohmann::json req = {
+        {"argv", workerArgs}, {"env", env}, {"cwd", getcwd(cwd, sizeof cwd) ? cwd : ""}};
     int outPipe[2] = {-1, -1}, errPipe[2] = {-1, -1};
     if (pipe2(outPipe, O_CLOEXEC) || pipe2(errPipe, O_CLOEXEC))
         return refuse(std::string("pipe: ") + std::strerror(errno));
@@ -239,15 +238,15 @@ std::optional<ChildResult> runInWorkerServer(const std::string& socketPath,
 
 std::unique_ptr<WorkerServer> WorkerServer::start(const std::string& python,
                                                   const std::string& serverScript,
-                                                  const std::string& socketPath,
-                                                  double waitSeconds, std::string* error) {
+                                                  const std::string& socketPath, double waitSeconds,
+                                                  std::string* error) {
     auto fail = [&](const std::string& e) -> std::unique_ptr<WorkerServer> {
         if (error)
             *error = e;
         return nullptr;
     };
-    const std::vector<std::string> argv = {python, serverScript, "--socket", socketPath,
-                                           "--owner", std::to_string(getpid())};
+    const std::vector<std::string> argv = {python,     serverScript, "--socket",
+                                           socketPath, "--owner",    std::to_string(getpid())};
     std::vector<char*> args;
     for (const auto& a : argv)
         args.push_back(const_cast<char*>(a.c_str()));

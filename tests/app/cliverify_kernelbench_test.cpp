@@ -25,9 +25,16 @@ protected:
     }
     static std::vector<std::string> verify(const std::string& problem, const std::string& cand,
                                            std::vector<std::string> more = {}) {
-        std::vector<std::string> a = {"verify",       "--problem", kPy + "problems/" + problem,
-                                      "--candidate",  kPy + "candidates/" + cand,
-                                      "--worker-device", "cpu", "--reps", "5", "--json"};
+        std::vector<std::string> a = {"verify",
+                                      "--problem",
+                                      kPy + "problems/" + problem,
+                                      "--candidate",
+                                      kPy + "candidates/" + cand,
+                                      "--worker-device",
+                                      "cpu",
+                                      "--reps",
+                                      "5",
+                                      "--json"};
         a.insert(a.end(), more.begin(), more.end());
         return a;
     }

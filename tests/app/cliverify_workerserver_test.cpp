@@ -29,18 +29,25 @@ protected:
             GTEST_SKIP() << "no Python with PyTorch (scripts/deps installs python3-torch)";
         setenv("REACH_PYTHON", REACH_TEST_PYTHON, 1);
         std::string error;
-        server = reach::WorkerServer::start(REACH_TEST_PYTHON, kServer, dir.path("s.sock"), 120,
-                                            &error);
+        server =
+            reach::WorkerServer::start(REACH_TEST_PYTHON, kServer, dir.path("s.sock"), 120, &error);
         ASSERT_TRUE(server) << error;
         setenv("REACH_KB_SERVER", server->socketPath().c_str(), 1);
     }
     void TearDown() override { unsetenv("REACH_KB_SERVER"); }
     std::vector<std::string> verify(const std::string& problem, const std::string& cand,
                                     std::vector<std::string> more = {}) {
-        std::vector<std::string> a = {"verify",          "--problem", kPy + "problems/" + problem,
-                                      "--candidate",     kPy + "candidates/" + cand,
-                                      "--worker-device", "cpu",       "--reps",
-                                      "5",               "--json",    "--cache-dir",
+        std::vector<std::string> a = {"verify",
+                                      "--problem",
+                                      kPy + "problems/" + problem,
+                                      "--candidate",
+                                      kPy + "candidates/" + cand,
+                                      "--worker-device",
+                                      "cpu",
+                                      "--reps",
+                                      "5",
+                                      "--json",
+                                      "--cache-dir",
                                       dir.path("cache")};
         a.insert(a.end(), more.begin(), more.end());
         return a;
@@ -71,8 +78,7 @@ TEST_F(CliVerifyWorkerServer, AHungJobIsKilledAtItsTimeoutWithItsGroup) {
     // --timeout 20: each worker gets 45 % of it (9 s); KernelBench's trials hang first.
     const auto t0 = std::chrono::steady_clock::now();
     const auto r = runCli(verify("23_Softmax.py", "forward_hangs.py", {"--timeout", "20"}));
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const json j = json::parse(r.out);
     EXPECT_EQ(j["kernelbench"]["verdict"], "timeout") << j["kernelbench"].dump();
     EXPECT_LT(s, 40);
@@ -90,6 +96,7 @@ TEST_F(CliVerifyWorkerServer, NoServerAtTheSocketMeansTheWorkerStartsByItself) {
     EXPECT_EQ(j["verdict"], "pass");
     EXPECT_GT(j["reach"]["phase_seconds"]["import_torch"].get<double>(), 0.05);
     std::string why;
-    EXPECT_FALSE(reach::runInWorkerServer(dir.path("nobody-listens.sock"), {"probe"}, 10, {}, &why));
+    EXPECT_FALSE(
+        reach::runInWorkerServer(dir.path("nobody-listens.sock"), {"probe"}, 10, {}, &why));
     EXPECT_NE(why.find("no worker server"), std::string::npos) << why;
 }

@@ -3,20 +3,33 @@
 #include <qcustomplot.h>
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLineEdit>
+#include <QPushButton>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <cmath>
+#include <functional>
+#include <optional>
 
 #include "core/analysis/breakdown.h"
 #include "core/analysis/kernelname.h"
+#include "core/analysis/ruleedit.h"
 #include "ui/addruledialog.h"
 #include "ui/breakdownview.h"
 #include "ui/projectbrowser.h"
 #include "ui/rulesetmodel.h"
 #include "ui/session.h"
+#include "ui/theme.h"
 #include "uitestsupport.h"
 
 using namespace reach;
@@ -100,6 +113,141 @@ private slots:
         }
         QVERIFY(m_view->plot()->yAxis->range().contains(m_view->keyOfRow(0)));
         QVERIFY(m_view->plot()->yAxis->range().contains(m_view->keyOfRow(model.rowCount() - 1)));
+    }
+
+    // Every segment with room for its share carries it, inside the segment, in a colour that
+    // reads on the segment's fill (WCAG 2's 4.5:1 for small text); a share that does not fit
+    // in the addressable segment is printed after the bar, inside the widget.
+    void everySegmentThatFitsIsLabelledReadably() {
+        QCustomPlot* plot = m_view->plot();
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        const BreakdownModel& model = *m_view->model();
+        QList<QCPItemText*> shown;
+        for (int i = 0; i < plot->itemCount(); ++i) {
+            auto* t = qobject_cast<QCPItemText*>(plot->item(i));
+            if (t && t->visible())
+                shown << t;
+        }
+        QCPAxis* x = plot->xAxis;
+        int labelled = 0;
+        for (int r = 0; r < model.rowCount(); ++r) {
+            if (model.spanUnknown(r))
+                continue;
+            const double key = m_view->keyOfRow(r);
+            double start = 0;
+            for (Category c : kCategories) {
+                const double share = 100.0 * model.share(r, c);
+                if (share <= 0)
+                    continue;
+                const QString text = QString::number(share, 'f', 1) + QLatin1Char('%');
+                const double left = x->coordToPixel(start), right = x->coordToPixel(start + share);
+                start += share;
+                QCPItemText* label = nullptr;
+                for (QCPItemText* t : shown) {
+                    if (std::abs(t->position->coords().y() - key) < 1e-9 &&
+                        (t->text() == text || t->text().startsWith(text + QLatin1Char(' '))))
+                        label = t;
+                }
+                const double width = QFontMetricsF(Theme::plotFont(8)).horizontalAdvance(text);
+                const QString where =
+                    QString::fromStdString(model.workload(r).name) + " " +
+                    QString::fromUtf8(categoryKey(c).data(), qsizetype(categoryKey(c).size())) +
+                    " " + text;
+                const QFontMetricsF tm(Theme::plotFont(8));
+                const double ink = tm.tightBoundingRect(text).height();
+                const double bar = std::abs(plot->yAxis->coordToPixel(m_view->bars(c)->width()) -
+                                            plot->yAxis->coordToPixel(0));
+                if (width + 8 > right - left || ink + 4 > bar) {
+                    // No room: only the addressable share is printed, after the bar.
+                    if (c == Category::Addressable) {
+                        QVERIFY2(label, qPrintable(where));
+                        const double end =
+                            label->position->pixelPosition().x() +
+                            QFontMetricsF(label->font()).horizontalAdvance(label->text()) + 3;
+                        QVERIFY2(end <= plot->width(), qPrintable(where));
+                    }
+                    continue;
+                }
+                if (!(label && label->text() == text)) {
+                    for (int i = 0; i < plot->itemCount(); ++i)
+                        if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)))
+                            qDebug() << t->text() << t->visible() << t->position->coords() << key
+                                     << left << right << width << m_view->plot()->height();
+                }
+                QVERIFY2(label && label->text() == text, qPrintable(where));
+                const double centre = label->position->pixelPosition().x();
+                QVERIFY2(centre - width / 2 >= left && centre + width / 2 <= right,
+                         qPrintable(where));
+                const double middle = label->position->pixelPosition().y();
+                QVERIFY2(std::abs(middle - plot->yAxis->coordToPixel(key)) < 1, qPrintable(where));
+                const double contrast =
+                    Theme::contrastRatio(label->color(), Theme::categoryColor(c));
+                QVERIFY2(contrast >= 4.5,
+                         qPrintable(where + QStringLiteral(": contrast %1").arg(contrast)));
+                ++labelled;
+            }
+        }
+        QVERIFY2(labelled > model.rowCount(), "more than one segment per row has room");
+        // The share axis's end is labelled: QCustomPlot drops a tick label the widget's edge
+        // would cut, so "100" needs its half width right of the axis.
+        const double half = QFontMetricsF(x->tickLabelFont()).horizontalAdvance("100") / 2;
+        QVERIFY(x->tickVectorLabels().contains(QStringLiteral("100")));
+        QVERIFY2(x->coordToPixel(100) + half <= plot->width(),
+                 qPrintable(QStringLiteral("%1 + %2 > %3")
+                                .arg(x->coordToPixel(100))
+                                .arg(half)
+                                .arg(plot->width())));
+    }
+
+    // Two devices measured the same workloads (the study's A100 table and a table of the same
+    // names on an H100, imported beside it): on screen every row's label still differs (the
+    // device tag) and names the row's device.
+    void rowsWithTheSameNameAreToldApart() {
+        QTemporaryDir dir;
+        QFile table(dir.filePath(QStringLiteral("h100.json")));
+        QVERIFY(table.open(QIODevice::WriteOnly));
+        QJsonArray workloads;
+        workloads.append(QJsonObject{
+            {"name", "DLRM inference"}, {"library_optimized", 0.40}, {"addressable", 0.55}});
+        workloads.append(QJsonObject{
+            {"name", "ResNet-50 inference"}, {"library_optimized", 0.70}, {"addressable", 0.25}});
+        table.write(QJsonDocument(QJsonObject{{"source",
+                                               "Reach test: the same names on another device "
+                                               "(H100-SXM, bf16)"},
+                                              {"projection", QJsonObject{{"win_rate", 0.4},
+                                                                         {"median_speedup", 1.5}}},
+                                              {"workloads", workloads}})
+                        .toJson());
+        table.close();
+        Session session;
+        QString error;
+        QVERIFY2(session.openDefault(&error), qPrintable(error));
+        QSignalSpy errors(&session, &Session::loadError);
+        session.importProfiles({table.fileName()});
+        QVERIFY(test::waitIdle(session));
+        QVERIFY2(errors.isEmpty(), qPrintable(errors.value(0).value(0).toString()));
+        BreakdownView view(&session);
+        view.resize(1100, 800);
+        const BreakdownModel& model = *view.model();
+        QCOMPARE(model.rowCount(), 15);
+        auto ticker = view.plot()->yAxis->ticker().dynamicCast<QCPAxisTickerText>();
+        QVERIFY(ticker);
+        QSet<QString> labels;
+        int shared = 0;
+        for (int r = 0; r < model.rowCount(); ++r) {
+            const QString name = QString::fromStdString(model.workload(r).name);
+            const QString label = ticker->ticks().value(view.keyOfRow(r));
+            QVERIFY2(label.startsWith(name.left(12)), qPrintable(label));
+            labels.insert(label);
+            if (name == QStringLiteral("DLRM inference") ||
+                name == QStringLiteral("ResNet-50 inference")) {
+                ++shared;
+                const bool h100 = QString::fromStdString(model.workload(r).origin).contains("H100");
+                QVERIFY2(label.contains(h100 ? "H100" : "A100"), qPrintable(label));
+            }
+        }
+        QCOMPARE(shared, 4);
+        QCOMPARE(labels.size(), qsizetype(model.rowCount()));
     }
 
     void spanSharesAddUpWithIdle() {
@@ -194,6 +342,52 @@ private slots:
                      kernels.data(kernels.index(k, KernelModel::TimeMs), KernelModel::ValueRole)
                          .toDouble());
         }
+    }
+
+    // "Add rule..." opens on the category the rule set gives the kernel's family (core's
+    // proposeRuleCategory), with that family filled in.
+    void addRuleProposesTheFamilysCategory() {
+        const BreakdownModel& model = *m_view->model();
+        const int row = firstMeasuredRow(model);
+        QVERIFY(row >= 0);
+        QVERIFY(m_view->selectSegment(row, Category::LibraryOptimized));
+        QSortFilterProxyModel* shown = m_view->kernelView();
+        QVERIFY(shown->rowCount() > 0);
+        m_view->kernelTable()->setCurrentIndex(shown->index(0, 0));
+        const QString name = shown->data(shown->index(0, 0), KernelModel::FullNameRole).toString();
+        const RuleSet& rules = m_session->rules();
+        const CategoryProposal expected =
+            proposeRuleCategory(rules, model.workload(row).breakdown.get(), name.toStdString(),
+                                Category::LibraryOptimized);
+        QVERIFY(!expected.family.empty());
+        QVERIFY2(std::any_of(rules.rules().begin(), rules.rules().end(),
+                             [&](const Rule& r) {
+                                 return r.family == expected.family &&
+                                        r.category == expected.category;
+                             }),
+                 "the proposal is the category of a rule of the kernel's family");
+        std::optional<Rule> proposed;
+        std::function<void()> readDialog = [&] {
+            for (QWidget* w : QApplication::topLevelWidgets()) {
+                if (auto* dialog = qobject_cast<AddRuleDialog*>(w); dialog && dialog->isVisible()) {
+                    proposed = dialog->rule();
+                    dialog->reject();
+                    return;
+                }
+            }
+            QTimer::singleShot(0, readDialog);  // not shown yet
+        };
+        QTimer::singleShot(0, readDialog);
+        QPushButton* add = nullptr;
+        for (QPushButton* b : m_view->findChildren<QPushButton*>()) {
+            if (b->text() == QStringLiteral("Add rule..."))
+                add = b;
+        }
+        QVERIFY(add && add->isEnabled());
+        add->click();
+        QVERIFY(proposed);
+        QCOMPARE(proposed->category, expected.category);
+        QCOMPARE(proposed->family, expected.family);
     }
 
     // The kernel table lists every kernel of the segment with its launching operator and what

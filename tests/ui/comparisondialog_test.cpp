@@ -1,8 +1,12 @@
 // The comparison dialog on the bundled sample: ResNet-50 eager (A) against compiled (B). Its
 // tables hold core's diffBreakdowns rows for the same breakdowns, the pickers follow the
-// session, and a re-classification recomputes it.
+// session, and a re-classification recomputes it. Its projection check shows core's
+// checkCandidates numbers (those of `reach-cli diff --candidate`) on both bases.
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QTableWidget>
 #include <QTest>
 #include <cmath>
 
@@ -41,6 +45,21 @@ void compareRows(const ProfileDiffModel& model, const std::vector<DiffRow>& rows
                 .toDouble(),
             rows[size_t(r)].deltaShare());
     }
+}
+
+// A cell of the projection table: its raw number, and that its text is the number formatted.
+double cell(const ComparisonDialog& dialog, int row, int column) {
+    const QTableWidgetItem* item = dialog.projectionTable()->item(row, column);
+    return item ? item->data(Qt::UserRole).toDouble() : std::nan("");
+}
+
+QString cellText(const ComparisonDialog& dialog, int row, int column) {
+    const QTableWidgetItem* item = dialog.projectionTable()->item(row, column);
+    return item ? item->text() : QString();
+}
+
+QString percentText(double share) {
+    return QString::number(100.0 * share, 'f', 2) + QStringLiteral(" %");
 }
 
 }  // namespace
@@ -145,6 +164,73 @@ private slots:
         QVERIFY2(moved, "the new rule's family shows up in the comparison");
         m_session->setRules(RuleSet::builtinDefault());
         QVERIFY(test::waitIdle(*m_session));
+    }
+
+    void projectionCheckShowsCoresNumbersOnBothBases() {
+        const int a = rowNamed(*m_session, "resnet50_inference");
+        const int b = rowNamed(*m_session, "resnet50_inference_compiled");
+        ComparisonDialog dialog(m_session);
+        QVERIFY(dialog.compare(a, b));
+        QVERIFY(!dialog.projectionCheck());  // no candidate yet
+        QVERIFY(dialog.projectionNote().contains(QStringLiteral("Type the pattern")));
+
+        // Typed as a user would: the pattern, then the speedup.
+        QTest::keyClicks(dialog.candidatePattern(), QStringLiteral("batch_norm"));
+        dialog.candidateSpeedup()->setValue(1.5);
+        const ProfileDiff diff = diffBreakdowns(*m_session->workloads()[size_t(a)].breakdown,
+                                                *m_session->workloads()[size_t(b)].breakdown);
+        const ProjectionCheck expected = checkCandidates(diff, {Candidate{"batch_norm", 1.5}});
+        QVERIFY(dialog.projectionCheck().has_value());
+        const ProjectionCheck& shown = *dialog.projectionCheck();
+        QCOMPARE(shown.candidates.size(), size_t(1));
+        QCOMPARE(shown.candidates.front().keys, expected.candidates.front().keys);
+        QVERIFY(!expected.candidates.front().keys.empty());
+        QCOMPARE(shown.candidates.front().aUs, expected.candidates.front().aUs);
+        QCOMPARE(shown.candidates.front().bUs, expected.candidates.front().bUs);
+
+        using D = ComparisonDialog;
+        const double gpu = expected.aGpuTimeUs;
+        QVERIFY(gpu > 0 && expected.aClock.known() && expected.bClock.spanUs > 0);
+        QCOMPARE(cell(dialog, D::ProjectedRow, D::SavingColumn), expected.projectedSavingUs());
+        QCOMPARE(cell(dialog, D::ProjectedRow, D::GpuShareColumn),
+                 expected.projectedSavingUs() / gpu);
+        QCOMPARE(cell(dialog, D::ProjectedRow, D::WallShareColumn), expected.projectedWallShare());
+        QCOMPARE(cell(dialog, D::MeasuredKernelsRow, D::SavingColumn), expected.measuredSavingUs());
+        QCOMPARE(cell(dialog, D::MeasuredKernelsRow, D::GpuShareColumn),
+                 expected.measuredSavingUs() / gpu);
+        QCOMPARE(cell(dialog, D::MeasuredTotalRow, D::SavingColumn),
+                 expected.aGpuTimeUs - expected.bGpuTimeUs);
+        QCOMPARE(cell(dialog, D::MeasuredTotalRow, D::WallShareColumn),
+                 expected.measuredWallShare());
+        // The projection on the wall clock is smaller than on GPU time (idle gaps stay).
+        QVERIFY(expected.projectedWallShare() < expected.projectedSavingUs() / gpu);
+        QCOMPARE(cellText(dialog, D::ProjectedRow, D::SavingColumn),
+                 QString::number(expected.projectedSavingUs() / 1000.0, 'f', 3));
+        QCOMPARE(cellText(dialog, D::ProjectedRow, D::WallShareColumn),
+                 percentText(expected.projectedWallShare()));
+        QCOMPARE(cellText(dialog, D::MeasuredTotalRow, D::WallShareColumn),
+                 percentText(expected.measuredWallShare()));
+        const QString note = dialog.projectionNote();
+        QVERIFY2(note.contains(QString::number(expected.projectedSpeedup(), 'f', 3) + "x"),
+                 qPrintable(note));
+        QVERIFY2(note.contains(percentText(expected.aClock.busyShare())), qPrintable(note));
+        QVERIFY2(note.contains(QString::fromUtf8(kCandidateAssumptions)), qPrintable(note));
+
+        // A faster candidate projects more; the measured numbers stay.
+        dialog.candidateSpeedup()->setValue(3.0);
+        QVERIFY(cell(dialog, D::ProjectedRow, D::SavingColumn) > expected.projectedSavingUs());
+        QCOMPARE(cell(dialog, D::MeasuredKernelsRow, D::SavingColumn), expected.measuredSavingUs());
+
+        // A pattern that does not compile says why and shows no numbers; one that matches
+        // nothing says so.
+        dialog.setCandidate(QStringLiteral("(batch"), 1.5);
+        QVERIFY(!dialog.projectionCheck());
+        QVERIFY(!dialog.projectionNote().isEmpty());
+        QCOMPARE(cellText(dialog, D::ProjectedRow, D::SavingColumn), QStringLiteral("-"));
+        dialog.setCandidate(QStringLiteral("no_kernel_is_called_this"), 1.5);
+        QVERIFY(dialog.projectionCheck().has_value());
+        QCOMPARE(cell(dialog, D::ProjectedRow, D::SavingColumn), 0.0);
+        QVERIFY(dialog.projectionNote().contains(QStringLiteral("matches no kernel of A")));
     }
 
 private:

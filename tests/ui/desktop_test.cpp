@@ -10,6 +10,8 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTreeWidget>
 #include <QUrl>
 
@@ -154,6 +156,66 @@ private slots:
         again.show();
         QVERIFY(QTest::qWaitForWindowExposed(&again));
         QCOMPARE(again.findChild<QSplitter*>(QStringLiteral("drillSplitter"))->sizes(), sizes);
+    }
+
+    // The window comes back at the size it was closed at.
+    void windowGeometryComesBack() {
+        {
+            MainWindow window;
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            window.resize(1111, 733);
+            QTRY_COMPARE(window.size(), QSize(1111, 733));
+            window.close();
+        }
+        MainWindow again;
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        QCOMPARE(again.size(), QSize(1111, 733));
+    }
+
+    // The keyboard alone walks the views (Ctrl+PgDown/PgUp, Ctrl+1..3), the project browser
+    // (arrows select a workload in every view) and the records table (arrows move the selection,
+    // which the plot rings).
+    void keyboardWalksTheTabsAndTables() {
+        MainWindow window;
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        window.show();
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        window.tabs()->setCurrentIndex(0);
+        QTest::keyClick(&window, Qt::Key_PageDown, Qt::ControlModifier);
+        QCOMPARE(window.tabs()->currentIndex(), 1);
+        QTest::keyClick(&window, Qt::Key_PageUp, Qt::ControlModifier);
+        QCOMPARE(window.tabs()->currentIndex(), 0);
+        QTest::keyClick(&window, Qt::Key_PageUp, Qt::ControlModifier);  // wraps around
+        QCOMPARE(window.tabs()->currentIndex(), window.tabs()->count() - 1);
+        QTest::keyClick(&window, Qt::Key_2, Qt::ControlModifier);
+        QCOMPARE(window.tabs()->currentWidget(), window.views().at(1).widget);
+
+        // The browser: Down from one workload selects the next in every view.
+        QTreeWidget* tree = window.browser()->tree();
+        tree->setFocus();
+        tree->setCurrentItem(window.browser()->workloadItem(0));
+        QTest::keyClick(tree, Qt::Key_Down);
+        QCOMPARE(tree->currentItem(), window.browser()->workloadItem(1));
+        QCOMPARE(window.breakdownView()->selectedRow(), 1);
+        QCOMPARE(window.projectionView()->heatRow(), 1);
+
+        // The records table: Home selects the first row, Down the next; the plot rings it.
+        window.tabs()->setCurrentWidget(window.speedupView());
+        QTableView* table = window.speedupView()->table();
+        QVERIFY(table->model()->rowCount() > 2);
+        table->setFocus();
+        QTest::keyClick(table, Qt::Key_Home, Qt::ControlModifier);
+        QTest::keyClick(table, Qt::Key_Down);
+        QCOMPARE(table->currentIndex().row(), 1);
+        const std::vector<RecordRef> selected = window.speedupView()->selectedRecords();
+        QCOMPARE(selected.size(), size_t(1));
+        const bool drawn =
+            window.speedupView()->plotBuilder().pointOf(selected.front()).has_value();
+        QCOMPARE(window.speedupView()->selectionMarker()->dataCount(), drawn ? 1 : 0);
     }
 
     void plotsFollowTheDarkPalette() {

@@ -222,7 +222,7 @@ private slots:
             QVERIFY2(text.contains(QStringLiteral("H200 SXM 141GB")), qPrintable(text.left(300)));
             ++rooflines;
         }
-        QCOMPARE(rooflines, 2);
+        QVERIFY(rooflines >= 2);  // at least ResNet-50 and DLRM have shapes
         HeadroomPlot headroom(&session);
         prov.figure = QStringLiteral("headroom");
         const QString pdf = m_dir.filePath(QStringLiteral("headroom_%1in.pdf").arg(width));

@@ -6,6 +6,7 @@
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QFile>
+#include <QFontMetricsF>
 #include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
@@ -14,6 +15,7 @@
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <nlohmann/json.hpp>
 #include "core/records/recordstats.h"
@@ -48,6 +50,43 @@ std::vector<double> keysOf(const QCPGraph* g) {
     return k;
 }
 
+// A drawn tick label's horizontal extent in the plot's pixels.
+struct TickBox {
+    QString label;
+    double left, right;
+};
+
+// The boxes of the labels at `keys` on the x axis, as QCustomPlot draws them: centred on the
+// tick, as wide as the text in the axis's tick-label font.
+std::vector<TickBox> tickBoxes(const QCPAxis& x, const QVector<double>& keys,
+                               const QVector<QString>& labels) {
+    const QFontMetricsF fm(x.tickLabelFont());
+    std::vector<TickBox> boxes;
+    for (qsizetype i = 0; i < keys.size(); ++i) {
+        const double centre = x.coordToPixel(keys[i]);
+        const double half = fm.horizontalAdvance(labels[i]) / 2;
+        boxes.push_back({labels[i], centre - half, centre + half});
+    }
+    return boxes;
+}
+
+// The first pair of neighbours less than `gap` pixels apart (touching or overlapping with no
+// gap), as text; empty when none is.
+QString firstOverlap(const std::vector<TickBox>& boxes, double gap = 0) {
+    for (size_t i = 1; i < boxes.size(); ++i) {
+        if (boxes[i].left <= boxes[i - 1].right + gap) {
+            return QStringLiteral("'%1' [%2, %3] runs into '%4' [%5, %6]")
+                .arg(boxes[i - 1].label)
+                .arg(boxes[i - 1].left)
+                .arg(boxes[i - 1].right)
+                .arg(boxes[i].label)
+                .arg(boxes[i].left)
+                .arg(boxes[i].right);
+        }
+    }
+    return {};
+}
+
 }  // namespace
 
 class SpeedupViewTest : public QObject {
@@ -67,6 +106,7 @@ private slots:
     void tableSelectionIsRingedInThePlot();
     void winThresholdChangesTheLegend();
     void emptyStateSaysWhatToLoad();
+    void onScreenTickLabelsNeverRunTogether();
 
 private:
     std::unique_ptr<SpeedupView> m_view;
@@ -501,6 +541,90 @@ void SpeedupViewTest::emptyStateSaysWhatToLoad() {
     QVERIFY(m_view->emptyText().contains(QStringLiteral("Import")));
     m_view->model()->setSets(plotstest::loadSets());
     QVERIFY(m_view->emptyText().isEmpty());
+}
+
+// What the x axis of an on-screen plot draws after the window's own resize and queued replot:
+// fails the test when two drawn labels touch; `needed` says whether every power of two in
+// range would have run together at this width.
+size_t checkDrawnTicks(QCustomPlot& plot, bool* needed) {
+    for (int i = 0; i < 3; ++i)  // the resize, then the replot it queued
+        QCoreApplication::processEvents();
+    QCPAxis* x = plot.xAxis;
+    const std::vector<TickBox> boxes = tickBoxes(*x, x->tickVector(), x->tickVectorLabels());
+    const QString overlap = firstOverlap(boxes);
+    if (!overlap.isEmpty()) {
+        QTest::qFail(qPrintable(QStringLiteral("at %1 px: ").arg(plot.width()) + overlap), __FILE__,
+                     __LINE__);
+        return 0;
+    }
+    // 1x, "no change", is always labelled.
+    if (std::none_of(boxes.begin(), boxes.end(),
+                     [](const TickBox& b) { return b.label == QStringLiteral("1×"); })) {
+        QTest::qFail("1× is not labelled", __FILE__, __LINE__);
+        return 0;
+    }
+    auto ticker = x->ticker().dynamicCast<QCPAxisTickerText>();
+    QVector<double> keys;
+    QVector<QString> labels;
+    for (auto it = ticker->ticks().cbegin(); it != ticker->ticks().cend(); ++it) {
+        if (x->range().contains(it.key())) {
+            keys << it.key();
+            labels << it.value();
+        }
+    }
+    const std::vector<TickBox> all = tickBoxes(*x, keys, labels);
+    *needed = !firstOverlap(all).isEmpty();
+    // Where every label would keep two digits' width from the next, none may be dropped.
+    const double roomy = 2 * QFontMetricsF(x->tickLabelFont()).horizontalAdvance(QLatin1Char('0'));
+    if (firstOverlap(all, roomy).isEmpty() && boxes.size() != size_t(keys.size())) {
+        QTest::qFail("labels were dropped that had room", __FILE__, __LINE__);
+        return 0;
+    }
+    return boxes.size();
+}
+
+// The x axis thins its powers of two to the plot's width with the same ticker the export uses
+// (SpacedTextTicker), following every resize: the drawn labels never touch, at the view's
+// narrowest and at a wide window, and in a plot narrowed until all its labels would have run
+// together.
+void SpeedupViewTest::onScreenTickLabelsNeverRunTogether() {
+    m_view->setMode(SpeedupPlot::Mode::Strip);
+    m_view->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+    const int narrowest = m_view->minimumSizeHint().width();
+    bool needed = false;
+    for (const int width : {1600, narrowest, 1600}) {
+        m_view->resize(width, 700);
+        QVERIFY(checkDrawnTicks(*m_view->plot(), &needed) >= 2);
+        if (QTest::currentTestFailed())
+            return;
+    }
+
+    // The same figure in a narrow plot of its own.
+    QCustomPlot plot;
+    SpeedupPlot builder;
+    builder.build(plot, *m_view->model(), SpeedupPlot::Mode::Strip);
+    plot.resize(1600, 400);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.resize(1600, 400);
+    const size_t wide = checkDrawnTicks(plot, &needed);
+    QVERIFY(!needed && wide >= 2);
+    // Narrower and narrower, down to where every label would have run together (and back).
+    int thinnedAt = 0;
+    for (const int width : {480, 360, 280, 220, 180, 1600, 220}) {
+        plot.resize(width, 400);
+        const size_t n = checkDrawnTicks(plot, &needed);
+        if (QTest::currentTestFailed())
+            return;
+        QCOMPARE(plot.width(), width);
+        QVERIFY(n >= 2);
+        if (needed) {
+            QVERIFY(n < wide);
+            thinnedAt = width;
+        }
+    }
+    QVERIFY2(thinnedAt > 0, "no width needed thinning");
 }
 
 QTEST_MAIN(SpeedupViewTest)

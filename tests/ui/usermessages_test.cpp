@@ -9,12 +9,16 @@
 #include <QJsonObject>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTimer>
 
 #include "core/base/inputerror.h"
 #include "core/trace/profilereader.h"
 #include "ui/breakdownview.h"
+#include "ui/figureexporter.h"
 #include "ui/mainwindow.h"
 #include "ui/messagebar.h"
 #include "ui/messagelog.h"
@@ -169,6 +173,51 @@ private slots:
         QCOMPARE(rules->data(rules->index(0, RuleSetModel::Family)).toString(),
                  QStringLiteral("renamed"));
         QVERIFY(test::waitIdle(*session));
+    }
+
+    // File > Export Figure after its dialogs: a name typed without an extension gets the chosen
+    // type's; a font that is not installed is a warning in the bar and the log, the figure is
+    // drawn with the substitute and its provenance names that one (and the one asked for); a
+    // success line names the files written; a failure is in the bar, nothing half-written.
+    void figureExportTellsWhatItWroteAndWhatItSubstituted() {
+        QSettings settings;
+        const QString askedFont = QStringLiteral("Reach Test Sans That Is Not Installed");
+        settings.setValue(QStringLiteral("export/fontFamily"), askedFont);
+        MainWindow window;
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        window.tabs()->setCurrentIndex(0);
+        QTemporaryDir dir;
+        QVERIFY(
+            window.exportFigureAndReport(dir.filePath(QStringLiteral("typed")), FigureFormat::Svg));
+        settings.remove(QStringLiteral("export/fontFamily"));
+        QVERIFY(QFile::exists(dir.filePath(QStringLiteral("typed.svg"))));
+        QVERIFY(QFile::exists(dir.filePath(QStringLiteral("typed.csv"))));
+        QFile json(dir.filePath(QStringLiteral("typed.json")));
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        const QJsonObject provenance = QJsonDocument::fromJson(json.readAll()).object();
+        const QString used = FigureExporter::resolvedFontFamily(askedFont);
+        QVERIFY(used.compare(askedFont, Qt::CaseInsensitive) != 0);
+        QCOMPARE(provenance["font_family"].toString(), used);
+        QCOMPARE(provenance["font_requested"].toString(), askedFont);
+        QCOMPARE(window.messageBar()->severity(), MessageLog::Severity::Warning);
+        QVERIFY2(window.messageBar()->text().contains(askedFont) &&
+                     window.messageBar()->text().contains(used),
+                 qPrintable(window.messageBar()->text()));
+        const QString log = window.messageLog()->text();
+        QVERIFY2(log.contains(QStringLiteral("Exported ") + dir.filePath("typed.svg")) &&
+                     log.contains(QStringLiteral("typed.csv")) &&
+                     log.contains(QStringLiteral("typed.json")),
+                 qPrintable(log));
+        QVERIFY(window.statusBar()->currentMessage().startsWith(QStringLiteral("Exported ")));
+
+        window.messageBar()->dismiss();
+        const QString unwritable = dir.filePath(QStringLiteral("no-such-folder/f.pdf"));
+        QVERIFY(!window.exportFigureAndReport(unwritable));
+        QCOMPARE(window.messageBar()->severity(), MessageLog::Severity::Error);
+        QVERIFY2(window.messageBar()->text().startsWith(unwritable),
+                 qPrintable(window.messageBar()->text()));
+        QVERIFY(!QFile::exists(unwritable));
     }
 
     void unsavedRuleEditsPromptOnQuit() {

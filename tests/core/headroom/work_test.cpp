@@ -631,6 +631,26 @@ GOLDEN(Optimizer) {
     EXPECT_FALSE(operatorWork("aten::_foreach_add_", *args, WorkContext{0}));
 }
 
+TEST(HeadroomWork, InductorKernelsCountEachBufferOnce) {
+    // resnet50 under torch.compile: triton_poi_fused__native_batch_norm_legit_no_training_relu_2
+    // (x[64,64,56,56] bf16 in place, four [64] bf16 parameter vectors, a Scalar xnumel):
+    // 64*64*56*56*2 = 25,690,112 + 4*64*2 = 512 -> 25,690,624 bytes, no FLOPs counted.
+    const char* kCompiled = "profiles/h200-shapes/resnet50_inference_compiled.json.gz";
+    const std::string op = "triton_poi_fused__native_batch_norm_legit_no_training_relu_2";
+    Work w = workOf(op, shaped(kCompiled, op, "[[64,64,56,56],[64],[64],[64],[64],[]]"));
+    EXPECT_DOUBLE_EQ(w.bytes, 25690624);
+    EXPECT_DOUBLE_EQ(w.flops, 0);
+    EXPECT_EQ(w.peak, Peak::Vector);
+    const WorkEntry* e = findWorkEntry(op);
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->op, "triton_poi_*");
+    EXPECT_TRUE(findWorkEntry("triton_red_fused_sum_0"));
+    EXPECT_TRUE(findWorkEntry("triton_per_fused_native_layer_norm_3"));
+    // A GEMM template Inductor wrote says nothing of its shape: no entry, no estimate.
+    EXPECT_FALSE(findWorkEntry("triton_tem_fused_mm_0"));
+    EXPECT_FALSE(findWorkEntry("triton_poi_"));  // the prefix alone is no kernel name
+}
+
 TEST(HeadroomWork, NoEntryOrNoShapesIsNoEstimate) {
     // DLRM's aten::index: the trace does not record its index tensors' shapes ([] for the
     // optional list): no estimate, and an operator not in the table has none either.
