@@ -203,9 +203,9 @@ QSplitter* BreakdownView::splitPlotAndDrillDown(QWidget* drill) {
     split->addWidget(m_plot);
     split->addWidget(m_headroom);
     split->addWidget(drill);
-    split->setStretchFactor(0, 3);
+    split->setStretchFactor(0, 4);  // the headroom bars take what is left of the stacked ones
     split->setStretchFactor(1, 1);
-    split->setStretchFactor(2, 2);
+    split->setStretchFactor(2, 3);
     return split;
 }
 

@@ -13,7 +13,7 @@ namespace reach {
 
 HeadroomPlot::HeadroomPlot(Session* session, QWidget* parent)
     : QCustomPlot(parent), m_session(session) {
-    setMinimumHeight(120);
+    setMinimumHeight(100);
     QCPBars* below = nullptr;
     for (Category c : kCategories) {
         auto* b = new QCPBars(yAxis, xAxis);
@@ -29,7 +29,7 @@ HeadroomPlot::HeadroomPlot(Session* session, QWidget* parent)
         below = b;
         m_bars[size_t(c)] = b;
     }
-    xAxis->setLabel(tr("Headroom: GPU time saved at the roofline (%)"));
+    xAxis->setLabel(tr("Saved at the roofline (% of GPU time)"));
     yAxis->setTickLength(0, 0);
     yAxis->setSubTicks(false);
     yAxis->grid()->setVisible(false);
@@ -150,8 +150,6 @@ void HeadroomPlot::rebuild() {
     yAxis->setRange(-0.6, std::max(0, drawn - 1) + 0.6);
     m_baseUpper = std::max(1.0, std::ceil(maxTotal * 1.25 / 5.0) * 5.0);
     xAxis->setRange(0, m_baseUpper);
-    // Room for the drawn rows on screen (the breakdown's splitter gives the rest to the others).
-    setMinimumHeight(110 + 16 * drawn);
     QStringList notDrawn;
     for (const auto& [why, count] : missing)
         notDrawn << QStringLiteral("%1 %2").arg(count).arg(toQString(why));

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "core/analysis/kernelname.h"
+#include "headroomplot.h"
 #include "session.h"
 #include "theme.h"
 #include "ui/figurestyle.h"
@@ -110,6 +111,20 @@ RooflineView::RooflineView(Session* session, QWidget* parent)
             QToolTip::hideText();
         else
             QToolTip::showText(e->globalPosition().toPoint(), tipText(i), m_plot);
+    });
+    // The caption is wrapped to the plot's width (a long workload name on a single-column page).
+    connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
+        const double width = m_plot->plotLayout()->outerRect().width() * 0.96;
+        if (width <= 0)
+            return;
+        const QString wrapped =
+            HeadroomPlot::wrapText(m_footerText, QFontMetricsF(m_footer->font()), width);
+        if (wrapped == m_footer->text())
+            return;
+        m_footer->setText(wrapped);
+        m_plot->plotLayout()->update(QCPLayoutElement::upPreparation);
+        m_plot->plotLayout()->update(QCPLayoutElement::upMargins);
+        m_plot->plotLayout()->update(QCPLayoutElement::upLayout);
     });
     connect(m_plot, &QCustomPlot::mousePress, this,
             [this](QMouseEvent* e) { m_pressPos = e->pos(); });
@@ -276,7 +291,8 @@ void RooflineView::rebuild() {
     const QString note = noteText();
     for (const QString& line : note.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
         footer << line;
-    m_footer->setText(footer.join(QLatin1Char('\n')));
+    m_footerText = footer.join(QLatin1Char('\n'));
+    m_footer->setText(m_footerText);
     // What is not plotted is in the plot's caption (and so in the figure); this says how to read.
     m_note->setText(
         tr("Point area: kernel time. Hover a point for its numbers; a click selects "

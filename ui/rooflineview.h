@@ -92,6 +92,7 @@ private:
     QCustomPlot* m_plot;
     QCPTextElement* m_title = nullptr;
     QCPTextElement* m_footer = nullptr;
+    QString m_footerText;  // unwrapped
     QCPGraph* m_roofBf16 = nullptr;
     QCPGraph* m_roofFp32 = nullptr;
     QCPGraph* m_ring = nullptr;  // the selected point's outline (screen only)
