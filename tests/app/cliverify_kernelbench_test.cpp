@@ -22,7 +22,12 @@ protected:
         if (std::string(REACH_TEST_PYTHON).empty())
             GTEST_SKIP() << "no Python with PyTorch (scripts/deps installs python3-torch)";
         setenv("REACH_PYTHON", REACH_TEST_PYTHON, 1);
+        // A cache of this test's own: nothing measured by an earlier run (on a CPU whose load
+        // changes from one test to the next) is reused here unless the test does so itself.
+        setenv("REACH_CACHE_DIR", cacheRoot.path("cache").c_str(), 1);
     }
+    void TearDown() override { unsetenv("REACH_CACHE_DIR"); }
+    reach::test::TempDir cacheRoot;
     static std::vector<std::string> verify(const std::string& problem, const std::string& cand,
                                            std::vector<std::string> more = {}) {
         std::vector<std::string> a = {"verify",
