@@ -869,16 +869,39 @@ std::optional<Work> indexCopy(const Args& a, const WorkContext&) {
 // ---- kernels torch.compile generated ---------------------------------------------------------
 
 // An Inductor kernel's launch is recorded as a cpu_op named after the kernel (triton_poi_/red_/
-// per_ + the fused ops + a number) whose inputs are the kernel's buffers. Each buffer is read or
-// written at least once, so their bytes (tbytes: an expanded view once) are a lower bound on the
-// traffic; a buffer updated in place (Inductor's in_out_ptr) is read and written, which this
-// counts once, and the FLOPs of the fused arithmetic are not counted: the estimate can only be
-// below the true work, so a kernel's fraction of speed of light is never overstated.
-std::optional<Work> inductorKernel(const Args& a, const WorkContext&) {
-    double bytes = 0;
-    for (size_t i = 0; i < a.size(); ++i)
-        bytes += tbytes(a, i);
+// per_ + the fused ops + a number) whose inputs are the kernel's buffers, then its sizes as
+// Scalars (xnumel; r0_numel for a reduction). A buffer can be far larger than what the kernel
+// touches (a fused select or slice reads one row of it: counting buffers put kernels at 146 % of
+// their roofline), so the bound comes from the iteration space instead: a pointwise kernel stores
+// at least one element per x index, a reduction loads at least one element per (x, r) index and
+// stores one per x, each at least as large as the smallest element type among its buffers. A
+// lower bound, with no FLOPs counted: a kernel's fraction of speed of light is never overstated.
+std::optional<Work> inductorKernelAt(const Args& a, bool reduction) {
+    int es = 0;
+    std::vector<double> numels;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (isTensor(a, i)) {
+            const int b = dtypeBytes(a[i].type);
+            es = es == 0 ? b : std::min(es, b);
+        } else if (a[i].type == "Scalar" && !a[i].concrete.empty()) {
+            int64_t v = 0;
+            const std::string& c = a[i].concrete;
+            auto r = std::from_chars(c.data(), c.data() + c.size(), v);
+            if (r.ec == std::errc() && r.ptr == c.data() + c.size() && v > 0)
+                numels.push_back(double(v));
+        }
+    }
+    if (es == 0 || numels.size() < (reduction ? 2u : 1u))
+        return std::nullopt;
+    const double x = numels[0];
+    const double bytes = reduction ? (x * numels[1] + x) * es : x * es;
     return Work{bytes, 0, Peak::Vector};
+}
+std::optional<Work> inductorPointwise(const Args& a, const WorkContext&) {
+    return inductorKernelAt(a, false);
+}
+std::optional<Work> inductorReduction(const Args& a, const WorkContext&) {
+    return inductorKernelAt(a, true);
 }
 
 // ---- optimizer -----------------------------------------------------------------------------
@@ -1329,15 +1352,16 @@ const std::vector<WorkEntry>& inductorEntries() {
     // their buffers do not say the GEMM's shape.
     static const std::vector<WorkEntry> kEntries = {
         {"triton_poi_*", "inductor",
-         "Inductor pointwise kernel: every buffer argument once (a lower bound); FLOPs not counted",
-         inductorKernel},
+         "Inductor pointwise kernel: xnumel elements stored, at the smallest element size of its "
+         "buffers (a lower bound); FLOPs not counted",
+         inductorPointwise},
         {"triton_red_*", "inductor",
-         "Inductor reduction kernel: every buffer argument once (a lower bound); FLOPs not counted",
-         inductorKernel},
+         "Inductor reduction: xnumel x r0_numel elements loaded + xnumel stored, at the smallest "
+         "element size of its buffers (a lower bound); FLOPs not counted",
+         inductorReduction},
         {"triton_per_*", "inductor",
-         "Inductor persistent reduction: every buffer argument once (a lower bound); FLOPs not "
-         "counted",
-         inductorKernel},
+         "Inductor persistent reduction: as triton_red_* (a lower bound); FLOPs not counted",
+         inductorReduction},
     };
     return kEntries;
 }

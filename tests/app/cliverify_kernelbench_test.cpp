@@ -22,7 +22,12 @@ protected:
         if (std::string(REACH_TEST_PYTHON).empty())
             GTEST_SKIP() << "no Python with PyTorch (scripts/deps installs python3-torch)";
         setenv("REACH_PYTHON", REACH_TEST_PYTHON, 1);
+        // A cache of this test's own: nothing measured by an earlier run (on a CPU whose load
+        // changes from one test to the next) is reused here unless the test does so itself.
+        setenv("REACH_CACHE_DIR", cacheRoot.path("cache").c_str(), 1);
     }
+    void TearDown() override { unsetenv("REACH_CACHE_DIR"); }
+    reach::test::TempDir cacheRoot;
     static std::vector<std::string> verify(const std::string& problem, const std::string& cand,
                                            std::vector<std::string> more = {}) {
         std::vector<std::string> a = {"verify",
@@ -156,8 +161,12 @@ TEST_F(CliVerifyKernelBench, AResultBecomesARecordWhoseHarnessWasFooled) {
     EXPECT_EQ(doc["fooled"][0]["problem"], "23_Softmax");
     EXPECT_NE(doc["fooled"][0]["harness"].get<std::string>().find("KernelBench"),
               std::string::npos);
-    EXPECT_EQ(doc["groups"][0]["correct"], 1);  // KernelBench's word: correct, and "faster"
-    EXPECT_EQ(doc["groups"][0]["winners"], 1);
+    EXPECT_EQ(doc["groups"][0]["correct"], 1);  // KernelBench's word: correct
+    // ... and a winner when it measured faster than eager: on a CPU shared with other tests an
+    // all-zeros output is not always faster than a small softmax, so the expectation follows
+    // the record's own speedup.
+    const double speedup = json::parse(r.out)["speedup"].get<double>();
+    EXPECT_EQ(doc["groups"][0]["winners"], speedup > 1.0 ? 1 : 0) << "speedup " << speedup;
     const auto v = runCli({"speedups", dir.path("zeros.json"), "--json", "--verified-only"});
     EXPECT_EQ(json::parse(v.out)["groups"][0]["winners"], 0);  // Reach's word: not a winner
 }

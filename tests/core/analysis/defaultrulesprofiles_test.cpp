@@ -57,9 +57,9 @@ class DefaultRulesOnProfile : public ::testing::TestWithParam<std::string> {};
 }  // namespace
 
 TEST(DefaultRulesOnProfiles, FindsEveryBundledTrace) {
-    // 6 H200 traces, 12 of current kernels, 2 re-profiled with shapes, 11 cold-L2 operator
+    // 6 H200 traces, 12 of current kernels, the 6 re-profiled with shapes, 11 cold-L2 operator
     // traces, and 9 public ones (8 Kineto, 1 Nsight SQLite).
-    EXPECT_EQ(tracePaths().size(), 40u);
+    EXPECT_EQ(tracePaths().size(), 44u);
 }
 
 TEST_P(DefaultRulesOnProfile, ClassifiesAgreesAndMatchesGolden) {

@@ -633,12 +633,12 @@ GOLDEN(Optimizer) {
 
 TEST(HeadroomWork, InductorKernelsCountEachBufferOnce) {
     // resnet50 under torch.compile: triton_poi_fused__native_batch_norm_legit_no_training_relu_2
-    // (x[64,64,56,56] bf16 in place, four [64] bf16 parameter vectors, a Scalar xnumel):
-    // 64*64*56*56*2 = 25,690,112 + 4*64*2 = 512 -> 25,690,624 bytes, no FLOPs counted.
+    // (x[64,64,56,56] bf16 in place, four [64] bf16 parameter vectors, xnumel 12,845,056): at
+    // least xnumel bf16 elements stored: 25,690,112 bytes, no FLOPs counted.
     const char* kCompiled = "profiles/h200-shapes/resnet50_inference_compiled.json.gz";
     const std::string op = "triton_poi_fused__native_batch_norm_legit_no_training_relu_2";
     Work w = workOf(op, shaped(kCompiled, op, "[[64,64,56,56],[64],[64],[64],[64],[]]"));
-    EXPECT_DOUBLE_EQ(w.bytes, 25690624);
+    EXPECT_DOUBLE_EQ(w.bytes, 25690112);
     EXPECT_DOUBLE_EQ(w.flops, 0);
     EXPECT_EQ(w.peak, Peak::Vector);
     const WorkEntry* e = findWorkEntry(op);
@@ -649,6 +649,17 @@ TEST(HeadroomWork, InductorKernelsCountEachBufferOnce) {
     // A GEMM template Inductor wrote says nothing of its shape: no entry, no estimate.
     EXPECT_FALSE(findWorkEntry("triton_tem_fused_mm_0"));
     EXPECT_FALSE(findWorkEntry("triton_poi_"));  // the prefix alone is no kernel name
+    // A reduction: xnumel 4096, r0_numel 1024, bf16 and fp32 buffers: (4096 * 1024 + 4096) x 2.
+    auto red = parseCallSignature(
+        R"({"dims":[[4096,1024],[4096],[],[]],"types":["c10::BFloat16","float","Scalar","Scalar"],"concrete":["","","4096","1024"]})");
+    ASSERT_TRUE(red);
+    auto rw = operatorWork("triton_red_fused_sum_0", *red);
+    ASSERT_TRUE(rw);
+    EXPECT_DOUBLE_EQ(rw->bytes, (4096.0 * 1024 + 4096) * 2);
+    // Without its sizes (no Concrete Inputs) there is no estimate.
+    auto bare = parseCallSignature(
+        R"({"dims":[[4096,1024],[]],"types":["c10::BFloat16","Scalar"],"concrete":["",""]})");
+    EXPECT_FALSE(operatorWork("triton_poi_fused_add_0", *bare));
 }
 
 TEST(HeadroomWork, NoEntryOrNoShapesIsNoEstimate) {
