@@ -18,4 +18,9 @@ QMap<double, QString> fitCategoryLabels(const QMap<double, QString>& labels,
                                         const QFontMetricsF& metrics, double room,
                                         qsizetype capacity);
 
+// Text broken into lines at spaces so that each line is at most `width` wide where a word
+// allows (a single longer word keeps its own line); existing line breaks are kept. For captions
+// and legend entries laid out on a figure's page.
+QString wrapToWidth(const QString& text, const QFontMetricsF& metrics, double width);
+
 }  // namespace reach

@@ -123,12 +123,44 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
             legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
         }
     }
+    // An entry still wider than the page in one column is broken into lines at spaces (the
+    // speedup figure's "set: win 41.7 % (5/12), median 1.552x" at 3.5 in lost its end).
+    for (QCPLayoutElement* e : allElements(plot)) {
+        auto* legend = qobject_cast<QCPLegend*>(e);
+        if (!legend || !legend->visible())
+            continue;
+        const QMargins lm = legend->margins();
+        for (int i = 0; i < legend->itemCount(); ++i) {
+            auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
+            if (!item || !item->plottable())
+                continue;
+            const QFontMetricsF fm(item->font());
+            const QString name = item->plottable()->name();
+            const double room = available - lm.left() - lm.right() - item->margins().left() -
+                                item->margins().right() - legend->iconSize().width() -
+                                legend->iconTextPadding() - 2;
+            double widest = 0;
+            for (const QString& line : name.split(QLatin1Char('\n')))
+                widest = std::max(widest, fm.horizontalAdvance(line));
+            if (room > 0 && widest > room)
+                item->plottable()->setName(wrapToWidth(name, fm, room));
+        }
+    }
     // Category labels (text tickers) on a vertical axis may take at most 40 % of the figure's
-    // width and, each, its share of three quarters of the height: long workload names otherwise
-    // squeezed a 3.5 in figure's bars to a sliver and pushed the value labels and the axis title
-    // off the page. fitCategoryLabels keeps each row's hardware tag and never makes two rows
-    // read alike. The CSV beside the figure keeps the full labels (PlotStyleGuard puts them
-    // back before it is written).
+    // width and, each, its share of the axis's height: long workload names otherwise squeezed a
+    // 3.5 in figure's bars to a sliver and pushed the value labels and the axis title off the
+    // page. The height is the axis rect's once the plot is laid out at the figure's size (a
+    // legend and a caption above and below it take their part; a fixed share of the page let
+    // six two-line labels overprint each other in the headroom figure). fitCategoryLabels keeps
+    // each row's hardware tag and never makes two rows read alike. The CSV beside the figure
+    // keeps the full labels (PlotStyleGuard puts them back before it is written).
+    auto layOut = [&] {
+        plot.plotLayout()->setOuterRect(QRect(QPoint(0, 0), figurePt));
+        plot.plotLayout()->update(QCPLayoutElement::upPreparation);
+        plot.plotLayout()->update(QCPLayoutElement::upMargins);
+        plot.plotLayout()->update(QCPLayoutElement::upLayout);
+    };
+    layOut();
     const double labelRoom = figurePt.width() * 0.4;
     for (QCPAxisRect* rect : plot.axisRects()) {
         for (QCPAxis* axis : rect->axes()) {
@@ -137,18 +169,16 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
                 continue;
             const QFontMetricsF tm(axis->tickLabelFont());
             const qsizetype n = std::max<qsizetype>(1, text->ticks().size());
-            const qsizetype capacity = std::max<qsizetype>(
-                1, qsizetype(figurePt.height() * 0.75 / double(n) / tm.lineSpacing()));
+            const double height = rect->height() > 0 ? rect->height() : figurePt.height() * 0.75;
+            const qsizetype capacity =
+                std::max<qsizetype>(1, qsizetype(height / double(n) / tm.lineSpacing()));
             text->ticks() = fitCategoryLabels(text->ticks(), tm, labelRoom, capacity);
         }
     }
-    // Lay the plot out at the figure's size to know how long each axis is, then give numeric
-    // axes one tick per ~40 pt so tick labels never run into each other (labelled text axes,
-    // the speedup figure's, thin themselves to the axis length: SpacedTextTicker).
-    plot.plotLayout()->setOuterRect(QRect(QPoint(0, 0), figurePt));
-    plot.plotLayout()->update(QCPLayoutElement::upPreparation);
-    plot.plotLayout()->update(QCPLayoutElement::upMargins);
-    plot.plotLayout()->update(QCPLayoutElement::upLayout);
+    // Lay the plot out again with the fitted labels to know how long each axis is, then give
+    // numeric axes one tick per ~40 pt so tick labels never run into each other (labelled text
+    // axes, the speedup figure's, thin themselves to the axis length: SpacedTextTicker).
+    layOut();
     // An axis label longer than its axis is broken into two lines at the space nearest its middle.
     const QFontMetricsF metrics(base);
     for (QCPAxisRect* rect : plot.axisRects()) {
@@ -213,6 +243,7 @@ PlotStyleGuard::PlotStyleGuard(QCustomPlot& plot)
         QCPAbstractPlottable* p = plot.plottable(i);
         if (p->visible() && p->property(kScreenOnlyProperty).toBool())
             m_hidden.push_back(p);
+        m_names.push_back({p, p->name()});
     }
     for (QCPLayoutElement* e : allElements(plot)) {
         if (auto* legend = qobject_cast<QCPLegend*>(e)) {
@@ -275,6 +306,8 @@ PlotStyleGuard::~PlotStyleGuard() {
     }
     for (QCPLayerable* l : m_hidden)
         l->setVisible(true);
+    for (auto& [plottable, name] : m_names)
+        plottable->setName(name);
     for (const LegendState& l : m_legends) {
         l.legend->setIconSize(l.iconSize);
         l.legend->setIconTextPadding(l.iconTextPadding);

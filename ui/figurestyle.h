@@ -11,6 +11,7 @@
 #include <vector>
 
 class QCustomPlot;
+class QCPAbstractPlottable;
 class QCPAxis;
 class QCPAxisTickerText;
 class QCPLayerable;
@@ -88,6 +89,7 @@ private:
     std::vector<std::pair<QSharedPointer<QCPAxisTickerText>, QMap<double, QString>>> m_tickTexts;
     std::vector<std::pair<QCPAxis*, QString>> m_labels;
     std::vector<QCPLayerable*> m_hidden;  // screen-only items hidden for the export
+    std::vector<std::pair<QCPAbstractPlottable*, QString>> m_names;  // legend entries wrapped
 };
 
 }  // namespace reach

@@ -6,6 +6,7 @@
 
 #include "session.h"
 #include "theme.h"
+#include "ui/figurelabels.h"
 #include "ui/figurestyle.h"
 #include "ui/workloadheadroom.h"
 
@@ -195,31 +196,13 @@ void HeadroomPlot::fitLabels() {
     }
 }
 
-QString HeadroomPlot::wrapText(const QString& text, const QFontMetricsF& metrics, double width) {
-    QStringList out;
-    for (const QString& paragraph : text.split(QLatin1Char('\n'))) {
-        QString line;
-        for (const QString& word : paragraph.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
-            const QString longer = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
-            if (!line.isEmpty() && metrics.horizontalAdvance(longer) > width) {
-                out << line;
-                line = word;
-            } else {
-                line = longer;
-            }
-        }
-        out << line;
-    }
-    return out.join(QLatin1Char('\n'));
-}
-
 // The caption is wrapped to the plot's width (a single-column figure's page is narrow); a
 // changed line count lays the plot out again.
 void HeadroomPlot::fitFooter() {
     const double width = plotLayout()->outerRect().width() * 0.96;
     if (width <= 0)
         return;
-    const QString wrapped = wrapText(m_footerText, QFontMetricsF(m_footer->font()), width);
+    const QString wrapped = wrapToWidth(m_footerText, QFontMetricsF(m_footer->font()), width);
     if (wrapped == m_footer->text())
         return;
     m_footer->setText(wrapped);

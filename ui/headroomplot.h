@@ -32,9 +32,6 @@ public:
     QString footerText() const;
     FigureTable figureData() const;
 
-    // `text` broken at spaces into lines of at most `width` (a word longer than that stays
-    // whole); existing line breaks are kept. For captions that must fit a figure's page.
-    static QString wrapText(const QString& text, const QFontMetricsF& metrics, double width);
 
 public slots:
     void refreshStyle();

@@ -15,6 +15,7 @@
 #include "headroomplot.h"
 #include "session.h"
 #include "theme.h"
+#include "ui/figurelabels.h"
 #include "ui/figurestyle.h"
 #include "ui/workloadheadroom.h"
 
@@ -118,7 +119,7 @@ RooflineView::RooflineView(Session* session, QWidget* parent)
         if (width <= 0)
             return;
         const QString wrapped =
-            HeadroomPlot::wrapText(m_footerText, QFontMetricsF(m_footer->font()), width);
+            wrapToWidth(m_footerText, QFontMetricsF(m_footer->font()), width);
         if (wrapped == m_footer->text())
             return;
         m_footer->setText(wrapped);
