@@ -110,8 +110,9 @@ TEST(CliHardening, AHugeSkippedStringCostsNoMemory) {
     o.timeoutSeconds = 120;
     const CliResult r = runCli({"breakdown", path, "--json"}, o);
     EXPECT_EQ(r.status, 0) << r.err;
-    if (!reach::test::kUnderAddressSanitizer)
+    if (!reach::test::kUnderAddressSanitizer) {
         EXPECT_LT(r.maxRssKb, 100 * 1024) << "peak RSS " << r.maxRssKb << " KiB";
+    }
 }
 
 // Defect 5: accepted with exit 0 and wrong numbers.

@@ -102,6 +102,7 @@ TEST(ReaderMemory, AHugeShapeListIsSkippedNotAmplified) {
     o.timeoutSeconds = 120;
     const CliResult r = runCli({"breakdown", path, "--json"}, o);
     EXPECT_EQ(r.status, 0) << r.err;
-    if (!reach::test::kUnderAddressSanitizer)
+    if (!reach::test::kUnderAddressSanitizer) {
         EXPECT_LT(r.maxRssKb, 200 * 1024) << "peak RSS " << r.maxRssKb << " KiB";
+    }
 }

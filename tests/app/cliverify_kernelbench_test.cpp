@@ -14,7 +14,6 @@ using reach::test::runCli;
 
 namespace {
 
-const std::string kPy = std::string(REACH_TEST_DATA) + "/kernelbench-py/";
 
 class CliVerifyKernelBench : public ::testing::Test {
 protected:
@@ -29,19 +28,8 @@ protected:
     void TearDown() override { unsetenv("REACH_CACHE_DIR"); }
     reach::test::TempDir cacheRoot;
     static std::vector<std::string> verify(const std::string& problem, const std::string& cand,
-                                           std::vector<std::string> more = {}) {
-        std::vector<std::string> a = {"verify",
-                                      "--problem",
-                                      kPy + "problems/" + problem,
-                                      "--candidate",
-                                      kPy + "candidates/" + cand,
-                                      "--worker-device",
-                                      "cpu",
-                                      "--reps",
-                                      "5",
-                                      "--json"};
-        a.insert(a.end(), more.begin(), more.end());
-        return a;
+                                           const std::vector<std::string>& more = {}) {
+        return reach::test::kernelBenchVerifyArgs(problem, cand, more);
     }
 };
 
