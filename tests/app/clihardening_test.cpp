@@ -8,6 +8,8 @@
 
 #include "clirunner.h"
 
+namespace reach_test_clihardening_test {  // unity builds: this file's names stay its own
+
 using nlohmann::json;
 using reach::test::CliOptions;
 using reach::test::CliResult;
@@ -167,3 +169,5 @@ TEST(CliHardening, ControlCharactersInNamesAreEscapedInText) {
     EXPECT_EQ(e.status, 2);
     EXPECT_EQ(e.err.find('\x1b'), std::string::npos) << e.err;
 }
+
+}  // namespace reach_test_clihardening_test

@@ -5,6 +5,8 @@
 
 #include "clirunner.h"
 
+namespace reach_test_cliheadroom_test {  // unity builds: this file's names stay its own
+
 using nlohmann::json;
 using reach::test::dataset;
 using reach::test::runCli;
@@ -98,3 +100,5 @@ TEST(CliHeadroom, BadUsage) {
     EXPECT_EQ(r.status, 2);
     EXPECT_EQ(r.errLines().size(), 1u);
 }
+
+}  // namespace reach_test_cliheadroom_test

@@ -11,6 +11,8 @@
 
 #include "clirunner.h"
 
+namespace reach_test_climemory_test {  // unity builds: this file's names stay its own
+
 using reach::test::CliOptions;
 using reach::test::CliResult;
 using reach::test::runCli;
@@ -106,3 +108,5 @@ TEST(ReaderMemory, AHugeShapeListIsSkippedNotAmplified) {
         EXPECT_LT(r.maxRssKb, 200 * 1024) << "peak RSS " << r.maxRssKb << " KiB";
     }
 }
+
+}  // namespace reach_test_climemory_test

@@ -9,6 +9,8 @@
 
 #include "clirunner.h"
 
+namespace reach_test_cliverify_kernelbench_test {  // unity builds: this file's names stay its own
+
 using nlohmann::json;
 using reach::test::runCli;
 
@@ -193,3 +195,5 @@ TEST_F(CliVerifyKernelBench, AReVerifyReusesKernelBenchsVerdictAndRunsReachsAgai
     ASSERT_EQ(third.status, 1) << third.err;
     EXPECT_FALSE(json::parse(third.out)["kernelbench"].contains("reused"));
 }
+
+}  // namespace reach_test_cliverify_kernelbench_test

@@ -14,6 +14,8 @@
 #include "clirunner.h"
 #include "core/verify/workerserver.h"
 
+namespace reach_test_cliverify_workerserver_test {  // unity builds: this file's names stay its own
+
 using nlohmann::json;
 using reach::test::runCli;
 
@@ -87,3 +89,5 @@ TEST_F(CliVerifyWorkerServer, NoServerAtTheSocketMeansTheWorkerStartsByItself) {
         reach::runInWorkerServer(dir.path("nobody-listens.sock"), {"probe"}, 10, {}, &why));
     EXPECT_NE(why.find("no worker server"), std::string::npos) << why;
 }
+
+}  // namespace reach_test_cliverify_workerserver_test

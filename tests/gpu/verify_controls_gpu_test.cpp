@@ -16,6 +16,8 @@
 #include "core/verify/verifyprocess.h"
 #include "gpu/verifyjob.h"
 
+namespace reach_test_verify_controls_gpu_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -136,3 +138,4 @@ TEST(GpuVerify, TheMeasuredCopyBandwidthIsTheLocalRowsDramCeiling) {
     EXPECT_EQ(local.bf16Tflops, row->bf16Tflops);
 }
 
+}  // namespace reach_test_verify_controls_gpu_test

@@ -14,6 +14,8 @@
 #include "core/headroom/headroomjson.h"
 #include "core/trace/profilereader.h"
 
+namespace reach_test_headroom_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -337,3 +339,5 @@ TEST(Headroom, CrossCheckAgainstTheVerifierOnTheH200) {
         }
     }
 }
+
+}  // namespace reach_test_headroom_test
