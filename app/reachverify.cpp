@@ -32,7 +32,7 @@ const char* kUsage =
     "                    [--scale X] [--thresholds T.json] [--baseline-us US [--baseline-source "
     "S]]\n"
     "                    [--no-timing] [--no-baseline] [--resources DIR] [--cache-dir DIR]\n"
-    "                    [--device-info] [--compile-only [--arch sm_XY]] [--sandbox]\n"
+    "                    [--device-info [--bandwidth]] [--compile-only [--arch sm_XY]] [--sandbox]\n"
     "       reach-verify --problem P.py --candidate C.py [--precision fp32|bf16|fp16]\n"
     "                    [--python PY] [--kb-tolerance T] [--worker-timeout S] [--seed-count K]\n"
     "                    [--no-compile-baseline] [--worker-device cuda|cpu] [--fresh]\n"
@@ -41,6 +41,8 @@ const char* kUsage =
     "  worker gives KernelBench's verdict and Reach's; --worker-device cpu is for tests.\n"
     "  A re-verify reuses KernelBench's verdict, the baselines' times and the kernel census of\n"
     "  an unchanged job (Reach's checks and timing always run again); --fresh reuses nothing.\n"
+    "  --device-info --bandwidth adds the measured device-to-device copy bandwidth (GB/s),\n"
+    "  which `reach-cli headroom --gpu local` takes as the local GPU's memory roofline.\n"
     "  --sandbox runs the job under bubblewrap: no network, the home directory hidden, only the\n"
     "  job's files visible (docs/security.md).\n";
 
@@ -190,6 +192,7 @@ int main(int argc, char** argv) {
     reach::KernelBenchJob kb;
     std::string python;
     bool deviceInfo = false;
+    bool bandwidth = false;
     bool compileOnly = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -226,6 +229,8 @@ int main(int argc, char** argv) {
             o.cacheDir = next();
         else if (a == "--device-info")
             deviceInfo = true;
+        else if (a == "--bandwidth")
+            bandwidth = true;
         else if (a == "--python")
             python = next();
         else if (a == "--precision") {
@@ -268,9 +273,18 @@ int main(int argc, char** argv) {
         nlohmann::json device = r.toJson()["device"];
         // How many GPUs this process sees: a batch's `--gpus all` starts one worker per GPU.
         device["device_count"] = reach::visibleDeviceCount();
+        if (bandwidth && r.device.available) {
+            try {
+                device["copy_bandwidth_gbs"] = reach::measureCopyBandwidthGBs();
+            } catch (const std::exception& e) {  // a CUDA error: said, not a crash
+                device["copy_bandwidth_error"] = e.what();
+            }
+        }
         std::cout << reach::dumpJson(device) << "\n";
         return r.device.available ? 0 : 1;
     }
+    if (bandwidth && !deviceInfo)
+        usage("--bandwidth goes with --device-info");
     if (compileOnly) {
         // Warms the compile cache (scripts compile many candidates in parallel first).
         if (o.candidateFile.empty())

@@ -273,6 +273,16 @@ int visibleDeviceCount() {
     return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
 }
 
+double measureCopyBandwidthGBs() {
+    if (visibleDeviceCount() == 0)
+        return 0;
+    Arena arena;
+    CK(cudaSetDevice(0));
+    const cuda::Stream stream = cuda::nonBlockingStream();
+    const GpuTimingLock gpuLock(GpuTimingLock::pathFromEnvironment());  // timed like a job
+    return copyBandwidthGBs(arena, stream.get());
+}
+
 DeviceInfo queryDevice() {
     DeviceInfo d;
     int n = 0;

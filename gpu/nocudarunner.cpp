@@ -9,6 +9,10 @@ int visibleDeviceCount() {
     return 0;
 }
 
+double measureCopyBandwidthGBs() {
+    return 0;
+}
+
 DeviceInfo queryDevice() {
     DeviceInfo d;
     d.available = false;

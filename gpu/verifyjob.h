@@ -11,6 +11,9 @@ namespace reach {
 DeviceInfo queryDevice();
 // How many CUDA devices this process sees (after CUDA_VISIBLE_DEVICES); 0 without any.
 int visibleDeviceCount();
+// The device-to-device copy bandwidth of device 0 (bytes read + written, GB/s; the median of 10
+// copies of 512 MiB), the measured memory ceiling the verifier's roofline uses; 0 without a GPU.
+double measureCopyBandwidthGBs();
 
 // Runs the whole job: compile, load, fill, run, check, time, baseline, roofline. Never throws
 // for a bad candidate (that is a verdict); throws InputError for a bad problem or thresholds

@@ -1,4 +1,5 @@
-// reach-cli headroom [INPUT...] [--gpu NAME] [--top N] [--win-rate W --median M] [--json]
+// reach-cli headroom [INPUT...] [--gpu NAME|local] [--gpu-info F] [--top N] [--win-rate W --median M]
+//                    [--json]
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -14,10 +15,13 @@
 #include "core/analysis/kernelname.h"
 #include "core/analysis/projection.h"
 #include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
 #include "core/base/textescape.h"
 #include "core/headroom/headroom.h"
 #include "core/headroom/headroomjson.h"
 #include "core/project/project.h"
+#include "core/verify/childprocess.h"
+#include "core/verify/verifyprocess.h"
 
 namespace reach::cli {
 
@@ -39,6 +43,21 @@ std::string gpuNames() {
     for (const GpuSpec& g : gpuTable())
         s += (s.empty() ? "" : ", ") + g.name;
     return s;
+}
+
+// The local GPU's row: the verifier asked for its device and a measured copy bandwidth (a few
+// seconds: a CUDA context and ten copies of 512 MiB).
+GpuSpec localGpu() {
+    const std::string verifier = findVerifierExecutable();
+    const ChildResult c = runChild({verifier, "--device-info", "--bandwidth"}, 120);
+    if (!c.started)
+        throw InputError(verifier, "--gpu local", "a verifier to ask (" + c.error + ")");
+    const std::optional<nlohmann::json> j = tryParseJson(c.out);
+    if (!j)
+        throw InputError(verifier, "--device-info --bandwidth",
+                         "the device's JSON on stdout (it printed none; exit " +
+                             std::to_string(c.exitCode) + ")");
+    return gpuFromDeviceInfo(*j, verifier + " --device-info --bandwidth");
 }
 
 // The study's projection parameters: --win-rate/--median, else the opened study's own.
@@ -156,17 +175,32 @@ void printWorkload(std::ostream& os, const Headroom& h, const std::optional<Proj
 
 int runHeadroom(const std::vector<std::string>& argv, CliIo& io) {
     const CliArgs args(
-        argv, {{"--json"}, {"--gpu", "--top", "--rules", "--project", "--win-rate", "--median"}});
+        argv, {{"--json"},
+               {"--gpu", "--gpu-info", "--top", "--rules", "--project", "--win-rate", "--median"}});
     const bool json = args.flag("--json");
     const auto top = static_cast<size_t>(
         args.integer("--top", 1, 100000).value_or(json ? kDefaultTopJson : kDefaultTopText));
     const GpuSpec* forced = nullptr;
-    if (auto name = args.value("--gpu")) {
+    std::optional<GpuSpec> measured;  // --gpu local or --gpu-info: the measured row
+    const auto name = args.value("--gpu");
+    const auto info = args.value("--gpu-info");
+    if (name && info)
+        throw UsageError("--gpu and --gpu-info: give one");
+    if (info)
+        measured = gpuFromDeviceInfo(
+            parseJson(readJsonFile(*info, "reach-verify --device-info --bandwidth output"), *info,
+                      "reach-verify --device-info --bandwidth output"),
+            *info);
+    else if (name && *name == "local")
+        measured = localGpu();
+    else if (name) {
         forced = gpuByName(*name);
         if (!forced)
             throw UsageError("--gpu '" + *name + "': no such GPU in the table (" + gpuNames() +
-                             ")");
+                             ", or local)");
     }
+    if (measured)
+        forced = &*measured;
     const auto winRate = args.number("--win-rate", 0.0, 1.0);
     const auto median = args.number("--median", 1e-9, 1e9);
     if (winRate.has_value() != median.has_value())
@@ -246,13 +280,16 @@ int runHeadroom(const std::vector<std::string>& argv, CliIo& io) {
 CliCommand headroomCommand() {
     return {
         "headroom", "how far each kernel is from the GPU's roofline; the speed-of-light bound",
-        "headroom [INPUT...] [--gpu NAME] [--top N] [--win-rate W --median M] [--rules R.json]\n"
-        "         [--project P.reach] [--json]\n"
+        "headroom [INPUT...] [--gpu NAME|local] [--gpu-info F] [--top N] [--win-rate W --median M]\n"
+        "         [--rules R.json] [--project P.reach] [--json]\n"
         "  INPUT         profiles recorded with record_shapes=True (Kineto .json/.json.gz), a\n"
         "                folder, a .reach project, a study table; none: the bundled sample\n"
         "  --gpu NAME    the roofline's GPU (default: the trace's deviceProperties name): H100\n"
         "                SXM 80GB, H100 PCIe 80GB, H200, B200, A100 40GB, A100 SXM 80GB, A100\n"
-        "                PCIe 80GB, L40S, MI300X (a unique prefix is enough)\n"
+        "                PCIe 80GB, L40S, MI300X (a unique prefix is enough); local: this\n"
+        "                machine's GPU, its row with the DRAM ceiling measured by a copy\n"
+        "                (reach-verify --device-info --bandwidth)\n"
+        "  --gpu-info F  the same from F, that command's output saved on the GPU's machine\n"
         "  --top N       kernels listed (text 10, JSON 50)\n"
         "  --win-rate W --median M\n"
         "                the study's projection A*w*(1-1/m) beside the addressable headroom\n"

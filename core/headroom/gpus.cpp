@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 namespace reach {
 
@@ -137,6 +138,22 @@ const GpuSpec* gpuByName(std::string_view name) {
         }
     }
     return prefixed ? prefixed : gpuForDevice(name);
+}
+
+std::optional<GpuSpec> measuredGpu(std::string_view deviceName, double copyBandwidthGBs) {
+    const GpuSpec* row = gpuForDevice(deviceName);
+    if (!row || !(copyBandwidthGBs > 0))
+        return std::nullopt;
+    GpuSpec g = *row;
+    char measured[160];
+    std::snprintf(measured, sizeof measured, "%.0f GB/s against the datasheet's %.0f",
+                  copyBandwidthGBs, row->dramGBs);
+    g.name = row->name + ", measured";
+    g.dramGBs = copyBandwidthGBs;
+    g.source = "DRAM: the device-to-device copy measured on this " + std::string(deviceName) +
+               " (reach-verify --device-info --bandwidth), " + measured + "; FLOP/s: " +
+               row->source;
+    return g;
 }
 
 }  // namespace reach

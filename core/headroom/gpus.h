@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,5 +36,13 @@ const GpuSpec* gpuForDevice(std::string_view deviceName);
 // case-insensitively, or a unique prefix of a table name ("H200", "MI300X", "H100 SXM");
 // nullptr when none or ambiguous ("H100").
 const GpuSpec* gpuByName(std::string_view name);
+
+// The local GPU's row: the table row its device name picks, with the DRAM ceiling replaced by
+// the device-to-device copy bandwidth measured on it (`reach-verify --device-info --bandwidth`).
+// A measured copy is what kernels can actually reach (4156 GB/s on the H200, 87 % of the
+// datasheet's 4800), so fractions of speed of light against this row are higher and headroom
+// smaller: the practical bound beside the datasheet's. The FLOP/s peaks stay the datasheet's
+// (no quick measurement reaches them either). nullopt when the name picks no row.
+std::optional<GpuSpec> measuredGpu(std::string_view deviceName, double copyBandwidthGBs);
 
 }  // namespace reach

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/base/inputerror.h"
+
 namespace reach {
 
 namespace {
@@ -45,6 +47,33 @@ nlohmann::json gpuToJson(const GpuSpec& g) {
             {"bf16_tflops", g.bf16Tflops},
             {"fp8_tflops", g.fp8Tflops},
             {"source", g.source}};
+}
+
+GpuSpec gpuFromDeviceInfo(const nlohmann::json& device, const std::string& file) {
+    if (!device.is_object())
+        throw InputError(file, "top level", "the JSON object reach-verify --device-info prints");
+    if (!device.value("available", false)) {
+        const auto reason = device.find("reason");
+        throw InputError(file, "\"available\"",
+                         "a GPU (the verifier saw none" +
+                             (reason != device.end() && reason->is_string()
+                                  ? ": " + reason->get<std::string>()
+                                  : std::string()) +
+                             ")");
+    }
+    const auto name = device.find("name");
+    if (name == device.end() || !name->is_string())
+        throw InputError(file, "\"name\"", "the device's name");
+    const auto bw = device.find("copy_bandwidth_gbs");
+    if (bw == device.end() || !bw->is_number() || !(bw->get<double>() > 0))
+        throw InputError(file, "\"copy_bandwidth_gbs\"",
+                         "a measured copy bandwidth in GB/s (run reach-verify --device-info "
+                         "--bandwidth)");
+    std::optional<GpuSpec> g = measuredGpu(name->get<std::string>(), bw->get<double>());
+    if (!g)
+        throw InputError(file, "\"name\": " + name->get<std::string>(),
+                         "a GPU with a row in the table (docs/headroom.md), or pass --gpu NAME");
+    return *g;
 }
 
 nlohmann::json headroomToJson(const Headroom& h, size_t maxKernels) {

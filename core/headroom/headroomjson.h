@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <string>
 
 #include "core/headroom/headroom.h"
 
@@ -15,5 +16,10 @@ nlohmann::json headroomToJson(const Headroom& h, size_t maxKernels);
 
 // The GPU table row as JSON (name, peaks, source).
 nlohmann::json gpuToJson(const GpuSpec& g);
+
+// The local GPU's row (measuredGpu) from what `reach-verify --device-info --bandwidth` printed.
+// Throws InputError naming `file` when the verifier saw no GPU, measured no bandwidth, or the
+// device has no row in the table.
+GpuSpec gpuFromDeviceInfo(const nlohmann::json& device, const std::string& file);
 
 }  // namespace reach

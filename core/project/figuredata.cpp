@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "core/analysis/projection.h"
 #include "core/base/csv.h"
@@ -89,14 +90,22 @@ FigureTable breakdownFigureTable(const std::vector<ProjectWorkload>& workloads, 
     t.columns.push_back("rules");
     for (const ProjectWorkload& w : workloads) {
         const BreakdownBar bar = breakdownBar(w, span);
-        std::vector<FigureTable::Cell> row = {w.name, w.origin};
+        // Cells built in place (emplace_back of a double or a string): GCC 12 warned
+        // -Wmaybe-uninitialized about moving a temporary variant<string, double> into the row.
+        std::vector<FigureTable::Cell> row;
+        row.reserve(t.columns.size());
+        row.emplace_back(std::in_place_type<std::string>, w.name);
+        row.emplace_back(std::in_place_type<std::string>, w.origin);
         for (Category c : kCategories)
-            row.push_back(bar.spanUnknown ? kNaN : bar.share[size_t(c)]);
-        row.push_back(span ? (bar.spanUnknown ? kNaN : bar.idle) : bar.unsplit);
-        row.push_back(bar.totalMs);
-        row.push_back(w.breakdown
-                          ? w.breakdown->rulesName + " " + w.breakdown->rulesHash.substr(0, 12)
-                          : std::string("as published"));
+            row.emplace_back(std::in_place_type<double>,
+                             bar.spanUnknown ? kNaN : bar.share[size_t(c)]);
+        row.emplace_back(std::in_place_type<double>,
+                         span ? (bar.spanUnknown ? kNaN : bar.idle) : bar.unsplit);
+        row.emplace_back(std::in_place_type<double>, bar.totalMs);
+        row.emplace_back(std::in_place_type<std::string>,
+                         w.breakdown
+                             ? w.breakdown->rulesName + " " + w.breakdown->rulesHash.substr(0, 12)
+                             : std::string("as published"));
         t.add(std::move(row));
     }
     return t;

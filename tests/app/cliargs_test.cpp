@@ -5,6 +5,8 @@
 
 #include "app/cli/clitext.h"
 
+namespace reach_test_cliargs_test {  // unity builds: this file's names stay its own
+
 using reach::cli::ArgSpec;
 using reach::cli::CliArgs;
 using reach::cli::UsageError;
@@ -48,3 +50,5 @@ TEST(CliText, TableAlignsColumns) {
     EXPECT_NE(s.find("addressable  46.1 %"), std::string::npos) << s;
     EXPECT_NE(s.find("overhead      0.5 %"), std::string::npos) << s;
 }
+
+}  // namespace reach_test_cliargs_test

@@ -8,6 +8,8 @@
 
 #include "clirunner.h"
 
+namespace reach_test_clibadinput_test {  // unity builds: this file's names stay its own
+
 namespace fs = std::filesystem;
 using reach::test::runCli;
 
@@ -138,3 +140,5 @@ TEST(CliBadInputPaths, AnotherKindOfSqliteFileIsNotAProject) {
         copy);
     EXPECT_TRUE(reach::test::readFile(copy) == before) << "the nsys export was modified";
 }
+
+}  // namespace reach_test_clibadinput_test

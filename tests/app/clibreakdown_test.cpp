@@ -6,6 +6,8 @@
 
 #include "clirunner.h"
 
+namespace reach_test_clibreakdown_test {  // unity builds: this file's names stay its own
+
 using nlohmann::json;
 using reach::test::dataset;
 using reach::test::runCli;
@@ -148,3 +150,5 @@ TEST(CliBreakdown, NoInputBreaksDownTheBundledSample) {
     EXPECT_EQ(published, 7);
     EXPECT_GE(measured, 6);
 }
+
+}  // namespace reach_test_clibreakdown_test

@@ -14,6 +14,8 @@
 #include "clirunner.h"
 #include "core/analysis/kernelname.h"
 
+namespace reach_test_clidiff_test {  // unity builds: this file's names stay its own
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 using reach::test::dataset;
@@ -315,3 +317,5 @@ TEST(CliDiff, UnreadableInputNamesTheFile) {
     ASSERT_EQ(rules.errLines().size(), 1u) << rules.err;
     EXPECT_TRUE(rules.errLines()[0].starts_with(missing)) << rules.err;
 }
+
+}  // namespace reach_test_clidiff_test

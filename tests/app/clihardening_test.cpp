@@ -8,6 +8,8 @@
 
 #include "clirunner.h"
 
+namespace reach_test_clihardening_test {  // unity builds: this file's names stay its own
+
 using nlohmann::json;
 using reach::test::CliOptions;
 using reach::test::CliResult;
@@ -110,8 +112,9 @@ TEST(CliHardening, AHugeSkippedStringCostsNoMemory) {
     o.timeoutSeconds = 120;
     const CliResult r = runCli({"breakdown", path, "--json"}, o);
     EXPECT_EQ(r.status, 0) << r.err;
-    if (!reach::test::kUnderAddressSanitizer)
+    if (!reach::test::kUnderAddressSanitizer) {
         EXPECT_LT(r.maxRssKb, 100 * 1024) << "peak RSS " << r.maxRssKb << " KiB";
+    }
 }
 
 // Defect 5: accepted with exit 0 and wrong numbers.
@@ -166,3 +169,5 @@ TEST(CliHardening, ControlCharactersInNamesAreEscapedInText) {
     EXPECT_EQ(e.status, 2);
     EXPECT_EQ(e.err.find('\x1b'), std::string::npos) << e.err;
 }
+
+}  // namespace reach_test_clihardening_test

@@ -5,6 +5,8 @@
 
 #include "clirunner.h"
 
+namespace reach_test_cliheadroom_test {  // unity builds: this file's names stay its own
+
 using nlohmann::json;
 using reach::test::dataset;
 using reach::test::runCli;
@@ -59,6 +61,34 @@ TEST(CliHeadroom, TextAndGpuOverride) {
     EXPECT_NE(r.out.find("no projection beside it"), std::string::npos);
 }
 
+// --gpu-info: the local row from a saved `reach-verify --device-info --bandwidth` (the H200's);
+// the same workload has less headroom against the measured copy than against the datasheet.
+TEST(CliHeadroom, TheLocalRowFromASavedDeviceInfo) {
+    const std::string info = dataset("evaluations/h200/device_info.json");
+    const auto local = runCli({"headroom", kResnet, "--gpu-info", info, "--json"});
+    ASSERT_EQ(local.status, 0) << local.err;
+    const auto sheet = runCli({"headroom", kResnet, "--json"});
+    ASSERT_EQ(sheet.status, 0) << sheet.err;
+    const json l = json::parse(local.out)["workloads"][0];
+    const json d = json::parse(sheet.out)["workloads"][0];
+    EXPECT_EQ(l["gpu"]["name"], "H200 SXM 141GB, measured");
+    EXPECT_LT(l["gpu"]["dram_gbs"].get<double>(), 4800);
+    EXPECT_LT(l["headroom_share_of_gpu_time"].get<double>(),
+              d["headroom_share_of_gpu_time"].get<double>());
+
+    const auto text = runCli({"headroom", kResnet, "--gpu-info", info});
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("H200 SXM 141GB, measured"), std::string::npos) << text.out;
+
+    auto r = runCli({"headroom", kResnet, "--gpu-info", kResnet});  // not a device-info JSON
+    EXPECT_EQ(r.status, 2);
+    ASSERT_EQ(r.errLines().size(), 1u) << r.err;
+    EXPECT_NE(r.err.find(kResnet), std::string::npos) << r.err;
+    r = runCli({"headroom", kResnet, "--gpu-info", info, "--gpu", "H200"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("give one"), std::string::npos) << r.err;
+}
+
 TEST(CliHeadroom, BadUsage) {
     auto r = runCli({"headroom", kDlrm, "--gpu", "H100"});  // SXM or PCIe
     EXPECT_EQ(r.status, 2);
@@ -70,3 +100,5 @@ TEST(CliHeadroom, BadUsage) {
     EXPECT_EQ(r.status, 2);
     EXPECT_EQ(r.errLines().size(), 1u);
 }
+
+}  // namespace reach_test_cliheadroom_test

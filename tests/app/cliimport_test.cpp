@@ -7,6 +7,8 @@
 #include "clirunner.h"
 #include "core/store/projectstore.h"
 
+namespace reach_test_cliimport_test {  // unity builds: this file's names stay its own
+
 using nlohmann::json;
 using reach::test::dataset;
 using reach::test::runCli;
@@ -98,3 +100,5 @@ TEST(CliImport, BreakdownOfAMissingProjectDoesNotCreateIt) {
     EXPECT_NE(r.err.find(project), std::string::npos);
     EXPECT_FALSE(std::filesystem::exists(project));
 }
+
+}  // namespace reach_test_cliimport_test

@@ -12,6 +12,8 @@
 
 #include "clirunner.h"
 
+namespace reach_test_clikill_test {  // unity builds: this file's names stay its own
+
 using reach::test::CliResult;
 using reach::test::dataset;
 using reach::test::runCli;
@@ -127,3 +129,5 @@ TEST(CliKill, KilledImportsNeverLeaveABrokenOrDuplicatedProject) {
             << name;
     }
 }
+
+}  // namespace reach_test_clikill_test

@@ -11,6 +11,8 @@
 
 #include "clirunner.h"
 
+namespace reach_test_climemory_test {  // unity builds: this file's names stay its own
+
 using reach::test::CliOptions;
 using reach::test::CliResult;
 using reach::test::runCli;
@@ -102,6 +104,9 @@ TEST(ReaderMemory, AHugeShapeListIsSkippedNotAmplified) {
     o.timeoutSeconds = 120;
     const CliResult r = runCli({"breakdown", path, "--json"}, o);
     EXPECT_EQ(r.status, 0) << r.err;
-    if (!reach::test::kUnderAddressSanitizer)
+    if (!reach::test::kUnderAddressSanitizer) {
         EXPECT_LT(r.maxRssKb, 200 * 1024) << "peak RSS " << r.maxRssKb << " KiB";
+    }
 }
+
+}  // namespace reach_test_climemory_test

@@ -4,6 +4,8 @@
 
 #include "clirunner.h"
 
+namespace reach_test_cliproject_test {  // unity builds: this file's names stay its own
+
 using nlohmann::json;
 using reach::test::dataset;
 using reach::test::runCli;
@@ -140,3 +142,5 @@ TEST(CliProject, NoInputProjectsTheBundledSample) {
     EXPECT_FALSE(doc["rules"].is_null());
     EXPECT_NE(doc["study"].get<std::string>().find("2609.21058"), std::string::npos);
 }
+
+}  // namespace reach_test_cliproject_test

@@ -12,6 +12,8 @@
 
 #include "clirunner.h"
 
+namespace reach_test_cliprojectsafety_test {  // unity builds: this file's names stay its own
+
 using nlohmann::json;
 using reach::test::CliOptions;
 using reach::test::CliResult;
@@ -150,3 +152,5 @@ TEST(CliProjectSafety, AnNsightExportIsReadWithoutTouchingItsFolder) {
     EXPECT_EQ(filesIn(folder), before);
     ::chmod(folder.c_str(), 0755);
 }
+
+}  // namespace reach_test_cliprojectsafety_test

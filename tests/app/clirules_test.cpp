@@ -5,6 +5,8 @@
 #include "clirunner.h"
 #include "core/base/category.h"
 
+namespace reach_test_clirules_test {  // unity builds: this file's names stay its own
+
 using nlohmann::json;
 using reach::test::dataset;
 using reach::test::runCli;
@@ -151,3 +153,5 @@ TEST(CliRules, SuggestProposesRulesAndWritesTheAcceptedOnes) {
     EXPECT_EQ(bad.status, 2);
     EXPECT_NE(bad.err.find("--accept"), std::string::npos);
 }
+
+}  // namespace reach_test_clirules_test

@@ -52,6 +52,17 @@ std::string dataset(const std::string& relative) {
     return std::string(REACH_DATASETS) + "/" + relative;
 }
 
+std::vector<std::string> kernelBenchVerifyArgs(const std::string& problem,
+                                               const std::string& candidate,
+                                               const std::vector<std::string>& more) {
+    const std::string dir = std::string(REACH_TEST_DATA) + "/kernelbench-py/";
+    std::vector<std::string> a = {"verify",       "--problem",       dir + "problems/" + problem,
+                                  "--candidate",  dir + "candidates/" + candidate,
+                                  "--worker-device", "cpu",       "--reps", "5", "--json"};
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+}
+
 TempDir::TempDir() {
     static std::atomic<int> counter{0};
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();

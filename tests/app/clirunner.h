@@ -82,6 +82,12 @@ private:
 };
 
 std::string dataset(const std::string& relative);  // under datasets/
+
+// `reach-cli verify` of a KernelBench-format problem and candidate of
+// tests/data/kernelbench-py/ on the CPU worker (5 timed repetitions, JSON), then `more`.
+std::vector<std::string> kernelBenchVerifyArgs(const std::string& problem,
+                                               const std::string& candidate,
+                                               const std::vector<std::string>& more = {});
 std::string readFile(const std::string& path);
 void writeFile(const std::string& path, const std::string& bytes);
 

@@ -10,6 +10,8 @@
 
 #include "clirunner.h"
 
+namespace reach_test_clisandbox_test {  // unity builds: this file's names stay its own
+
 using reach::test::CliResult;
 using reach::test::readFile;
 using reach::test::runCli;
@@ -93,3 +95,5 @@ TEST(CliSandboxMissing, WithoutBubblewrapItIsOneLineNotIgnored) {
     ASSERT_EQ(r.errLines().size(), 1u) << r.err;
     EXPECT_NE(r.err.find("bubblewrap"), std::string::npos) << r.err;
 }
+
+}  // namespace reach_test_clisandbox_test

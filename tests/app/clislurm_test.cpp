@@ -19,6 +19,8 @@
 #include "core/verify/childprocess.h"
 #include "core/verify/slurmbatch.h"
 
+namespace reach_test_clislurm_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 using namespace reach::test;
 namespace fs = std::filesystem;
@@ -146,3 +148,5 @@ TEST(CliSlurm, AScancelledTaskIsReportedResubmittedAndEveryResultImportedOnce) {
     EXPECT_EQ(events(log, "start")["c2.cu"], 2);
     EXPECT_EQ(events(log, "run").size(), 8u);
 }
+
+}  // namespace reach_test_clislurm_test

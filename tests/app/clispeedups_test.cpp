@@ -5,6 +5,8 @@
 
 #include "clirunner.h"
 
+namespace reach_test_clispeedups_test {  // unity builds: this file's names stay its own
+
 using nlohmann::json;
 using reach::test::dataset;
 using reach::test::runCli;
@@ -177,3 +179,5 @@ TEST(CliSpeedups, ProjectsAProfiledWorkloadBothWays) {
     EXPECT_LE(p["per_family"]["saved_share"].get<double>(), A);
     EXPECT_FALSE(p["assumptions"].get<std::string>().empty());
 }
+
+}  // namespace reach_test_clispeedups_test

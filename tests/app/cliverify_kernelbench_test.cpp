@@ -9,12 +9,13 @@
 
 #include "clirunner.h"
 
+namespace reach_test_cliverify_kernelbench_test {  // unity builds: this file's names stay its own
+
 using nlohmann::json;
 using reach::test::runCli;
 
 namespace {
 
-const std::string kPy = std::string(REACH_TEST_DATA) + "/kernelbench-py/";
 
 class CliVerifyKernelBench : public ::testing::Test {
 protected:
@@ -29,19 +30,8 @@ protected:
     void TearDown() override { unsetenv("REACH_CACHE_DIR"); }
     reach::test::TempDir cacheRoot;
     static std::vector<std::string> verify(const std::string& problem, const std::string& cand,
-                                           std::vector<std::string> more = {}) {
-        std::vector<std::string> a = {"verify",
-                                      "--problem",
-                                      kPy + "problems/" + problem,
-                                      "--candidate",
-                                      kPy + "candidates/" + cand,
-                                      "--worker-device",
-                                      "cpu",
-                                      "--reps",
-                                      "5",
-                                      "--json"};
-        a.insert(a.end(), more.begin(), more.end());
-        return a;
+                                           const std::vector<std::string>& more = {}) {
+        return reach::test::kernelBenchVerifyArgs(problem, cand, more);
     }
 };
 
@@ -205,3 +195,5 @@ TEST_F(CliVerifyKernelBench, AReVerifyReusesKernelBenchsVerdictAndRunsReachsAgai
     ASSERT_EQ(third.status, 1) << third.err;
     EXPECT_FALSE(json::parse(third.out)["kernelbench"].contains("reused"));
 }
+
+}  // namespace reach_test_cliverify_kernelbench_test

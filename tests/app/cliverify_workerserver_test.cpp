@@ -14,12 +14,13 @@
 #include "clirunner.h"
 #include "core/verify/workerserver.h"
 
+namespace reach_test_cliverify_workerserver_test {  // unity builds: this file's names stay its own
+
 using nlohmann::json;
 using reach::test::runCli;
 
 namespace {
 
-const std::string kPy = std::string(REACH_TEST_DATA) + "/kernelbench-py/";
 const std::string kServer = std::string(REACH_SOURCE_DIR) + "/resources/python/reach_kbserver.py";
 
 class CliVerifyWorkerServer : public ::testing::Test {
@@ -37,20 +38,8 @@ protected:
     void TearDown() override { unsetenv("REACH_KB_SERVER"); }
     std::vector<std::string> verify(const std::string& problem, const std::string& cand,
                                     std::vector<std::string> more = {}) {
-        std::vector<std::string> a = {"verify",
-                                      "--problem",
-                                      kPy + "problems/" + problem,
-                                      "--candidate",
-                                      kPy + "candidates/" + cand,
-                                      "--worker-device",
-                                      "cpu",
-                                      "--reps",
-                                      "5",
-                                      "--json",
-                                      "--cache-dir",
-                                      dir.path("cache")};
-        a.insert(a.end(), more.begin(), more.end());
-        return a;
+        more.insert(more.end(), {"--cache-dir", dir.path("cache")});
+        return reach::test::kernelBenchVerifyArgs(problem, cand, more);
     }
     reach::test::TempDir dir;
     std::unique_ptr<reach::WorkerServer> server;
@@ -100,3 +89,5 @@ TEST_F(CliVerifyWorkerServer, NoServerAtTheSocketMeansTheWorkerStartsByItself) {
         reach::runInWorkerServer(dir.path("nobody-listens.sock"), {"probe"}, 10, {}, &why));
     EXPECT_NE(why.find("no worker server"), std::string::npos) << why;
 }
+
+}  // namespace reach_test_cliverify_workerserver_test

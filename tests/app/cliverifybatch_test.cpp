@@ -23,6 +23,8 @@
 #include "core/store/projectstore.h"
 #include "core/store/verificationstore.h"
 
+namespace reach_test_cliverifybatch_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 using namespace reach::test;
 namespace fs = std::filesystem;
@@ -250,3 +252,5 @@ TEST(CliVerifyBatchErrors, OneLineAndStatusTwo) {
         << r.err;
     EXPECT_NE(r.out.find("1 of 1 jobs"), std::string::npos) << r.out;
 }
+
+}  // namespace reach_test_cliverifybatch_test

@@ -6,6 +6,8 @@
 
 #include "clirunner.h"
 
+namespace reach_test_cliverifycontrols_test {  // unity builds: this file's names stay its own
+
 using namespace reach::test;
 
 TEST(CliVerifyControls, NoGpuIsOneLineAndStatusTwo) {
@@ -21,3 +23,5 @@ TEST(CliVerifyControls, NoGpuIsOneLineAndStatusTwo) {
     EXPECT_EQ(r.err.find("NOT AS DESIGNED"), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
 }
+
+}  // namespace reach_test_cliverifycontrols_test

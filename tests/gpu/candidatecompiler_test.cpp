@@ -8,6 +8,8 @@
 
 #include "gpu/candidatecompiler.h"
 
+namespace reach_test_candidatecompiler_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -76,3 +78,5 @@ TEST(CandidateCompiler, EveryBaselineCompilesCleanly) {
     EXPECT_EQ(ampere.log.find("warning"), std::string::npos) << ampere.log;
     std::filesystem::remove_all(cache);
 }
+
+}  // namespace reach_test_candidatecompiler_test

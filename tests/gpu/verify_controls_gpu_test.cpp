@@ -7,9 +7,16 @@
 #include <fstream>
 #include <mutex>
 
+#include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
+#include "core/headroom/gpus.h"
+#include "core/headroom/headroomjson.h"
+#include "core/verify/childprocess.h"
 #include "core/verify/controlset.h"
 #include "core/verify/verifyprocess.h"
 #include "gpu/verifyjob.h"
+
+namespace reach_test_verify_controls_gpu_test {  // unity builds: this file's names stay its own
 
 using namespace reach;
 
@@ -99,3 +106,36 @@ TEST(GpuVerify, NoDeviceIsAVerdictNotACrash) {
         EXPECT_EQ(runVerifyJob(o).verdict, verdict::kNoGpu);
     }
 }
+
+// The local GPU's roofline row (reach-cli headroom --gpu local): the verifier's device and a
+// measured copy. On a GPU the copy lands between half the datasheet's bandwidth and all of it
+// (the H200 measured 4156 of 4800 GB/s); without one the verifier says so and measures nothing.
+TEST(GpuVerify, TheMeasuredCopyBandwidthIsTheLocalRowsDramCeiling) {
+    const char* exe = std::getenv("REACH_VERIFY");
+    const ChildResult c =
+        runChild({exe ? exe : REACH_VERIFY_EXE, "--device-info", "--bandwidth"}, 120);
+    ASSERT_TRUE(c.started) << c.error;
+    const auto j = tryParseJson(c.out);
+    ASSERT_TRUE(j) << c.out << c.err;
+    const DeviceInfo d = queryDevice();
+    if (!d.available) {
+        EXPECT_EQ(c.exitCode, 1);
+        EXPECT_FALSE(j->contains("copy_bandwidth_gbs"));
+        EXPECT_EQ(measureCopyBandwidthGBs(), 0);
+        EXPECT_THROW(gpuFromDeviceInfo(*j, "device.json"), InputError);
+        GTEST_SKIP() << "no GPU: " << d.reason;
+    }
+    ASSERT_EQ(c.exitCode, 0) << c.err;
+    const double gbs = j->at("copy_bandwidth_gbs").get<double>();
+    std::cout << d.name << ": copy " << gbs << " GB/s\n";
+    const GpuSpec* row = gpuForDevice(d.name);
+    if (!row)
+        GTEST_SKIP() << d.name << " has no row in the GPU table";
+    EXPECT_GT(gbs, 0.5 * row->dramGBs);
+    EXPECT_LT(gbs, row->dramGBs);
+    const GpuSpec local = gpuFromDeviceInfo(*j, "device.json");
+    EXPECT_EQ(local.dramGBs, gbs);
+    EXPECT_EQ(local.bf16Tflops, row->bf16Tflops);
+}
+
+}  // namespace reach_test_verify_controls_gpu_test

@@ -12,24 +12,19 @@ import tempfile
 import time
 import unittest
 
-from workerutil import PYDIR, candidate, needs_torch, problem
-
-SERVER = os.path.join(PYDIR, "reach_kbserver.py")
+from workerutil import SERVER, candidate, lines, needs_torch, problem, request, start_server
 
 
-def request(sock_path, argv, env=None):
+def send_job(sock_path, argv, env=None):
     """Sends one job; returns (socket, stdout read end)."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(sock_path)
     r, w = os.pipe()
     ew = os.open(os.devnull, os.O_WRONLY)  # the job's stderr: not read here
     null = os.open(os.devnull, os.O_RDONLY)
-    body = json.dumps({"argv": argv, "env": env if env is not None else dict(os.environ),
-                       "cwd": os.getcwd()}).encode()
-    socket.send_fds(s, [struct.pack(">I", len(body)) + body], [null, w, ew])
-    for fd in (w, ew, null):
-        os.close(fd)
-    return s, r
+    try:
+        return request(sock_path, argv, [null, w, ew], env=env), r
+    finally:
+        for fd in (w, ew, null):
+            os.close(fd)
 
 
 def read_all(fd):
@@ -40,15 +35,6 @@ def read_all(fd):
             os.close(fd)
             return out
         out += chunk
-
-
-def lines(s):
-    buf = b""
-    while True:
-        chunk = s.recv(4096)
-        if not chunk:
-            return [json.loads(x) for x in buf.decode().splitlines() if x.strip()]
-        buf += chunk
 
 
 def alive(pid):
@@ -70,10 +56,7 @@ class KbServer(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.sock = os.path.join(cls.tmp.name, "s.sock")
-        cls.proc = subprocess.Popen([sys.executable, SERVER, "--socket", cls.sock],
-                                    stdout=subprocess.PIPE, text=True)
-        line = cls.proc.stdout.readline()
-        assert json.loads(line)["listening"] == cls.sock, line
+        cls.proc = start_server(cls.sock)
 
     @classmethod
     def tearDownClass(cls):
@@ -83,7 +66,7 @@ class KbServer(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_a_job_answers_on_its_own_descriptors(self):
-        s, out = request(self.sock, ["kernelbench", "--problem", problem("add_const"),
+        s, out = send_job(self.sock, ["kernelbench", "--problem", problem("add_const"),
                                      "--candidate", candidate("add_correct"), "--device", "cpu"])
         doc = json.loads(read_all(out))
         msgs = lines(s)
@@ -93,7 +76,7 @@ class KbServer(unittest.TestCase):
         self.assertLess(doc["phase_seconds"]["import_torch"], 0.05)  # imported by the server
 
     def test_bad_input_keeps_the_workers_exit_status(self):
-        s, out = request(self.sock, ["kernelbench", "--problem", problem("no_model"),
+        s, out = send_job(self.sock, ["kernelbench", "--problem", problem("no_model"),
                                      "--candidate", candidate("add_correct"), "--device", "cpu"])
         doc = json.loads(read_all(out))
         self.assertEqual(lines(s)[-1], {"exit": 2})
@@ -106,12 +89,12 @@ class KbServer(unittest.TestCase):
         s.sendall(struct.pack(">I", len(body)) + body)
         self.assertIn("refused", lines(s)[0])
         # The server is still serving.
-        s2, out = request(self.sock, ["probe"])
+        s2, out = send_job(self.sock, ["probe"])
         read_all(out)
         self.assertEqual(lines(s2)[-1], {"exit": 0})
 
     def test_a_job_whose_client_goes_away_is_killed(self):
-        s, out = request(self.sock, ["kernelbench", "--problem", problem("23_Softmax"),
+        s, out = send_job(self.sock, ["kernelbench", "--problem", problem("23_Softmax"),
                                      "--candidate", candidate("forward_hangs"), "--device", "cpu"])
         buf = b""
         while b"\n" not in buf:

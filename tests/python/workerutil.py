@@ -1,15 +1,18 @@
 """Runs resources/python/reach_kbworker.py as a subprocess, the way Reach does.
 
 Results are memoized by argument list, and `prefetch` starts several runs at once. Most jobs run
-in forked children of a fork server that has imported PyTorch (forkserver.py): a job is then
-~0.3 s instead of ~2 s, most of which was `import torch`. The bad-input, probe and JSON-contract
-tests exec the script for real; REACH_TEST_EXEC=1 execs every job.
+in forked children of Reach's own warm worker server (resources/python/reach_kbserver.py, the
+one `reach-verify` uses), which has imported PyTorch: a job is then ~0.3 s instead of ~2 s, most
+of which was `import torch`. The bad-input, probe and JSON-contract tests exec the script for
+real; REACH_TEST_EXEC=1 execs every job.
 """
 
 import atexit
 import concurrent.futures
 import json
 import os
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -19,6 +22,7 @@ import unittest
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 WORKER = os.path.join(REPO, "resources", "python", "reach_kbworker.py")
 PYDIR = os.path.join(REPO, "resources", "python")
+SERVER = os.path.join(PYDIR, "reach_kbserver.py")
 DATA = os.path.join(REPO, "tests", "data", "kernelbench-py")
 PROBLEMS = os.path.join(DATA, "problems")
 CANDIDATES = os.path.join(DATA, "candidates")
@@ -90,23 +94,74 @@ def _exec(args):
     return Result(list(args), proc)
 
 
+def request(sock_path, argv, fds, env=None, cwd=None):
+    """Sends one job to a reach_kbserver.py on sock_path with fds as its stdin, stdout and stderr
+    (the caller closes its copies); returns the connection, which answers with JSON lines."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sock_path)
+    body = json.dumps({"argv": list(argv), "env": env if env is not None else dict(os.environ),
+                       "cwd": cwd or os.getcwd()}).encode()
+    socket.send_fds(s, [struct.pack(">I", len(body)) + body], list(fds))
+    return s
+
+
+def lines(s):
+    """Every JSON line the server sends until it closes the connection."""
+    buf = b""
+    while True:
+        chunk = s.recv(4096)
+        if not chunk:
+            return [json.loads(x) for x in buf.decode().splitlines() if x.strip()]
+        buf += chunk
+
+
+def start_server(sock_path, env=None):
+    """A reach_kbserver.py listening on sock_path (it exits with this process)."""
+    proc = subprocess.Popen([sys.executable, SERVER, "--socket", sock_path], stdout=subprocess.PIPE,
+                            text=True, env=env)
+    line = proc.stdout.readline()
+    if not line or json.loads(line).get("listening") != sock_path:
+        raise RuntimeError(f"the worker server did not start: {line!r}")
+    return proc
+
+
+_server = None  # (process, socket path, its folder), started on first use
+
+
+def _server_socket():
+    global _server
+    with _lock:
+        if _server is None or _server[0].poll() is not None:
+            folder = tempfile.TemporaryDirectory(prefix="reach-kbserver-")
+            sock = os.path.join(folder.name, "s.sock")
+            _server = (start_server(sock, env=_env()), sock, folder)
+        return _server[1]
+
+
 def _forked(args):
-    """The same job in a child of this thread's fork server (forkserver.py): PyTorch pre-imported."""
-    server = getattr(_local, "server", None)
-    if server is None or server.poll() is not None:
-        server = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "forkserver.py")],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=_env())
-        _local.server = server
-        with _lock:
-            _servers.append(server)
+    """The same job as a child of the warm server: PyTorch pre-imported, a fresh process."""
     with tempfile.TemporaryDirectory() as tmp:
         out, err = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
-        server.stdin.write(json.dumps({"args": list(args), "stdout": out, "stderr": err, "cwd": REPO}) + "\n")
-        server.stdin.flush()
-        reply = server.stdout.readline()
-        if not reply:
-            raise RuntimeError("the fork server died")
-        rc = json.loads(reply)["rc"]
+        fds = [os.open(os.devnull, os.O_RDONLY),
+               os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
+               os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)]
+        try:
+            conn = request(_server_socket(), args, fds, env=_env(), cwd=REPO)
+        finally:
+            for fd in fds:
+                os.close(fd)
+        conn.settimeout(TIMEOUT_S)
+        with conn:
+            answer = lines(conn)
+        end = answer[-1] if answer else {}
+        if "refused" in end:
+            return _exec(args)  # as Reach does when the server's PyTorch is not the installed one
+        if "exit" in end:
+            rc = end["exit"]
+        elif "signal" in end:
+            rc = -end["signal"]
+        else:
+            raise RuntimeError(f"the worker server ended the job without an answer: {answer}")
         with open(out, encoding="utf-8", errors="replace") as f:
             stdout = f.read()
         with open(err, encoding="utf-8", errors="replace") as f:
@@ -114,19 +169,18 @@ def _forked(args):
     return Result(list(args), _Proc(rc, stdout, stderr))
 
 
-_servers = []
-
-
-def _stop_servers():
-    for s in _servers:
+def _stop_server():
+    if _server is not None:
+        _server[0].terminate()
         try:
-            s.stdin.close()
-            s.wait(timeout=10)
-        except Exception:
-            s.kill()
+            _server[0].wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            _server[0].kill()
+        _server[0].stdout.close()
+        _server[2].cleanup()
 
 
-atexit.register(_stop_servers)
+atexit.register(_stop_server)
 
 
 def _run(key):
@@ -140,8 +194,8 @@ def _key(args, exec_):
 
 def run_worker(*args, exec_=False):
     """The result of one worker job. `exec_=True`: a real exec of the script (the bad-input and
-    contract tests use it); otherwise a forked child of a fork server (same code path after
-    interpreter start-up, without paying `import torch` for every job)."""
+    contract tests use it); otherwise a forked child of the warm worker server (same code path
+    after interpreter start-up, without paying `import torch` for every job)."""
     key = _key(args, exec_)
     with _lock:
         fut = _cache.get(key)

@@ -4,6 +4,8 @@
 #include "core/analysis/breakdown.h"
 #include "core/analysis/breakdownjson.h"
 
+namespace reach_test_breakdown_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -192,3 +194,5 @@ TEST(Breakdown, GraphLaunchedTimeIsReported) {
     EXPECT_DOUBLE_EQ(j["graph_share"].get<double>(), 0.4);
     EXPECT_EQ(j["kernels"][0]["graph_calls"], 2);
 }
+
+}  // namespace reach_test_breakdown_test

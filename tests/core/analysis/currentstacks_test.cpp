@@ -11,6 +11,8 @@
 #include "core/analysis/ruleset.h"
 #include "core/base/category.h"
 
+namespace reach_test_currentstacks_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -88,3 +90,5 @@ TEST(CurrentStackNames, TheOrderingHazardsOfTheIssue) {
         EXPECT_EQ(m.family, c.family) << c.name;
     }
 }
+
+}  // namespace reach_test_currentstacks_test

@@ -8,6 +8,8 @@
 
 #include "core/analysis/ruleset.h"
 
+namespace reach_test_defaultrules_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -353,3 +355,5 @@ TEST(DefaultRules, UnseenNamesLandInTheirFamilies) {
         {"Memcpy PtoP (Device -> Device)", kOver, "memcpy", "peer copy"},
     });
 }
+
+}  // namespace reach_test_defaultrules_test

@@ -14,6 +14,8 @@
 #include "core/analysis/breakdownjson.h"
 #include "core/trace/profilereader.h"
 
+namespace reach_test_defaultrulesprofiles_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 namespace fs = std::filesystem;
 
@@ -127,3 +129,5 @@ INSTANTIATE_TEST_SUITE_P(Traces, DefaultRulesOnProfile, ::testing::ValuesIn(trac
                              }
                              return n;
                          });
+
+}  // namespace reach_test_defaultrulesprofiles_test

@@ -19,6 +19,8 @@
 #include "core/base/demangle.h"
 #include "core/trace/profilereader.h"
 
+namespace reach_test_kernelname_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -245,3 +247,5 @@ TEST(KernelDisplayName, DistinctKernelsOfOneTraceRarelyCollide) {
               << " distinct kernels share a display name with another kernel of their trace\n";
     expectGolden(fs::path(REACH_GOLDEN) / "kernelnames" / "collisions.json", report.dump(1) + "\n");
 }
+
+}  // namespace reach_test_kernelname_test

@@ -2,6 +2,8 @@
 
 #include "core/analysis/operatorcategory.h"
 
+namespace reach_test_operatorcategory_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 TEST(OperatorCategory, MatmulConvAndAttentionAreLibraryOptimized) {
@@ -69,3 +71,5 @@ TEST(OperatorCategory, CommunicationKernelsInBothNcclEras) {
     EXPECT_FALSE(isCommunicationKernel("void at::native::reduce_kernel<512, 1>()"));
     EXPECT_FALSE(isCommunicationKernel("nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT"));
 }
+
+}  // namespace reach_test_operatorcategory_test

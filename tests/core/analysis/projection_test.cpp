@@ -6,6 +6,8 @@
 #include "core/analysis/publishedstudy.h"
 #include "core/base/inputerror.h"
 
+namespace reach_test_projection_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -92,3 +94,5 @@ TEST(PublishedStudy, BadFilesNameTheKey) {
         EXPECT_EQ(e.place(), "source");
     }
 }
+
+}  // namespace reach_test_projection_test

@@ -4,6 +4,8 @@
 
 #include "core/analysis/ruleedit.h"
 
+namespace reach_test_ruleedit_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 TEST(RuleEdit, EditedNameIsMarkedOnce) {
@@ -42,3 +44,5 @@ TEST(RuleEdit, ThenTheLaunchingOperatorThenAGuess) {
         proposeRuleCategory(empty, nullptr, "zz_unknown_kernel", Category::Overhead);
     EXPECT_EQ(shown.category, Category::Overhead);
 }
+
+}  // namespace reach_test_ruleedit_test

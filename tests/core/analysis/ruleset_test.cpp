@@ -8,6 +8,8 @@
 #include "core/analysis/ruleset.h"
 #include "core/base/inputerror.h"
 
+namespace reach_test_ruleset_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -206,3 +208,5 @@ TEST(RuleSet, HandlesKilobyteLongRealKernelNames) {
     EXPECT_EQ(def.classify(huge + " zzz_unmatched", ActivityKind::Kernel).category,
               Category::Addressable);
 }
+
+}  // namespace reach_test_ruleset_test

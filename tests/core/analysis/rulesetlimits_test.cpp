@@ -9,6 +9,8 @@
 #include "core/analysis/ruleset.h"
 #include "core/base/inputerror.h"
 
+namespace reach_test_rulesetlimits_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -108,3 +110,5 @@ TEST(RuleSetLimits, PosixConstructsRe2LacksAreRefusedWithAReason) {
     EXPECT_EQ(oneRule("\\bgemm\\d").classify("xgemm1", ActivityKind::Kernel).rule, -1);
     EXPECT_EQ(oneRule("[]a]x").classify("]x", ActivityKind::Kernel).rule, 0);
 }
+
+}  // namespace reach_test_rulesetlimits_test

@@ -18,6 +18,8 @@
 
 #include "core/analysis/ruleset.h"
 
+namespace reach_test_rulesetposix_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -132,3 +134,5 @@ TEST(RuleSetPosix, TheFirstMatchingRuleStillDecides) {
         EXPECT_EQ(defaults.classify(name, ActivityKind::Kernel).rule, first) << name;
     }
 }
+
+}  // namespace reach_test_rulesetposix_test

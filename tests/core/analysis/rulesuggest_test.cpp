@@ -6,6 +6,8 @@
 #include "core/analysis/rulesuggest.h"
 #include "core/trace/profilereader.h"
 
+namespace reach_test_rulesuggest_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -105,3 +107,5 @@ TEST(RuleSuggest, WithoutAnOperatorReachsOwnRulesOrAMarkedGuessPropose) {
     // Nothing to suggest where the rules match everything.
     EXPECT_TRUE(suggestRules(computeBreakdown(w, RuleSet::builtinDefault())).empty());
 }
+
+}  // namespace reach_test_rulesuggest_test

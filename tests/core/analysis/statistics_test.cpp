@@ -4,6 +4,8 @@
 
 #include "core/analysis/statistics.h"
 
+namespace reach_test_statistics_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 TEST(Statistics, MedianOddEvenAndUnsorted) {
@@ -67,3 +69,5 @@ TEST(Statistics, BootstrapOfTheMeanMatchesTheNormalApproximation) {
     EXPECT_NEAR(iv.lo, 99.5 - halfWidth, 1.2);
     EXPECT_NEAR(iv.hi, 99.5 + halfWidth, 1.2);
 }
+
+}  // namespace reach_test_statistics_test

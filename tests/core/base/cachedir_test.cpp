@@ -12,6 +12,8 @@
 #include "core/base/cachedir.h"
 #include "core/base/inputerror.h"
 
+namespace reach_test_cachedir_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 namespace fs = std::filesystem;
 
@@ -94,3 +96,5 @@ TEST(CacheDir, WithoutHomeItIsNeverTmp) {
         EXPECT_NE(std::string(e.what()).find("REACH_CACHE_DIR"), std::string::npos) << e.what();
     }
 }
+
+}  // namespace reach_test_cachedir_test

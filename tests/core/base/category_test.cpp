@@ -3,6 +3,8 @@
 #include "core/base/category.h"
 #include "core/base/inputerror.h"
 
+namespace reach_test_category_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 TEST(Category, KeysAndLabelsRoundTrip) {
@@ -20,3 +22,5 @@ TEST(InputError, IsOneLineAndNamesFilePlaceAndExpectation) {
     InputError esc("odd\x1b]0;x\x07.json", "", "expected a \xc2\x9b file");
     EXPECT_STREQ(esc.what(), "odd\\x1b]0;x\\x07.json: expected a \\u009b file");
 }
+
+}  // namespace reach_test_category_test

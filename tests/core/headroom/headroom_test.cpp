@@ -9,8 +9,12 @@
 #include <fstream>
 
 #include "core/analysis/breakdown.h"
+#include "core/base/inputerror.h"
 #include "core/headroom/headroom.h"
+#include "core/headroom/headroomjson.h"
 #include "core/trace/profilereader.h"
+
+namespace reach_test_headroom_test {  // unity builds: this file's names stay its own
 
 using namespace reach;
 
@@ -89,6 +93,58 @@ TEST(Headroom, GpuRowsFromDeviceNames) {
         EXPECT_GE(g.fp8Tflops, g.bf16Tflops) << g.name;
         EXPECT_FALSE(g.source.empty()) << g.name;
     }
+}
+
+// The local GPU's row from what the verifier printed on the H200 (reach-verify --device-info
+// --bandwidth, datasets/evaluations/h200/device_info.json): the table's H200 row with the
+// measured copy as its DRAM ceiling, the FLOP/s peaks kept, and both figures in the source.
+TEST(Headroom, TheLocalRowIsTheTableRowWithTheMeasuredCopy) {
+    const nlohmann::json d = readJson(dataset("evaluations/h200/device_info.json"));
+    const double measured = d.at("copy_bandwidth_gbs").get<double>();
+    const GpuSpec* row = gpuForDevice(d.at("name").get<std::string>());
+    ASSERT_NE(row, nullptr);
+    const GpuSpec g = gpuFromDeviceInfo(d, "device_info.json");
+    EXPECT_EQ(g.name, row->name + ", measured");
+    EXPECT_EQ(g.dramGBs, measured);
+    EXPECT_LT(g.dramGBs, row->dramGBs);  // no copy reaches the datasheet
+    EXPECT_EQ(g.bf16Tflops, row->bf16Tflops);
+    EXPECT_EQ(g.fp8Tflops, row->fp8Tflops);
+    EXPECT_NE(g.source.find("against the datasheet's 4800"), std::string::npos) << g.source;
+    EXPECT_NE(g.source.find(row->source), std::string::npos) << g.source;
+
+    // Against a lower memory ceiling every memory-bound kernel is closer to its roofline: the
+    // headroom of a workload shrinks, never grows.
+    const Headroom datasheet = headroomOf("profiles/h200-shapes/resnet50_inference.json.gz");
+    const Headroom local = headroomOf("profiles/h200-shapes/resnet50_inference.json.gz", &g);
+    EXPECT_LT(local.total.headroomUs, datasheet.total.headroomUs);
+    EXPECT_GT(local.total.headroomUs, 0);
+}
+
+TEST(Headroom, ADeviceInfoWithoutAGpuOrABandwidthIsAnInputError) {
+    const nlohmann::json good = readJson(dataset("evaluations/h200/device_info.json"));
+    auto message = [](const nlohmann::json& d) {
+        try {
+            gpuFromDeviceInfo(d, "d.json");
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    nlohmann::json noGpu = {{"available", false}, {"reason", "no CUDA device visible"}};
+    EXPECT_NE(message(noGpu).find("the verifier saw none: no CUDA device visible"),
+              std::string::npos)
+        << message(noGpu);
+    nlohmann::json noBandwidth = good;
+    noBandwidth.erase("copy_bandwidth_gbs");
+    EXPECT_NE(message(noBandwidth).find("--bandwidth"), std::string::npos)
+        << message(noBandwidth);
+    nlohmann::json zero = good;
+    zero["copy_bandwidth_gbs"] = 0;
+    EXPECT_NE(message(zero).find("copy_bandwidth_gbs"), std::string::npos) << message(zero);
+    nlohmann::json unknown = good;
+    unknown["name"] = "NVIDIA H100 NVL";
+    EXPECT_NE(message(unknown).find("NVIDIA H100 NVL"), std::string::npos) << message(unknown);
+    EXPECT_NE(message(nlohmann::json::array()).find("d.json"), std::string::npos);
 }
 
 TEST(Headroom, CoverageOnTheShapedWorkloads) {
@@ -283,3 +339,5 @@ TEST(Headroom, CrossCheckAgainstTheVerifierOnTheH200) {
         }
     }
 }
+
+}  // namespace reach_test_headroom_test

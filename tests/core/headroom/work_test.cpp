@@ -11,6 +11,8 @@
 #include "core/headroom/work.h"
 #include "core/trace/profilereader.h"
 
+namespace reach_test_work_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -710,3 +712,5 @@ TEST(HeadroomWork, ElementSizeFromKernelNames) {
     EXPECT_EQ(dtypeBytes("c10::Float8_e4m3fn"), 1);
     EXPECT_EQ(dtypeBytes("Scalar"), 0);
 }
+
+}  // namespace reach_test_work_test

@@ -12,6 +12,8 @@
 #include "core/store/recordstore.h"
 #include "core/store/verificationstore.h"
 
+namespace reach_test_batchverify_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 using reach::test::BatchScratch;
 namespace fs = std::filesystem;
@@ -164,3 +166,5 @@ TEST(BatchSummary, TheSameCandidateTimedOnTwoGpusShowsItsSpread) {
     EXPECT_TRUE(spreads[0].exceeds);   // 4 %
     EXPECT_FALSE(spreads[1].exceeds);  // 1 %
 }
+
+}  // namespace reach_test_batchverify_test

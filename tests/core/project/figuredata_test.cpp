@@ -9,6 +9,8 @@
 #include "core/project/figuredata.h"
 #include "core/project/openplan.h"
 
+namespace reach_test_figuredata_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -109,3 +111,5 @@ TEST(FigureData, RowLabelsTellSameNameRowsApart) {
             EXPECT_FALSE(labels[i].name == labels[j].name && labels[i].tag == labels[j].tag);
     }
 }
+
+}  // namespace reach_test_figuredata_test

@@ -14,6 +14,8 @@
 #include "core/store/recordstore.h"
 #include "core/trace/profilereader.h"
 
+namespace reach_test_openplan_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 namespace fs = std::filesystem;
 
@@ -176,3 +178,5 @@ TEST(OpenPlan, ReadingDeliversEveryWorkloadAndReportsProgress) {
     for (size_t i = 1; i < progress.size(); ++i)
         EXPECT_GE(progress[i] + 1e-12, progress[i - 1]);
 }
+
+}  // namespace reach_test_openplan_test

@@ -9,6 +9,8 @@
 
 #include "core/project/recordjob.h"
 
+namespace reach_test_recordjob_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 namespace fs = std::filesystem;
 
@@ -135,3 +137,5 @@ TEST(RecordJob, ReachsOwnResourcesAndAKernelBenchCheckout) {
     EXPECT_FALSE(jobForRecord(k, noResources(), &why));  // without the checkout: said so
     EXPECT_NE(why.find("KernelBench folder"), std::string::npos) << why;
 }
+
+}  // namespace reach_test_recordjob_test

@@ -7,6 +7,8 @@
 
 #include "core/project/runconsent.h"
 
+namespace reach_test_runconsent_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 namespace fs = std::filesystem;
 
@@ -43,3 +45,5 @@ TEST(RunConsent, ANewSourceIsAskedAboutOnceAndAgainWhenItChanges) {
     EXPECT_EQ(restored.unapproved({(dir / "missing.cu").string()}).size(), 1u);
     fs::remove_all(dir);
 }
+
+}  // namespace reach_test_runconsent_test

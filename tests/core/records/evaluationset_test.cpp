@@ -6,6 +6,8 @@
 #include "core/records/recordimport.h"
 #include "core/records/recordstats.h"
 
+namespace reach_test_evaluationset_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -51,3 +53,5 @@ TEST(EvaluationSet, PublishedSummaryKeepsItsNumbers) {
     EXPECT_EQ(p.basisText(), "published summary");
     EXPECT_FALSE(publishedSummary("open", 3, 56, std::nullopt, std::nullopt).projectable());
 }
+
+}  // namespace reach_test_evaluationset_test

@@ -17,6 +17,8 @@
 #include "core/records/recordimportkernelbench.h"
 #include "core/records/recordreader.h"
 
+namespace reach_test_recordimport_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 using nlohmann::json;
 
@@ -298,3 +300,5 @@ TEST(MappedImport, PresetRoundTripsThroughJson) {
     EXPECT_EQ(back.fields, m.fields);
     EXPECT_EQ(back.timeUnit, "ms");
 }
+
+}  // namespace reach_test_recordimport_test

@@ -15,6 +15,8 @@
 #include "core/records/suspicion.h"
 #include "core/verify/verification.h"
 
+namespace reach_test_recordimportverify_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -137,3 +139,5 @@ TEST(VerifierImport, FailuresFoldersAndNothingMeasured) {
         EXPECT_NE(std::string(e.what()).find("\"verdict\""), std::string::npos) << e.what();
     }
 }
+
+}  // namespace reach_test_recordimportverify_test

@@ -9,6 +9,8 @@
 #include "core/records/recordreader.h"
 #include "tests/core/testfiles.h"
 
+namespace reach_test_recordlimits_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 using reach::test::nestedLists;
 using reach::test::TempFolder;
@@ -111,3 +113,5 @@ TEST(RecordLimits, ANumberErrorInAVerifierResultNamesItsOffset) {
         expectRefused(writeText(dir.path("v.json"), text), {}, "byte", "out of range");
     EXPECT_NE(msg.find("byte " + std::to_string(text.find("1e309"))), std::string::npos) << msg;
 }
+
+}  // namespace reach_test_recordlimits_test

@@ -14,6 +14,8 @@
 #include "core/records/recordprojection.h"
 #include "core/trace/profilereader.h"
 
+namespace reach_test_recordprojection_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -147,3 +149,5 @@ TEST(RecordProjection, FamiliesOfARealProfile) {
     EXPECT_GE(p.familySaved, 0.0);
     EXPECT_LE(p.familySaved, p.addressableShare);
 }
+
+}  // namespace reach_test_recordprojection_test

@@ -11,6 +11,8 @@
 #include "core/records/recordimport.h"
 #include "core/records/recordstats.h"
 
+namespace reach_test_recordstats_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 using nlohmann::json;
 
@@ -248,3 +250,5 @@ TEST(RecordStats, FastPEqualsKernelBenchDefinition) {
         EXPECT_NEAR(fastP(units, p), kernelBenchFastp(correct, baseline, actual, 5, p), 1e-12) << p;
     }
 }
+
+}  // namespace reach_test_recordstats_test

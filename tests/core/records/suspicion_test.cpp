@@ -7,6 +7,8 @@
 #include "core/records/recordimportkernelbench.h"
 #include "core/records/suspicion.h"
 
+namespace reach_test_suspicion_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -91,3 +93,5 @@ TEST(Suspicion, RefutedAndRooflineFloor) {
     fast.rooflineFloorUs = 1500.0;  // the verifier's own floor wins over the lookup
     EXPECT_FALSE(has(suspicionsFor(fast, so), SuspicionKind::BelowRooflineFloor));
 }
+
+}  // namespace reach_test_suspicion_test

@@ -16,6 +16,8 @@
 #include "core/store/sqlitedb.h"
 #include "tests/core/testfiles.h"
 
+namespace reach_test_projectstore_hardening_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 using reach::test::TempFolder;
 
@@ -90,3 +92,5 @@ TEST(ProjectStoreHardening, AProjectWithoutWritePermissionIsReadable) {
     EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
     ::chmod(dir.root().c_str(), 0755);
 }
+
+}  // namespace reach_test_projectstore_hardening_test

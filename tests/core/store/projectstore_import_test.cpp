@@ -11,6 +11,8 @@
 #include "core/store/projectstore.h"
 #include "core/trace/profilereader.h"
 
+namespace reach_test_projectstore_import_test {  // unity builds: this file's names stay its own
+
 namespace fs = std::filesystem;
 using reach::ProjectStore;
 using reach::Workload;
@@ -163,3 +165,5 @@ TEST_F(StoreImport, ProgressThrowingAbortsTheImport) {
     EXPECT_TRUE(store.workloadEntries().empty());
     EXPECT_EQ(rows(store, "kernels"), 0);
 }
+
+}  // namespace reach_test_projectstore_import_test

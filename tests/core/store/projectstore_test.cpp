@@ -14,6 +14,8 @@
 #include "core/base/inputerror.h"
 #include "core/store/schema.h"
 
+namespace reach_test_projectstore_test {  // unity builds: this file's names stay its own
+
 namespace fs = std::filesystem;
 using reach::Category;
 using reach::InputError;
@@ -275,3 +277,5 @@ TEST_F(StoreDir, KeepsTheBuiltInRuleSetAndReadsItBack) {
     EXPECT_EQ(back->rules().size(), rules.rules().size());
     EXPECT_FALSE(store.loadRuleSet("0000").has_value());
 }
+
+}  // namespace reach_test_projectstore_test

@@ -13,6 +13,8 @@
 #include "core/store/projectstore.h"
 #include "core/store/recordstore.h"
 
+namespace reach_test_recordstore_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -113,3 +115,5 @@ TEST(RecordStore, MappingPresetsByName) {
     unnamed.fields = m.fields;
     EXPECT_THROW(saveMappingPreset(store, unnamed), InputError);
 }
+
+}  // namespace reach_test_recordstore_test

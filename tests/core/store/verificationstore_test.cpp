@@ -12,6 +12,8 @@
 #include "core/store/recordstore.h"
 #include "core/store/verificationstore.h"
 
+namespace reach_test_verificationstore_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -118,3 +120,5 @@ TEST(VerificationStore, RecordKeysNameOneRecord) {
     EXPECT_FALSE(recordMatchesKey(r, "23/other"));
     EXPECT_FALSE(recordMatchesKey(r, "23/m/triton/0/extra"));
 }
+
+}  // namespace reach_test_verificationstore_test

@@ -10,6 +10,8 @@
 #include "core/base/inputerror.h"
 #include "core/trace/profilereader.h"
 
+namespace reach_test_badinput_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -177,3 +179,5 @@ TEST(BadInput, CorruptedBytesNeverCrash) {
     EXPECT_GT(read, 0);
     EXPECT_LT(read, 300);
 }
+
+}  // namespace reach_test_badinput_test

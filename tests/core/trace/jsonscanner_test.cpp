@@ -11,6 +11,8 @@
 #include "core/trace/bytesource.h"
 #include "core/trace/jsonscanner.h"
 
+namespace reach_test_jsonscanner_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 namespace fs = std::filesystem;
 
@@ -315,3 +317,5 @@ TEST(JsonScanner, FastNumbersEqualFromChars) {
     }
     EXPECT_FALSE(s.nextElement());
 }
+
+}  // namespace reach_test_jsonscanner_test

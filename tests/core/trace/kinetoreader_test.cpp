@@ -14,6 +14,8 @@
 #include "core/trace/bytesource.h"
 #include "core/trace/profilereader.h"
 
+namespace reach_test_kinetoreader_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 namespace fs = std::filesystem;
 
@@ -361,3 +363,5 @@ TEST(KinetoReader, RecordedShapesBecomeShapedCallsPerOperator) {
     // A trace profiled without shapes has none.
     EXPECT_FALSE(readProfile(dataset("profiles/h200/resnet50_inference.json.gz")).hasShapes());
 }
+
+}  // namespace reach_test_kinetoreader_test

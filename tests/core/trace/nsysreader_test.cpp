@@ -4,6 +4,8 @@
 
 #include "core/trace/profilereader.h"
 
+namespace reach_test_nsysreader_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 // Expected numbers from the sqlite3 CLI on the same file:
@@ -61,3 +63,5 @@ TEST(NsysReader, Schema3EraAndMissingTables) {
     Workload w = readProfile(std::string(REACH_TEST_DATA) + "/nsys/saxpy_schema3.sqlite");
     checkSaxpy(w);
 }
+
+}  // namespace reach_test_nsysreader_test

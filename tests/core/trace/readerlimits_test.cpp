@@ -13,6 +13,8 @@
 #include "core/trace/profilereader.h"
 #include "tests/core/testfiles.h"
 
+namespace reach_test_readerlimits_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 using reach::test::kinetoTrace;
 using reach::test::nestedLists;
@@ -217,3 +219,5 @@ TEST(ReaderLimits, AnNsightExportIsReadWithoutTouchingItsFolder) {
     EXPECT_FALSE(besideIt(path, "-shm"));
     ::chmod(dir.root().c_str(), 0755);
 }
+
+}  // namespace reach_test_readerlimits_test

@@ -14,6 +14,8 @@
 #include "core/verify/gputiminglock.h"
 #include "core/verify/verification.h"
 
+namespace reach_test_batchjobs_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 using reach::test::BatchScratch;
 
@@ -188,3 +190,5 @@ TEST(ChildProcess, ConcurrentChildrenDoNotHoldEachOthersPipes) {
         t.join();
     EXPECT_LT(worst, 0.5);
 }
+
+}  // namespace reach_test_batchjobs_test

@@ -12,6 +12,8 @@
 #include "core/base/inputerror.h"
 #include "core/verify/batchpool.h"
 
+namespace reach_test_batchpool_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 using reach::test::BatchScratch;
 
@@ -250,3 +252,5 @@ TEST(BatchPool, AVerifierTerminatedFromOutsideIsNotAVerdict) {
     EXPECT_EQ(results, 0);
     EXPECT_EQ(s.countBy("start").size(), 1u);
 }
+
+}  // namespace reach_test_batchpool_test

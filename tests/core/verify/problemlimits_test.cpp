@@ -8,6 +8,8 @@
 #include "core/verify/problem.h"
 #include "tests/core/testfiles.h"
 
+namespace reach_test_problemlimits_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 using reach::test::nestedLists;
 using reach::test::TempFolder;
@@ -29,3 +31,5 @@ TEST(ProblemLimits, DeepNestingAndHugeNumbersAreOneLine) {
         }
     }
 }
+
+}  // namespace reach_test_problemlimits_test

@@ -14,6 +14,8 @@
 #include "core/store/verificationstore.h"
 #include "core/verify/slurmbatch.h"
 
+namespace reach_test_slurmbatch_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 using reach::test::BatchScratch;
 
@@ -193,3 +195,5 @@ TEST(SlurmWatch, ImportsEachResultOnceAcrossSessionsAndNamesTasksToResubmit) {
     EXPECT_EQ(tags, (std::set<std::string>{"batch-x#0", "batch-x#1", "batch-x#2", "batch-x#3"}));
     EXPECT_TRUE(SlurmWatcher::unfinished(again.poll()).empty());
 }
+
+}  // namespace reach_test_slurmbatch_test

@@ -4,6 +4,8 @@
 
 #include "core/verify/verdictpolicy.h"
 
+namespace reach_test_verdictpolicy_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 namespace {
@@ -76,3 +78,5 @@ TEST(VerdictPolicy, VerdictPassesOnlyWhenEveryCheckPasses) {
     EXPECT_EQ(tooFast.checks.back().name, "roofline_plausible");
     EXPECT_FALSE(tooFast.checks.back().passed);
 }
+
+}  // namespace reach_test_verdictpolicy_test

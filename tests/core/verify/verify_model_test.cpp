@@ -15,6 +15,8 @@
 #include "core/verify/verification.h"
 #include "core/verify/verifyprocess.h"
 
+namespace reach_test_verify_model_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 
 TEST(VerifyModel, JsonRoundTrip) {
@@ -161,3 +163,5 @@ TEST(VerifyResources, EnvironmentVariableWinsAndMissingDirsAreSkipped) {
     EXPECT_EQ(findResourceDir(), std::filesystem::weakly_canonical(res).string());
     unsetenv("REACH_RESOURCES");
 }
+
+}  // namespace reach_test_verify_model_test

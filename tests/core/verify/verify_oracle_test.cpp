@@ -9,6 +9,8 @@
 #include "core/verify/oracle.h"
 #include "core/verify/problem.h"
 
+namespace reach_test_verify_oracle_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 using nlohmann::json;
 
@@ -296,3 +298,5 @@ TEST(VerifyOracle, LayerNormInvariantAccountsForEps) {
     c.writeReference();
     EXPECT_TRUE(c.evaluate().passed);
 }
+
+}  // namespace reach_test_verify_oracle_test

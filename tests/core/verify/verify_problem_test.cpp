@@ -7,6 +7,8 @@
 #include "core/verify/operators.h"
 #include "core/verify/problem.h"
 
+namespace reach_test_verify_problem_test {  // unity builds: this file's names stay its own
+
 using namespace reach;
 using nlohmann::json;
 
@@ -94,3 +96,5 @@ TEST(VerifyDtype, Bf16RoundsToNearestEven) {
     for (float f : {0.1f, -3.5f, 1e-6f, 65504.f})
         EXPECT_NEAR(roundToBf16(f), f, std::fabs(f) / 256);
 }
+
+}  // namespace reach_test_verify_problem_test
