@@ -203,7 +203,9 @@ QSplitter* BreakdownView::splitPlotAndDrillDown(QWidget* drill) {
     split->addWidget(m_plot);
     split->addWidget(m_headroom);
     split->addWidget(drill);
-    split->setStretchFactor(0, 4);  // the headroom bars take what is left of the stacked ones
+    // The stacked bars keep more than half the height (every segment that fits is labelled),
+    // the headroom bars (a row per shaped workload) a ninth, the drill-down the rest.
+    split->setStretchFactor(0, 6);
     split->setStretchFactor(1, 1);
     split->setStretchFactor(2, 3);
     return split;

@@ -14,7 +14,7 @@ namespace reach {
 
 HeadroomPlot::HeadroomPlot(Session* session, QWidget* parent)
     : QCustomPlot(parent), m_session(session) {
-    setMinimumHeight(100);
+    setMinimumHeight(80);
     QCPBars* below = nullptr;
     for (Category c : kCategories) {
         auto* b = new QCPBars(yAxis, xAxis);

@@ -187,7 +187,12 @@ private slots:
                 ++labelled;
             }
         }
-        QVERIFY2(labelled > model.rowCount(), "more than one segment per row has room");
+        QVERIFY2(labelled > model.rowCount(),
+                 qPrintable(QStringLiteral("more than one segment per row has room: %1 labelled "
+                                           "in %2 rows, plot %3 px high")
+                                .arg(labelled)
+                                .arg(model.rowCount())
+                                .arg(plot->height())));
         // The share axis's end is labelled: QCustomPlot drops a tick label the widget's edge
         // would cut, so "100" needs its half width right of the axis.
         const double half = QFontMetricsF(x->tickLabelFont()).horizontalAdvance("100") / 2;
