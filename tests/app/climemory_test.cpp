@@ -28,7 +28,7 @@ void writeTrace(const std::string& path, int events, int distinct) {
     char buf[512];
     long long ts = 1700000000000LL;  // us
     for (int i = 0; i < events; ++i) {
-        const int dur = 1 + (i * 7919) % 50;
+        const int dur = 1 + int((long long)i * 7919 % 50);  // i * 7919 overflows an int
         std::snprintf(buf, sizeof buf,
                       "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void "
                       "at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
