@@ -147,20 +147,12 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
         }
     }
     // Category labels (text tickers) on a vertical axis may take at most 40 % of the figure's
-    // width and, each, its share of the axis's height: long workload names otherwise squeezed a
-    // 3.5 in figure's bars to a sliver and pushed the value labels and the axis title off the
-    // page. The height is the axis rect's once the plot is laid out at the figure's size (a
-    // legend and a caption above and below it take their part; a fixed share of the page let
-    // six two-line labels overprint each other in the headroom figure). fitCategoryLabels keeps
-    // each row's hardware tag and never makes two rows read alike. The CSV beside the figure
-    // keeps the full labels (PlotStyleGuard puts them back before it is written).
-    auto layOut = [&] {
-        plot.plotLayout()->setOuterRect(QRect(QPoint(0, 0), figurePt));
-        plot.plotLayout()->update(QCPLayoutElement::upPreparation);
-        plot.plotLayout()->update(QCPLayoutElement::upMargins);
-        plot.plotLayout()->update(QCPLayoutElement::upLayout);
-    };
-    layOut();
+    // width and, each, its share of three quarters of the height: long workload names otherwise
+    // squeezed a 3.5 in figure's bars to a sliver and pushed the value labels and the axis title
+    // off the page (a caption longer than a line gets its own room: the exporter's height).
+    // fitCategoryLabels keeps each row's hardware tag and never makes two rows read alike. The
+    // CSV beside the figure keeps the full labels (PlotStyleGuard puts them back before it is
+    // written).
     const double labelRoom = figurePt.width() * 0.4;
     for (QCPAxisRect* rect : plot.axisRects()) {
         for (QCPAxis* axis : rect->axes()) {
@@ -169,16 +161,23 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
                 continue;
             const QFontMetricsF tm(axis->tickLabelFont());
             const qsizetype n = std::max<qsizetype>(1, text->ticks().size());
-            const double height = rect->height() > 0 ? rect->height() : figurePt.height() * 0.75;
+            // A plot with a legend above its bars and a caption of lines below (the headroom
+            // figure) keeps each label on one line: its rows get less than their page share.
             const qsizetype capacity =
-                std::max<qsizetype>(1, qsizetype(height / double(n) / tm.lineSpacing()));
+                plot.property(kOneLineLabelsProperty).toBool()
+                    ? 1
+                    : std::max<qsizetype>(1, qsizetype(figurePt.height() * 0.75 / double(n) /
+                                                       tm.lineSpacing()));
             text->ticks() = fitCategoryLabels(text->ticks(), tm, labelRoom, capacity);
         }
     }
-    // Lay the plot out again with the fitted labels to know how long each axis is, then give
-    // numeric axes one tick per ~40 pt so tick labels never run into each other (labelled text
-    // axes, the speedup figure's, thin themselves to the axis length: SpacedTextTicker).
-    layOut();
+    // Lay the plot out at the figure's size to know how long each axis is, then give numeric
+    // axes one tick per ~40 pt so tick labels never run into each other (labelled text axes,
+    // the speedup figure's, thin themselves to the axis length: SpacedTextTicker).
+    plot.plotLayout()->setOuterRect(QRect(QPoint(0, 0), figurePt));
+    plot.plotLayout()->update(QCPLayoutElement::upPreparation);
+    plot.plotLayout()->update(QCPLayoutElement::upMargins);
+    plot.plotLayout()->update(QCPLayoutElement::upLayout);
     // An axis label longer than its axis is broken into two lines at the space nearest its middle.
     const QFontMetricsF metrics(base);
     for (QCPAxisRect* rect : plot.axisRects()) {

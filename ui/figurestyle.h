@@ -46,6 +46,9 @@ inline constexpr const char* kScreenOnlyProperty = "reach_screen_only";
 // labels to the plot's size cut them only for a figure's page, never on screen.
 inline constexpr const char* kExportingProperty = "reach_exporting";
 
+// Set on a plot (true) whose category labels stay on one line in a figure: a legend and a
+// caption of several lines leave its rows less than their share of the page.
+inline constexpr const char* kOneLineLabelsProperty = "reach_one_line_labels";
 // A text item with this property set to true is bold on screen only (the projection's bold
 // value marks the heat map's workload, which an exported bar chart has not).
 inline constexpr const char* kScreenOnlyEmphasis = "reach_screen_only_emphasis";

@@ -15,6 +15,7 @@ namespace reach {
 HeadroomPlot::HeadroomPlot(Session* session, QWidget* parent)
     : QCustomPlot(parent), m_session(session) {
     setMinimumHeight(80);
+    setProperty(kOneLineLabelsProperty, true);  // legend above, a caption of lines below
     QCPBars* below = nullptr;
     for (Category c : kCategories) {
         auto* b = new QCPBars(yAxis, xAxis);
