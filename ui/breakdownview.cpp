@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -196,18 +197,22 @@ QWidget* BreakdownView::buildDrillDown() {
     return drill;
 }
 
+// Below the stacked bars, a tab each for the drill-down and the headroom bars: in one column
+// with the stacked bars the headroom plot got too little height to be read (six rows in 80 px)
+// or took it from the stacked bars' segment labels. A click on a segment shows the drill-down.
 QSplitter* BreakdownView::splitPlotAndDrillDown(QWidget* drill) {
     auto* split = new QSplitter(Qt::Vertical, this);
     split->setObjectName(QStringLiteral("breakdownSplitter"));
     m_headroom = new HeadroomPlot(m_session, this);
+    m_lowerTabs = new QTabWidget(this);
+    m_lowerTabs->setObjectName(QStringLiteral("breakdownLowerTabs"));
+    m_lowerTabs->setDocumentMode(true);
+    m_lowerTabs->addTab(drill, tr("Drill-down"));
+    m_lowerTabs->addTab(m_headroom, tr("Headroom at the roofline"));
     split->addWidget(m_plot);
-    split->addWidget(m_headroom);
-    split->addWidget(drill);
-    // The stacked bars keep more than half the height (every segment that fits is labelled),
-    // the headroom bars (a row per shaped workload) a ninth, the drill-down the rest.
-    split->setStretchFactor(0, 6);
+    split->addWidget(m_lowerTabs);
+    split->setStretchFactor(0, 2);  // the stacked bars: every segment that fits is labelled
     split->setStretchFactor(1, 1);
-    split->setStretchFactor(2, 3);
     return split;
 }
 
@@ -625,6 +630,7 @@ bool BreakdownView::selectSegment(int row, Category category) {
             .arg(m_kernels->rowCount()));
     m_addRule->setEnabled(m_kernels->rowCount() > 0);
     m_addRule->setDefault(category == Category::Unclassified);
+    m_lowerTabs->setCurrentIndex(0);  // the drill-down of what was clicked
     updateDrill();
     rebuildPlot();
     emit segmentSelected(row, category);

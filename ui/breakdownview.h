@@ -22,6 +22,7 @@ class QMouseEvent;
 class QCustomPlot;
 class QHBoxLayout;
 class QSplitter;
+class QTabWidget;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -117,6 +118,7 @@ private:
     QCustomPlot* m_plot;
     QCustomPlot* m_drillPlot;
     HeadroomPlot* m_headroom = nullptr;
+    QTabWidget* m_lowerTabs = nullptr;  // the drill-down and the headroom bars
     QTableView* m_table;
     QSortFilterProxyModel* m_kernelView;
     QLineEdit* m_kernelFilter;

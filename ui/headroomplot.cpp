@@ -14,7 +14,7 @@ namespace reach {
 
 HeadroomPlot::HeadroomPlot(Session* session, QWidget* parent)
     : QCustomPlot(parent), m_session(session) {
-    setMinimumHeight(80);
+    setMinimumHeight(100);
     setProperty(kOneLineLabelsProperty, true);  // legend above, a caption of lines below
     QCPBars* below = nullptr;
     for (Category c : kCategories) {
