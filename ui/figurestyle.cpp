@@ -124,7 +124,7 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
         }
     }
     // An entry still wider than the page in one column is broken into lines at spaces (the
-    // speedup figure's "set: win 41.7 % (5/12), median 1.552x" at 3.5 in lost its end).
+    // sample's speedup figure at 3.5 in lost the end of "..., median 2.018x").
     for (QCPLayoutElement* e : allElements(plot)) {
         auto* legend = qobject_cast<QCPLegend*>(e);
         if (!legend || !legend->visible())
@@ -149,10 +149,9 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
     // Category labels (text tickers) on a vertical axis may take at most 40 % of the figure's
     // width and, each, its share of three quarters of the height: long workload names otherwise
     // squeezed a 3.5 in figure's bars to a sliver and pushed the value labels and the axis title
-    // off the page (a caption longer than a line gets its own room: the exporter's height).
-    // fitCategoryLabels keeps each row's hardware tag and never makes two rows read alike. The
-    // CSV beside the figure keeps the full labels (PlotStyleGuard puts them back before it is
-    // written).
+    // off the page. fitCategoryLabels keeps each row's hardware tag and never makes two rows
+    // read alike. The CSV beside the figure keeps the full labels (PlotStyleGuard puts them
+    // back before it is written).
     const double labelRoom = figurePt.width() * 0.4;
     for (QCPAxisRect* rect : plot.axisRects()) {
         for (QCPAxis* axis : rect->axes()) {
