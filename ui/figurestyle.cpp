@@ -165,8 +165,8 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
             const qsizetype capacity =
                 plot.property(kOneLineLabelsProperty).toBool()
                     ? 1
-                    : std::max<qsizetype>(1, qsizetype(figurePt.height() * 0.75 / double(n) /
-                                                       tm.lineSpacing()));
+                    : std::max<qsizetype>(
+                          1, qsizetype(figurePt.height() * 0.75 / double(n) / tm.lineSpacing()));
             text->ticks() = fitCategoryLabels(text->ticks(), tm, labelRoom, capacity);
         }
     }

@@ -32,7 +32,6 @@ public:
     QString footerText() const;
     FigureTable figureData() const;
 
-
 public slots:
     void refreshStyle();
 

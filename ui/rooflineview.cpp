@@ -118,8 +118,7 @@ RooflineView::RooflineView(Session* session, QWidget* parent)
         const double width = m_plot->plotLayout()->outerRect().width() * 0.96;
         if (width <= 0)
             return;
-        const QString wrapped =
-            wrapToWidth(m_footerText, QFontMetricsF(m_footer->font()), width);
+        const QString wrapped = wrapToWidth(m_footerText, QFontMetricsF(m_footer->font()), width);
         if (wrapped == m_footer->text())
             return;
         m_footer->setText(wrapped);

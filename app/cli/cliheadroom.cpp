@@ -1,4 +1,5 @@
-// reach-cli headroom [INPUT...] [--gpu NAME|local] [--gpu-info F] [--top N] [--win-rate W --median M]
+// reach-cli headroom [INPUT...] [--gpu NAME|local] [--gpu-info F] [--top N] [--win-rate W --median
+// M]
 //                    [--json]
 #include <nlohmann/json.hpp>
 
@@ -280,7 +281,8 @@ int runHeadroom(const std::vector<std::string>& argv, CliIo& io) {
 CliCommand headroomCommand() {
     return {
         "headroom", "how far each kernel is from the GPU's roofline; the speed-of-light bound",
-        "headroom [INPUT...] [--gpu NAME|local] [--gpu-info F] [--top N] [--win-rate W --median M]\n"
+        "headroom [INPUT...] [--gpu NAME|local] [--gpu-info F] [--top N] [--win-rate W --median "
+        "M]\n"
         "         [--rules R.json] [--project P.reach] [--json]\n"
         "  INPUT         profiles recorded with record_shapes=True (Kineto .json/.json.gz), a\n"
         "                folder, a .reach project, a study table; none: the bundled sample\n"

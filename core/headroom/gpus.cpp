@@ -151,8 +151,8 @@ std::optional<GpuSpec> measuredGpu(std::string_view deviceName, double copyBandw
     g.name = row->name + ", measured";
     g.dramGBs = copyBandwidthGBs;
     g.source = "DRAM: the device-to-device copy measured on this " + std::string(deviceName) +
-               " (reach-verify --device-info --bandwidth), " + measured + "; FLOP/s: " +
-               row->source;
+               " (reach-verify --device-info --bandwidth), " + measured +
+               "; FLOP/s: " + row->source;
     return g;
 }
 

@@ -54,12 +54,12 @@ GpuSpec gpuFromDeviceInfo(const nlohmann::json& device, const std::string& file)
         throw InputError(file, "top level", "the JSON object reach-verify --device-info prints");
     if (!device.value("available", false)) {
         const auto reason = device.find("reason");
-        throw InputError(file, "\"available\"",
-                         "a GPU (the verifier saw none" +
-                             (reason != device.end() && reason->is_string()
-                                  ? ": " + reason->get<std::string>()
-                                  : std::string()) +
-                             ")");
+        throw InputError(
+            file, "\"available\"",
+            "a GPU (the verifier saw none" +
+                (reason != device.end() && reason->is_string() ? ": " + reason->get<std::string>()
+                                                               : std::string()) +
+                ")");
     }
     const auto name = device.find("name");
     if (name == device.end() || !name->is_string())

@@ -56,9 +56,16 @@ std::vector<std::string> kernelBenchVerifyArgs(const std::string& problem,
                                                const std::string& candidate,
                                                const std::vector<std::string>& more) {
     const std::string dir = std::string(REACH_TEST_DATA) + "/kernelbench-py/";
-    std::vector<std::string> a = {"verify",       "--problem",       dir + "problems/" + problem,
-                                  "--candidate",  dir + "candidates/" + candidate,
-                                  "--worker-device", "cpu",       "--reps", "5", "--json"};
+    std::vector<std::string> a = {"verify",
+                                  "--problem",
+                                  dir + "problems/" + problem,
+                                  "--candidate",
+                                  dir + "candidates/" + candidate,
+                                  "--worker-device",
+                                  "cpu",
+                                  "--reps",
+                                  "5",
+                                  "--json"};
     a.insert(a.end(), more.begin(), more.end());
     return a;
 }

@@ -16,7 +16,6 @@ using reach::test::runCli;
 
 namespace {
 
-
 class CliVerifyKernelBench : public ::testing::Test {
 protected:
     void SetUp() override {

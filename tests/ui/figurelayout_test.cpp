@@ -276,11 +276,10 @@ private slots:
             options.widthIn = width;
             FigureProvenance prov;
             prov.figure = QStringLiteral("speedups");
-            const QString pdf =
-                m_dir.filePath(QStringLiteral("speedups_%1%2_%3in.pdf")
-                                   .arg(sample ? "sample_" : "")
-                                   .arg(int(mode))
-                                   .arg(width));
+            const QString pdf = m_dir.filePath(QStringLiteral("speedups_%1%2_%3in.pdf")
+                                                   .arg(sample ? "sample_" : "")
+                                                   .arg(int(mode))
+                                                   .arg(width));
             SpeedupPlot::exportFigure(model, mode, pdf, options, prov);
             check(pdf);
         }

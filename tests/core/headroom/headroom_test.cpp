@@ -136,8 +136,7 @@ TEST(Headroom, ADeviceInfoWithoutAGpuOrABandwidthIsAnInputError) {
         << message(noGpu);
     nlohmann::json noBandwidth = good;
     noBandwidth.erase("copy_bandwidth_gbs");
-    EXPECT_NE(message(noBandwidth).find("--bandwidth"), std::string::npos)
-        << message(noBandwidth);
+    EXPECT_NE(message(noBandwidth).find("--bandwidth"), std::string::npos) << message(noBandwidth);
     nlohmann::json zero = good;
     zero["copy_bandwidth_gbs"] = 0;
     EXPECT_NE(message(zero).find("copy_bandwidth_gbs"), std::string::npos) << message(zero);

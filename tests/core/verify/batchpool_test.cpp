@@ -146,8 +146,8 @@ TEST(BatchPool, AStopLeavesTheRestUndoneAndKillsRunningJobs) {
     // a bound far from both sides, which a loaded CI machine (ASan, ctest -j) cannot cross.
     std::vector<BatchJob> jobs = s.jobs(12, "sleep_ms=5");
     for (size_t i = 3; i < jobs.size(); ++i) {
-        jobs[i].request.candidateFile =
-            s.candidate("slow" + std::to_string(i) + ".cu", "sleep_ms=20000 id=" + std::to_string(i));
+        jobs[i].request.candidateFile = s.candidate("slow" + std::to_string(i) + ".cu",
+                                                    "sleep_ms=20000 id=" + std::to_string(i));
         hashJobFiles(jobs[i]);
     }
     std::stop_source stop;
