@@ -179,38 +179,8 @@ void JsonScanner::beginArray() {
     m_open.push_back(kFirst);
 }
 
-bool JsonScanner::nextKey(std::string_view& key) {
-    // Fast path: `, "key": ` lies wholly inside the window and the key has no escape. Nothing is
-    // changed unless it succeeds; every other case takes the general path below.
-    if (m_end - m_pos >= 128) {
-        const char* b = m_buf.get();
-        const char* end = b + m_end;
-        const char* p = b + m_pos;
-        while (p < end && kT.ws[static_cast<unsigned char>(*p)])
-            ++p;
-        bool ok = p < end && *p != '}';
-        if (ok && !(m_open.back() & kFirst)) {
-            ok = *p == ',';
-            ++p;
-            while (p < end && kT.ws[static_cast<unsigned char>(*p)])
-                ++p;
-        }
-        if (ok && p < end && *p == '"') {
-            const char* k = ++p;
-            p = jsontext::findQuoteOrEscape(p, end);
-            if (p < end && *p == '"') {
-                const char* q = p + 1;
-                while (q < end && kT.ws[static_cast<unsigned char>(*q)])
-                    ++q;
-                if (q < end && *q == ':') {
-                    key = std::string_view(k, size_t(p - k));
-                    m_pos = size_t(q + 1 - b);
-                    m_open.back() &= uint8_t(~kFirst);
-                    return true;
-                }
-            }
-        }
-    }
+// The general path of nextKey (its inline fast path is in the header).
+bool JsonScanner::nextKeySlow(std::string_view& key) {
     char c = current();
     if (c == '}') {
         ++m_pos;
@@ -390,6 +360,16 @@ double JsonScanner::number() {
             m_pos = size_t(e - b);
             return v;
         }
+        // A valid number the fast path cannot convert exactly (17 digits, an exponent): convert
+        // it without scanning it again.
+        const char* e = jsontext::validNumberEnd(b + m_pos, b + m_end);
+        if (e && size_t(e - (b + m_pos)) <= JsonLimits::kMaxNumberChars) {
+            auto [ptr, ec] = std::from_chars(b + m_pos, e, v);
+            if (ec == std::errc() && ptr == e) {
+                m_pos = size_t(e - b);
+                return v;
+            }
+        }
     }
     uint64_t at = offset();
     std::string_view t = scanNumber();
@@ -527,6 +507,14 @@ void JsonScanner::skipScalar(char c) {
     }
     if (c != '-' && !(c >= '0' && c <= '9'))
         failValue(c);
+    {
+        const char* b = m_buf.get();
+        const char* e = jsontext::validNumberEnd(b + m_pos, b + m_end);
+        if (e && size_t(e - (b + m_pos)) <= JsonLimits::kMaxNumberChars) {
+            m_pos = size_t(e - b);
+            return;
+        }
+    }
     const uint64_t at = offset();
     const std::string_view t = scanNumber();
     if (!jsontext::isValidNumber(t))

@@ -36,6 +36,14 @@ inline const std::string& workDir() {
     return dir;
 }
 
+// A file of the repository (a real baseline beside the fuzzed input): REACH_FUZZ_ROOT, when set,
+// replaces the source folder the target was built in (scripts/device/fuzz_session.sh runs the
+// targets on another machine, where the tree lies elsewhere).
+inline std::string repoFile(const std::string& relative) {
+    const char* root = std::getenv("REACH_FUZZ_ROOT");
+    return std::string(root && *root ? root : REACH_SOURCE_DIR) + "/" + relative;
+}
+
 inline std::string writeInput(const std::string& name, std::string_view bytes) {
     const std::string path = workDir() + "/" + name;
     std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -4,8 +4,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace reach;
-    static const std::string results =
-        std::string(REACH_TEST_DATA) + "/kernelbench/eval_results.json";
+    static const std::string results = fuzz::repoFile("tests/data/kernelbench/eval_results.json");
     const std::string path = fuzz::writeInput("baseline_time_torch.json", fuzz::asText(data, size));
     RecordReadOptions o;
     o.kernelBench.baselines.push_back({path, BaselineKind::Auto});

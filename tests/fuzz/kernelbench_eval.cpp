@@ -5,12 +5,11 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace reach;
     static const std::string baseline =
-        std::string(REACH_DATASETS) + "/kernelbench/H100_Modal_baseline_time_torch.json";
+        fuzz::repoFile("datasets/kernelbench/H100_Modal_baseline_time_torch.json");
     const std::string path = fuzz::writeInput("eval_results.json", fuzz::asText(data, size));
     RecordReadOptions o;
     o.kernelBench.baselines.push_back({baseline, BaselineKind::Auto});
-    o.kernelBench.categoriesCsv =
-        std::string(REACH_DATASETS) + "/kernelbench/level1_categories.csv";
+    o.kernelBench.categoriesCsv = fuzz::repoFile("datasets/kernelbench/level1_categories.csv");
     fuzz::acceptingInputErrors([&] { fuzz::useRecords(readRecords(path, o)); });
     return 0;
 }

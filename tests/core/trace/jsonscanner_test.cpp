@@ -318,4 +318,69 @@ TEST(JsonScanner, FastNumbersEqualFromChars) {
     EXPECT_FALSE(s.nextElement());
 }
 
+// nextKey's inline fast path (whole member in the window) and its general path must read the
+// same members whatever the whitespace, and hand over to the general path for escaped keys.
+TEST(JsonScanner, MembersReadTheSameWithAnyWhitespaceAndEscapes) {
+    const std::string pad(300, ' ');
+    for (const std::string& ws :
+         {std::string(""), std::string(" "), std::string("\n    "), std::string("\t\r\n")}) {
+        const std::string text = "{" + ws + "\"ph\"" + ws + ":" + ws + "\"X\"" + ws + "," + ws +
+                                 "\"a\\\"b\"" + ws + ":" + ws + "1" + ws + "," + ws +
+                                 "\"External id\":2" + ws + "}" + pad;
+        TempFile f(text, "members.json");
+        ByteSource src(f.path());
+        JsonScanner s(src);
+        s.beginObject();
+        std::string_view key;
+        ASSERT_TRUE(s.nextKey(key));
+        EXPECT_EQ(key, "ph");
+        EXPECT_EQ(s.string(), "X");
+        ASSERT_TRUE(s.nextKey(key));
+        EXPECT_EQ(key, "a\"b");
+        EXPECT_EQ(s.number(), 1);
+        ASSERT_TRUE(s.nextKey(key));
+        EXPECT_EQ(key, "External id");
+        EXPECT_EQ(s.number(), 2);
+        EXPECT_FALSE(s.nextKey(key));
+        s.expectEnd();
+    }
+    // A member without its ',' is an error on either path.
+    TempFile bad("{\"a\":1 \"b\":2}" + pad, "nocomma.json");
+    ByteSource src(bad.path());
+    JsonScanner s(src);
+    s.beginObject();
+    std::string_view key;
+    ASSERT_TRUE(s.nextKey(key));
+    s.skipValue();
+    EXPECT_THROW(s.nextKey(key), InputError);
+}
+
+// Skipped numbers take a one-pass check: malformed ones are still errors at their offset.
+TEST(JsonScanner, SkippedMalformedNumbersAreErrors) {
+    const std::string pad(300, ' ');
+    for (const char* t : {"01", "1.", "1e", "-", "1.2.3", "1-2", "1e5e5"}) {
+        TempFile f(std::string("[") + t + ", 1]" + pad, "skipnum.json");
+        ByteSource src(f.path());
+        JsonScanner s(src);
+        s.beginArray();
+        ASSERT_TRUE(s.nextElement());
+        try {
+            s.skipValue();
+            ADD_FAILURE() << t << " was skipped as a number";
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("byte 1"), std::string::npos) << e.what();
+        }
+    }
+    TempFile ok("[-0.5e-3, 17, 5086936598701.0962]" + pad, "skipok.json");
+    ByteSource src(ok.path());
+    JsonScanner s(src);
+    s.beginArray();
+    int n = 0;
+    while (s.nextElement()) {
+        s.skipValue();
+        ++n;
+    }
+    EXPECT_EQ(n, 3);
+}
+
 }  // namespace reach_test_jsonscanner_test
