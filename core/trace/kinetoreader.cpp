@@ -323,7 +323,9 @@ void KinetoParser::appendCompact(std::string& out, int depth) {
         case JsonScanner::Kind::Number: {
             const double v = m_scan.number();
             char buf[32];
-            if (v == double(int64_t(v)) && v > -9.0e15 && v < 9.0e15)
+            // The range first: casting a double past int64's range is undefined (fuzzing found
+            // 4e65 in a shape list).
+            if (v > -9.0e15 && v < 9.0e15 && v == double(int64_t(v)))
                 std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
             else
                 std::snprintf(buf, sizeof buf, "%.17g", v);
