@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/base/inputerror.h"
+#include "core/base/jsoninteger.h"
 #include "core/base/jsonparse.h"
 #include "core/verify/childprocess.h"
 #include "core/verify/workerserver.h"
@@ -245,9 +246,12 @@ VerificationResult composeKernelBench(const KernelBenchJob& job, const json& pro
         r.device.available = true;
         r.device.name = text(dev, "name");
         if (dev.contains("capability") && dev["capability"].is_array() &&
-            dev["capability"].size() == 2)
-            r.device.arch = "sm_" + std::to_string(dev["capability"][0].get<int>()) +
-                            std::to_string(dev["capability"][1].get<int>());
+            dev["capability"].size() == 2) {
+            const auto major = jsonInteger<int>(dev["capability"][0]);
+            const auto minor = jsonInteger<int>(dev["capability"][1]);
+            if (major && minor)
+                r.device.arch = "sm_" + std::to_string(*major) + std::to_string(*minor);
+        }
         r.device.smCount = int(number(dev, "sm_count", 0));
         r.device.l2Bytes = int64_t(number(dev, "l2_bytes", 0));
         r.device.memoryBytes = int64_t(number(dev, "memory_bytes", 0));

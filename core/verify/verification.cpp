@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/base/inputerror.h"
+#include "core/base/jsoninteger.h"
 
 namespace reach {
 
@@ -30,6 +31,11 @@ struct Reader {
     T get(const json& j, const char* key, const std::string& where, T fallback) const {
         if (!j.contains(key) || j.at(key).is_null())
             return fallback;
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+            if (auto v = jsonInteger<T>(j.at(key)))
+                return *v;
+            throw InputError(file, where + key, "an integer within range");
+        }
         try {
             return j.at(key).get<T>();
         } catch (const json::exception&) {

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/cachedir.h"
+#include "core/base/jsoninteger.h"
 
 namespace reach {
 
@@ -213,10 +214,14 @@ std::optional<ChildResult> runInWorkerServer(const std::string& socketPath,
                     const auto m = nlohmann::json::parse(pending.substr(0, nl), nullptr, false);
                     pending.erase(0, nl + 1);
                     if (m.is_object() && m.contains("exit")) {
-                        r.exitCode = m["exit"].get<int>();
+                        r.exitCode = jsonInteger<int>(m["exit"]).value_or(1);
                         ended = true;
                     } else if (m.is_object() && m.contains("signal")) {
-                        r.termSignal = m["signal"].get<int>();
+                        // A malformed report from the server is a failed job, not a signal.
+                        if (auto sig = jsonInteger<int>(m["signal"]))
+                            r.termSignal = *sig;
+                        else
+                            r.exitCode = 1;
                         ended = true;
                     }
                 }

@@ -58,8 +58,9 @@ TEST(JsonText, ValidNumberEndAgreesWithTheGrammar) {
             }
         }
         // A number that reaches the end of what is known may go on: the general path decides.
-        if (t.find('x') == std::string::npos)
+        if (t.find('x') == std::string::npos) {
             EXPECT_EQ(jsontext::validNumberEnd(t.data(), t.data() + t.size()), nullptr) << t;
+        }
     }
 }
 
@@ -78,8 +79,9 @@ TEST(JsonText, SimpleNumbersOfEveryLengthEqualFromChars) {
                 std::from_chars(t.data(), t.data() + t.size(), expect);
                 const char* e =
                     jsontext::parseSimpleNumber(text.data(), text.data() + text.size(), v);
-                if (n + f <= 15)
+                if (n + f <= 15) {
                     EXPECT_NE(e, nullptr) << t;  // below 2^53: the fast path must take it
+                }
                 if (e) {
                     EXPECT_EQ(e, text.data() + t.size()) << t;
                     EXPECT_EQ(v, expect) << t;
