@@ -21,6 +21,7 @@
 #include "core/analysis/kernelname.h"
 #include "core/analysis/ruleedit.h"
 #include "headroomplot.h"
+#include "plotrows.h"
 #include "rulesetmodel.h"
 #include "rulesuggestdialog.h"
 #include "session.h"
@@ -103,12 +104,7 @@ void BreakdownView::buildPlot() {
     m_opUnlinked->moveAbove(m_opBars[3]);
 
     // Legend in its own row above the plot, footer naming the rule set below it.
-    m_plot->legend->setVisible(true);
-    m_plot->plotLayout()->insertRow(0);
-    m_plot->plotLayout()->addElement(0, 0, m_plot->legend);
-    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    m_plot->legend->setWrap(6);
-    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    addLegendRowAbove(m_plot, 6);
     m_plot->plotLayout()->setRowSpacing(2);
     m_footer = new QCPTextElement(m_plot, QString(), Theme::plotFont(8));
     m_plot->plotLayout()->addElement(2, 0, m_footer);
@@ -248,7 +244,7 @@ void BreakdownView::refreshStyle() {
     Theme::stylePlot(m_plot);
     Theme::stylePlot(m_drillPlot);
     const bool dark = Theme::mode() == Theme::Mode::Dark;
-    m_footer->setTextColor(dark ? QColor(0xb0, 0xb0, 0xb0) : QColor(0x60, 0x60, 0x60));
+    m_footer->setTextColor(footerTextColor());
     m_highlight->setPen(QPen(dark ? Qt::white : QColor(0x20, 0x20, 0x20), 2));
     m_headroom->refreshStyle();
     rebuildPlot();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "plotrows.h"
 #include "session.h"
 #include "theme.h"
 #include "ui/figurelabels.h"
@@ -36,12 +37,7 @@ HeadroomPlot::HeadroomPlot(Session* session, QWidget* parent)
     yAxis->setSubTicks(false);
     yAxis->grid()->setVisible(false);
     // The legend is kept for the figure, which stands alone: the category colours.
-    legend->setVisible(true);
-    plotLayout()->insertRow(0);
-    plotLayout()->addElement(0, 0, legend);
-    legend->setFillOrder(QCPLegend::foColumnsFirst);
-    legend->setWrap(4);
-    plotLayout()->setRowStretchFactor(0, 0.001);
+    addLegendRowAbove(this, 4);
     for (QCPBars* b : m_bars)
         b->addToLegend();
     m_footer = new QCPTextElement(this, QString(), Theme::plotFont(8));
@@ -54,8 +50,7 @@ HeadroomPlot::HeadroomPlot(Session* session, QWidget* parent)
 
 void HeadroomPlot::refreshStyle() {
     Theme::stylePlot(this);
-    m_footer->setTextColor(Theme::mode() == Theme::Mode::Dark ? QColor(0xb0, 0xb0, 0xb0)
-                                                              : QColor(0x60, 0x60, 0x60));
+    m_footer->setTextColor(footerTextColor());
     rebuild();
 }
 

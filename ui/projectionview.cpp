@@ -15,6 +15,7 @@
 #include <cmath>
 #include <limits>
 
+#include "plotrows.h"
 #include "session.h"
 #include "theme.h"
 #include "ui/figurestyle.h"
@@ -139,12 +140,7 @@ void ProjectionView::createBarPlot() {
     m_boundAllLegend->setName(tr("speed of light, all kernels"));
     for (QCPGraph* g : {m_boundLegend, m_boundAllLegend})
         g->setSelectable(QCP::stNone);
-    m_bars->legend->setVisible(true);
-    m_bars->plotLayout()->insertRow(0);
-    m_bars->plotLayout()->addElement(0, 0, m_bars->legend);
-    m_bars->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    m_bars->legend->setWrap(3);
-    m_bars->plotLayout()->setRowStretchFactor(0, 0.001);
+    addLegendRowAbove(m_bars, 3);
     m_bars->xAxis->setLabel(tr("Projected end-to-end gain (% of GPU time saved)"));
     m_bars->yAxis->setTickLength(0, 0);
     m_bars->yAxis->setSubTicks(false);
@@ -301,7 +297,7 @@ void ProjectionView::refreshStyle() {
     m_scale->axis()->setTickLabelFont(Theme::plotFont(8));
     m_scale->axis()->setLabelFont(Theme::plotFont(9));
     m_heatTitle->setTextColor(dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20));
-    m_barsFooter->setTextColor(dark ? QColor(0xb0, 0xb0, 0xb0) : QColor(0x60, 0x60, 0x60));
+    m_barsFooter->setTextColor(footerTextColor());
     updateBounds();
     updateBars();
     updateMarker();

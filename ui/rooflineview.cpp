@@ -13,6 +13,7 @@
 
 #include "core/analysis/kernelname.h"
 #include "headroomplot.h"
+#include "plotrows.h"
 #include "session.h"
 #include "theme.h"
 #include "ui/figurelabels.h"
@@ -65,12 +66,7 @@ RooflineView::RooflineView(Session* session, QWidget* parent)
     m_plot->xAxis->setLabel(tr("Arithmetic intensity (FLOP/byte)"));
     m_plot->yAxis->setLabel(tr("Achieved TFLOP/s"));
     // Legend in a row above the plot, the GPU row and what is not plotted below it.
-    m_plot->legend->setVisible(true);
-    m_plot->plotLayout()->insertRow(0);
-    m_plot->plotLayout()->addElement(0, 0, m_plot->legend);
-    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    m_plot->legend->setWrap(6);
-    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    addLegendRowAbove(m_plot, 6);
     m_footer = new QCPTextElement(m_plot, QString(), Theme::plotFont(8));
     m_plot->plotLayout()->addElement(2, 0, m_footer);
     m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
@@ -138,8 +134,7 @@ RooflineView::RooflineView(Session* session, QWidget* parent)
 
 void RooflineView::refreshStyle() {
     Theme::stylePlot(m_plot);
-    m_footer->setTextColor(Theme::mode() == Theme::Mode::Dark ? QColor(0xb0, 0xb0, 0xb0)
-                                                              : QColor(0x60, 0x60, 0x60));
+    m_footer->setTextColor(footerTextColor());
     rebuild();
 }
 
