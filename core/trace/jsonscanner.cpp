@@ -9,6 +9,7 @@
 
 #include "core/base/inputerror.h"
 #include "core/base/jsonparse.h"
+#include "core/trace/arraysplit.h"
 #include "core/trace/bytesource.h"
 #include "core/trace/jsontext.h"
 
@@ -58,10 +59,23 @@ std::string mib(size_t bytes) {
 
 }  // namespace
 
-JsonScanner::JsonScanner(ByteSource& source) : m_source(source), m_file(source.path()) {
+JsonScanner::JsonScanner(ByteSource& source) : m_source(&source), m_file(source.path()) {
     m_cap = ByteSource::kChunkSize * 2;
     m_buf = std::make_unique<char[]>(m_cap);
     m_open.reserve(16);
+    m_skipOpen.reserve(16);
+}
+
+JsonScanner::JsonScanner(std::string file, Piece piece) : m_file(std::move(file)) {
+    m_buf = std::move(piece.text);
+    m_cap = m_end = piece.size;
+    m_base = piece.offset;
+    m_eof = true;
+    m_cutEnd = piece.cut;
+    // The containers around the list are never closed here: only their count matters (the
+    // depth limit). The list itself is the last.
+    m_open.assign(piece.depth, kObject);
+    m_open.push_back(piece.first ? kFirst : 0);
     m_skipOpen.reserve(16);
 }
 
@@ -111,7 +125,7 @@ bool JsonScanner::refill() {
             m_keep -= keep;
         m_base += keep;
     }
-    std::string_view chunk = m_source.next();
+    std::string_view chunk = m_source ? m_source->next() : std::string_view();
     if (chunk.empty()) {
         m_eof = true;
         return false;
@@ -619,6 +633,86 @@ void JsonScanner::expectEnd() {
     skipWhitespace();
     if (m_pos < m_end)
         fail("expected the end of the input after the top-level value");
+}
+
+JsonScanner::Split JsonScanner::splitList(size_t pieceBytes, size_t maxPieceBytes,
+                                          const std::function<void(Piece&&)>& sink) {
+    // Offsets are of the input, not the window: refill moves the window's bytes.
+    constexpr uint64_t kNone = UINT64_MAX;
+    ElementBoundaries bounds;
+    bool first = (m_open.back() & kFirst) != 0;
+    uint64_t start = offset();  // of the piece being gathered
+    uint64_t scanned = start;
+    uint64_t lastEnd = kNone;  // just past the last element end seen in the piece
+    const size_t depth = m_open.size() - 1;
+    auto emit = [&](uint64_t end, bool cut) {
+        Piece p;
+        p.size = size_t(end - start);
+        p.text = std::make_unique<char[]>(std::max<size_t>(p.size, 1));
+        std::memcpy(p.text.get(), m_buf.get() + (start - m_base), p.size);
+        p.offset = start;
+        p.depth = depth;
+        p.first = first;
+        p.cut = cut;
+        sink(std::move(p));
+    };
+    // Cuts at the ',' after the last element end; whatever else follows it (a ']' or a syntax
+    // error) stays in this piece, whose scanner deals with it. Undecided while only whitespace
+    // follows in the window (a refill or a later element decides).
+    auto cutAfterLastEnd = [&] {
+        const char* b = m_buf.get();
+        size_t i = size_t(lastEnd - m_base);
+        while (i < m_end && isSpace(b[i]))
+            ++i;
+        if (i == m_end)
+            return;
+        lastEnd = kNone;
+        if (b[i] != ',')
+            return;
+        emit(m_base + i + 1, true);
+        first = false;
+        m_open.back() &= uint8_t(~kFirst);
+        start = m_base + i;
+    };
+    for (;;) {
+        const char* b = m_buf.get();
+        const uint64_t windowEnd = m_base + m_end;
+        while (scanned < windowEnd) {
+            // At most a piece's worth per scan, so that pieces are cut near pieceBytes.
+            const uint64_t to = std::min(windowEnd, scanned + pieceBytes);
+            const ElementBoundaries::Result r =
+                bounds.scan(b + (scanned - m_base), b + (to - m_base));
+            if (r.close) {
+                const uint64_t close = m_base + uint64_t(r.close - b);
+                emit(close + 1, false);
+                m_pos = size_t(close + 1 - m_base);
+                m_pin = SIZE_MAX;
+                m_open.pop_back();
+                return Split::Closed;
+            }
+            scanned = to;
+            if (r.lastElementEnd)
+                lastEnd = m_base + uint64_t(r.lastElementEnd - b);
+            if (lastEnd != kNone && lastEnd - start >= pieceBytes)
+                cutAfterLastEnd();
+        }
+        if (windowEnd - start > maxPieceBytes) {
+            // The elements before the huge one still go out as a piece: only it is read here.
+            if (lastEnd != kNone)
+                cutAfterLastEnd();
+            m_pos = size_t(start - m_base);
+            m_pin = SIZE_MAX;
+            return Split::Oversize;
+        }
+        // Keep the piece's bytes in the window while it grows.
+        m_pos = m_end;
+        m_pin = size_t(start - m_base);
+        if (!refill()) {
+            emit(m_base + m_end, false);
+            m_pin = SIZE_MAX;
+            return Split::Ended;
+        }
+    }
 }
 
 void JsonScanner::pin() {

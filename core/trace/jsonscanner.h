@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -25,7 +26,21 @@ class JsonScanner {
 public:
     enum class Kind { Object, Array, String, Number, True, False, Null };
 
+    // A stretch of a list's text, cut by splitList for another scanner to parse.
+    struct Piece {
+        std::unique_ptr<char[]> text;
+        size_t size = 0;
+        uint64_t offset = 0;  // of text[0] in the input
+        size_t depth = 0;     // containers open around the list's elements
+        bool first = false;   // begins at the list's first element, else before a ','
+        bool cut = false;     // ends with the ',' that the next piece begins with, else at the
+                              // list's ']' or at the end of the input
+    };
+
     explicit JsonScanner(ByteSource& source);
+    // Over one piece in memory, as if this scanner were the one that read the input up to the
+    // piece: the same grammar, limits and byte offsets, so its errors are the same errors.
+    JsonScanner(std::string file, Piece piece);
     ~JsonScanner();
 
     // Kind of the next value (skips whitespace).
@@ -91,6 +106,20 @@ public:
     void beginArray();
     // True when another element follows (the ',' consumed); false at the closing ']'.
     bool nextElement();
+    // Over a piece: true once nextElement has consumed the ',' that ends a cut piece (the
+    // element after it belongs to the next piece).
+    bool atCut() const { return m_cutEnd && m_pos == m_end; }
+
+    // Cursor inside a list (after beginArray, or after one of its elements): hands the list's
+    // text to `sink` in pieces of at least pieceBytes, each cut after an element, for other
+    // scanners to parse. Returns Closed at the list's ']' (the last piece holds it; the cursor
+    // is past it), Ended at the end of the input (the last piece holds the rest), or Oversize
+    // when an element would make a piece larger than maxPieceBytes: the cursor is then where
+    // that piece began, for the caller to read that element itself (so that a huge element
+    // costs no more memory than it does unsplit). Not while pinned.
+    enum class Split { Closed, Ended, Oversize };
+    Split splitList(size_t pieceBytes, size_t maxPieceBytes,
+                    const std::function<void(Piece&&)>& sink);
 
     std::string_view string();
     double number();
@@ -158,7 +187,7 @@ private:
     void skipNested(bool rest);          // a whole container, or the rest of the open one
     char currentInSkip(uint64_t start);  // current(), but an end of input means "not closed"
 
-    ByteSource& m_source;
+    ByteSource* m_source = nullptr;  // null over a piece
     std::string m_file;
     std::unique_ptr<char[]> m_buf;
     size_t m_cap = 0;
@@ -168,6 +197,7 @@ private:
     size_t m_pin = SIZE_MAX;
     size_t m_keep = SIZE_MAX;  // token start that refill must keep (set around a token scan)
     bool m_eof = false;
+    bool m_cutEnd = false;  // over a cut piece
     // Per container the reader opened: kFirst (no element read yet), kObject (else a list).
     static constexpr uint8_t kFirst = 1, kObject = 2;
     std::vector<uint8_t> m_open;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <stop_token>
 #include <string>
 
@@ -10,11 +11,20 @@ namespace reach {
 
 class ByteSource;
 
+struct KinetoOptions {
+    // Threads that parse pieces of "traceEvents" while the calling thread reads and cuts the
+    // file (the result is the same bits whatever the number): -1 picks from the CPUs this
+    // process may use (none below four), 0 parses on the calling thread.
+    int threads = -1;
+    size_t pieceBytes = 2 << 20;  // each piece is cut after the element that reaches this
+};
+
 // Reads a PyTorch profiler (Kineto) Chrome trace, plain or gzip, in one streaming pass: events
 // are folded into per-name aggregates and compact per-event records as they arrive, and links
 // (kernel -> launching cpu_op through "External id") are resolved at the end because events come
 // in any order. Fills everything in Workload except name and source.
 // Progress is the fraction of file bytes read; throws InputError on bad input, Cancelled on stop.
-Workload readKineto(ByteSource& source, const ProgressFn& progress = {}, std::stop_token stop = {});
+Workload readKineto(ByteSource& source, const ProgressFn& progress = {}, std::stop_token stop = {},
+                    const KinetoOptions& options = {});
 
 }  // namespace reach

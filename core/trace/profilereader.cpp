@@ -21,7 +21,8 @@ bool endsWith(const std::string& s, std::string_view suffix) {
 
 }  // namespace
 
-Workload readProfile(const std::string& path, const ProgressFn& progress, std::stop_token stop) {
+Workload readProfile(const std::string& path, const ProgressFn& progress, std::stop_token stop,
+                     const KinetoOptions& kineto) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
         throw InputError(path, "", std::string("cannot open: ") + std::strerror(errno));
@@ -47,7 +48,7 @@ Workload readProfile(const std::string& path, const ProgressFn& progress, std::s
                              "Systems SQLite export; this file is neither");
         }
         ByteSource source(path, stop);
-        w = readKineto(source, progress, stop);
+        w = readKineto(source, progress, stop, kineto);
     }
     w.name = workloadNameFromPath(path);
     w.source = path;

@@ -5,6 +5,7 @@
 
 #include "core/base/progress.h"
 #include "core/base/workload.h"
+#include "core/trace/kinetoreader.h"
 
 namespace reach {
 
@@ -14,7 +15,7 @@ namespace reach {
 // Throws InputError (file, byte offset or key, what was expected) on bad input and Cancelled
 // when stop is requested.
 Workload readProfile(const std::string& path, const ProgressFn& progress = {},
-                     std::stop_token stop = {});
+                     std::stop_token stop = {}, const KinetoOptions& kineto = {});
 
 // "resnet50_inference.json.gz" -> "resnet50_inference"; strips .gz, .json, .pt.trace, .sqlite.
 std::string workloadNameFromPath(const std::string& path);

@@ -117,6 +117,44 @@ TEST(CliHardening, AHugeSkippedStringCostsNoMemory) {
     }
 }
 
+// The same string inside an event, with the events parsed on three threads: a piece grows to
+// at most 16 MiB before the reading thread reads that event itself, streamed (docs/readers.md).
+// The 10,000 events before it go out as one piece first: reading them one at a time on the
+// reading thread, each after a fresh 16 MiB scan, took minutes.
+TEST(CliHardening, AHugeSkippedStringInAnEventCostsNoMemoryOnSeveralThreads) {
+    TempDir dir;
+    const std::string path = dir.path("event.json.gz");
+    std::string before = R"({"traceEvents":[)";
+    for (int i = 0; i < 10000; ++i) {
+        before += R"({"ph":"X","cat":"kernel","name":"k","ts":)" + std::to_string(100 + i) +
+                  R"(,"dur":0.5,"args":{"stream":7}},)";
+    }
+    writeGzip(path, before + R"({"ph":"i","name":"meta","args":{"blob":")", 'x', 1ull << 30,
+              R"("}},{"ph":"X","cat":"kernel","name":"k","ts":9000,"dur":0.5}]})");
+    CliOptions o;
+    o.timeoutSeconds = 120;
+    o.env = {{"REACH_PARSE_THREADS", "3"}};
+    const CliResult r = runCli({"breakdown", path, "--json"}, o);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(json::parse(r.out)["workloads"][0]["kernels"][0]["calls"], 10001)
+        << r.out.substr(0, 300);
+    if (!reach::test::kUnderAddressSanitizer) {
+        EXPECT_LT(r.maxRssKb, 100 * 1024) << "peak RSS " << r.maxRssKb << " KiB";
+    }
+}
+
+TEST(CliHardening, AParseThreadCountThatIsNotANumberIsOneLine) {
+    TempDir dir;
+    const std::string path = dir.path("t.json");
+    writeFile(path, trace("k"));
+    CliOptions o;
+    o.env = {{"REACH_PARSE_THREADS", "many"}};
+    const CliResult r = runCli({"breakdown", path}, o);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err.rfind("REACH_PARSE_THREADS", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
 // Defect 5: accepted with exit 0 and wrong numbers.
 TEST(CliHardening, TimesOutOfRangeAndUnbalancedValuesAreRefused) {
     TempDir dir;

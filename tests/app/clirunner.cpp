@@ -138,6 +138,8 @@ CliProcess::CliProcess(const std::vector<std::string>& args, const CliOptions& o
                 setuid(static_cast<uid_t>(uid)) != 0)
                 _exit(126);
         }
+        for (const auto& [name, value] : options.env)
+            ::setenv(name.c_str(), value.c_str(), 1);
         execv(argv[0], argv.data());
         _exit(127);
     }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace reach::test {
@@ -35,6 +36,7 @@ struct CliOptions {
     // Run as an unprivileged user (nobody) when the tests run as root, so that file permissions
     // mean what they mean for a user (root reads and writes a 0444 file).
     bool unprivileged = false;
+    std::vector<std::pair<std::string, std::string>> env;  // set for the child only
 };
 
 // Runs REACH_CLI with args (no shell), capturing stdout and stderr completely.

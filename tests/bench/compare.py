@@ -150,6 +150,18 @@ def classifier(trace, commands):
           f"{'yes' if full['rss_over_uncompressed'] < 0.5 else 'NO'})")
 
 
+def threads(trace, commands):
+    cut = commands.index("--")
+    one, split = measure(trace, commands[:cut]), measure(trace, commands[cut + 1:])
+    print(json.dumps({"one_thread": one, "split": split}))
+    print(f"{split['trace']} ({split['uncompressed_mb']} MB): one thread {one['mb_per_s']} MB/s, "
+          f"split over threads {split['mb_per_s']} MB/s (ratio "
+          f"{split['mb_per_s'] / one['mb_per_s']:.2f}); peak RSS {one['reach_peak_rss_mb']} / "
+          f"{split['reach_peak_rss_mb']} MB; GPU time {one['gpu_time_us']} / "
+          f"{split['gpu_time_us']} us ({'equal' if one['gpu_time_us'] == split['gpu_time_us'] else 'DIFFERENT'})")
+
+
 if __name__ == "__main__":
     mode, trace, template = sys.argv[1], sys.argv[2], sys.argv[3:]
-    {"ratio": ratio, "throughput": throughput, "classifier": classifier}[mode](trace, template)
+    {"ratio": ratio, "throughput": throughput, "classifier": classifier,
+     "threads": threads}[mode](trace, template)

@@ -1,0 +1,115 @@
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace reach {
+
+class JsonScanner;
+
+namespace kineto {
+
+constexpr int64_t kNoId = std::numeric_limits<int64_t>::min();
+
+// Ids and shapes are integers in every trace seen; a value out of range (or fractional garbage)
+// must not become undefined behaviour in a cast.
+inline int64_t toId(double v) {
+    if (!(v >= -9.0e18 && v <= 9.0e18))
+        return kNoId;
+    return int64_t(v);
+}
+
+enum class Cat : uint8_t { Other, Kernel, Memcpy, Memset, CpuOp, Runtime };
+
+struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+using NameIndex = std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>>;
+
+// The index of s in names, added at the end when new.
+inline uint32_t intern(std::string_view s, NameIndex& index, std::vector<std::string>& names) {
+    auto it = index.find(s);
+    if (it != index.end())
+        return it->second;
+    const uint32_t i = uint32_t(names.size());
+    names.emplace_back(s);
+    index.emplace(std::string(s), i);
+    return i;
+}
+
+// What the events of one stretch of "traceEvents" leave behind: names by first appearance, one
+// compact record per GPU activity and per operator call, in the order of the file. Nothing is
+// summed here: KinetoMerge adds stretches in file order and does every sum, so a trace read in
+// pieces on several threads gives the same bits as one read on one thread.
+struct EventFold {
+    struct Kernel {
+        std::string rawName;  // as in the trace (demangled once, when merged)
+        Cat cat = Cat::Kernel;
+        std::vector<int> streams;  // distinct, ascending
+        int64_t shapeAt = -1;      // activity of its first launch with a grid or block
+        std::string grid, block;   // of that launch
+    };
+    struct Activity {
+        uint32_t kernel = 0;
+        double ts = 0;
+        double dur = 0;
+        int64_t externalId = kNoId;
+        int64_t correlation = kNoId;
+    };
+    static constexpr uint32_t kNoSignature = UINT32_MAX;
+    struct CpuOp {
+        int64_t externalId = kNoId;
+        uint32_t op = 0;
+        uint32_t signature = kNoSignature;  // when the trace recorded shapes
+    };
+
+    std::vector<Kernel> kernels;
+    NameIndex kernelIndex;  // raw name -> kernels
+    std::vector<Activity> activities;
+    int64_t firstDevice = kNoId;  // of the first GPU activity that names one
+    std::vector<std::string> ops;
+    NameIndex opIndex;
+    std::vector<std::string> signatures;
+    NameIndex signatureIndex;
+    std::vector<CpuOp> cpuOps;
+    std::vector<int64_t> graphLaunches;  // correlation ids of CUDA graph launch calls
+    double spanBegin = std::numeric_limits<double>::infinity();
+    double spanEnd = -std::numeric_limits<double>::infinity();
+    uint64_t events = 0;
+
+    void clear() { *this = EventFold(); }
+};
+
+// Reads one event object at a time from a scanner into a fold: of every event only `ph, cat,
+// name, ts, dur, tid` and of its args `External id, correlation, stream, device, grid, block`
+// (and of an operator call with record_shapes its input shapes, types and scalars).
+class EventReader {
+public:
+    EventReader(JsonScanner& scan, EventFold& fold) : m_scan(scan), m_fold(fold) {}
+
+    // The event at the cursor (an InputError at its byte when it is not an object).
+    void readEvent();
+
+private:
+    struct Event;
+    void parseArgs(Event& ev);
+    void readShape(int (&out)[3], bool& has);
+    double timeField(std::string_view key, bool duration);
+    void appendCompact(std::string& out, int depth);
+    std::string_view stringField(std::string_view key);
+    double numberField(std::string_view key);
+    void fold(const Event& ev);
+    uint32_t kernelIndex(Cat cat);  // of the current name
+
+    JsonScanner& m_scan;
+    EventFold& m_fold;
+    std::string m_name;  // the current event's name (capacity reused across events)
+};
+
+}  // namespace kineto
+}  // namespace reach

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/base/workload.h"
+#include "core/trace/gpuintervals.h"
+#include "core/trace/kinetoevents.h"
+
+namespace reach::kineto {
+
+// Adds the folds of a trace's events in the order of the file and makes the Workload: per-name
+// aggregates (names demangled once), busy time and span, and the links of GPU activities to
+// their launching operators (resolved at the end: events come in any order).
+class KinetoMerge {
+public:
+    void add(EventFold&& fold);
+    Workload finish(std::vector<std::pair<int64_t, std::string>> devices, std::string sha256);
+
+private:
+    struct KernelAcc {
+        KernelStats stats;
+        bool haveLaunchShape = false;
+    };
+    struct CpuOpRef {
+        int64_t externalId;
+        uint32_t op;
+        uint32_t signature;
+    };
+
+    NameIndex m_rawKernelIndex;  // name as in the trace -> kernel
+    NameIndex m_kernelIndex;     // demangled name -> kernel
+    std::vector<KernelAcc> m_kernels;
+    NameIndex m_opIndex;
+    std::vector<std::string> m_opNames;
+    NameIndex m_sigIndex;
+    std::vector<std::string> m_sigs;
+
+    std::vector<GpuInterval> m_gpu;  // every GPU activity (unionLength sorts it: use last)
+    double m_gpuBase = 0;
+    std::vector<int64_t> m_gpuExternalId;   // parallel to m_gpu while it is unsorted
+    std::vector<int64_t> m_gpuCorrelation;  // parallel to m_gpu while it is unsorted
+    std::vector<double> m_gpuDur;
+    std::vector<CpuOpRef> m_cpuOps;
+    std::vector<int64_t> m_graphLaunches;
+    int64_t m_firstGpuDevice = kNoId;
+    double m_spanBegin = std::numeric_limits<double>::infinity();
+    double m_spanEnd = -std::numeric_limits<double>::infinity();
+};
+
+}  // namespace reach::kineto
