@@ -61,8 +61,12 @@ int toDim(double v) {
 constexpr double kMaxAbsTimestampUs = 1e18;
 constexpr double kMaxDurationUs = 1e13;
 
-// The fields of one event the reader uses (its name is copied into the parser's buffer: no view
-// into the scanner's window has to outlive the next token, so nothing pins the window).
+std::string shortNumber(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
 }  // namespace
 
 // The fields of one event the reader uses (its name is copied into the reader's buffer: no view
@@ -105,12 +109,6 @@ double EventReader::numberField(std::string_view key) {
         m_scan.failAt(at, key, std::string("expected a number, found ") + JsonScanner::kindName(k));
     }
     return m_scan.number();
-}
-
-std::string shortNumber(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
 }
 
 double EventReader::timeField(std::string_view key, bool duration) {
