@@ -138,10 +138,16 @@ def throughput(trace, template):
           f"{result['reach_peak_rss_mb']} MB")
 
 
-def classifier(trace, commands):
+def measure_pair(trace, commands, names):
+    """Both commands (split at "--") on one trace in the same run, printed as JSON."""
     cut = commands.index("--")
-    base, full = measure(trace, commands[:cut]), measure(trace, commands[cut + 1:])
-    print(json.dumps({"read_only": base, "breakdown": full}))
+    a, b = measure(trace, commands[:cut]), measure(trace, commands[cut + 1:])
+    print(json.dumps({names[0]: a, names[1]: b}))
+    return a, b
+
+
+def classifier(trace, commands):
+    base, full = measure_pair(trace, commands, ("read_only", "breakdown"))
     print(f"{full['trace']} ({full['uncompressed_mb']} MB): read only {base['mb_per_s']} MB/s, "
           f"breakdown {full['mb_per_s']} MB/s (ratio {full['mb_per_s'] / base['mb_per_s']:.2f}; "
           f"target >= 500 MB/s: {'yes' if full['mb_per_s'] >= 500 else 'NO'}); peak RSS "
@@ -151,9 +157,7 @@ def classifier(trace, commands):
 
 
 def threads(trace, commands):
-    cut = commands.index("--")
-    one, split = measure(trace, commands[:cut]), measure(trace, commands[cut + 1:])
-    print(json.dumps({"one_thread": one, "split": split}))
+    one, split = measure_pair(trace, commands, ("one_thread", "split"))
     print(f"{split['trace']} ({split['uncompressed_mb']} MB): one thread {one['mb_per_s']} MB/s, "
           f"split over threads {split['mb_per_s']} MB/s (ratio "
           f"{split['mb_per_s'] / one['mb_per_s']:.2f}); peak RSS {one['reach_peak_rss_mb']} / "
