@@ -15,28 +15,6 @@ void merge(ElementBoundaries::Result& into, const ElementBoundaries::Result& r) 
 }
 
 #if defined(__SSE2__)
-struct Masks {
-    uint64_t quote = 0, open = 0, close = 0;
-};
-
-// Bit i of each mask is byte i of the block. '{' and '[' differ from each other only in bit 0x20,
-// as do '}' and ']', so one compare of (c | 0x20) finds both of a pair.
-Masks masksOf(const char* p) {
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i lower = _mm_set1_epi8(0x20), open = _mm_set1_epi8('{'),
-                  close = _mm_set1_epi8('}');
-    Masks m;
-    for (int lane = 0; lane < 4; ++lane) {
-        const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * lane));
-        const __m128i wl = _mm_or_si128(w, lower);
-        const int shift = 16 * lane;
-        m.quote |= uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(w, quote)))) << shift;
-        m.open |= uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(wl, open)))) << shift;
-        m.close |= uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(wl, close)))) << shift;
-    }
-    return m;
-}
-
 // Bit i = xor of bits 0..i: with the quotes as input, the bytes from an opening quote up to (not
 // including) its closing one.
 uint64_t prefixXor(uint64_t x) {
@@ -51,6 +29,31 @@ uint64_t prefixXor(uint64_t x) {
 #endif
 
 }  // namespace
+
+#if defined(__SSE2__)
+struct ElementBoundaries::Masks {
+    uint64_t quote = 0, backslash = 0, open = 0, close = 0;
+};
+
+// Bit i of each mask is byte i of the block. '{' and '[' differ from each other only in bit 0x20,
+// as do '}' and ']', so one compare of (c | 0x20) finds both of a pair.
+ElementBoundaries::Masks ElementBoundaries::masksOf(const char* p) {
+    const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\');
+    const __m128i lower = _mm_set1_epi8(0x20), open = _mm_set1_epi8('{'),
+                  close = _mm_set1_epi8('}');
+    Masks m;
+    for (int lane = 0; lane < 4; ++lane) {
+        const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * lane));
+        const __m128i wl = _mm_or_si128(w, lower);
+        const int shift = 16 * lane;
+        m.quote |= uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(w, quote)))) << shift;
+        m.backslash |= uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(w, slash)))) << shift;
+        m.open |= uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(wl, open)))) << shift;
+        m.close |= uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(wl, close)))) << shift;
+    }
+    return m;
+}
+#endif
 
 ElementBoundaries::Result ElementBoundaries::scanBytes(const char* p, const char* end) {
     Result r;
@@ -90,16 +93,12 @@ ElementBoundaries::Result ElementBoundaries::scanBytes(const char* p, const char
 }
 
 #if defined(__SSE2__)
-void ElementBoundaries::scanBlock(const char* p, Result& r) {
-    const Masks m = masksOf(p);
+void ElementBoundaries::scanBlock(const char* p, const Masks& m, Result& r) {
     const uint64_t inString = prefixXor(m.quote) ^ (m_inString ? ~uint64_t(0) : 0);
     m_inString = (inString >> 63) != 0;
     // A bracket is never a quote, so its bit of inString says whether it lies inside a string.
     const uint64_t open = m.open & ~inString, close = m.close & ~inString;
-    if (!close) {
-        m_depth += __builtin_popcountll(open);
-        return;
-    }
+    // Bit by bit (a block holds a few brackets): x86-64's baseline has no popcnt instruction.
     for (uint64_t s = open | close; s; s &= s - 1) {
         const int i = __builtin_ctzll(s);
         if (open & (uint64_t(1) << i)) {
@@ -120,20 +119,9 @@ ElementBoundaries::Result ElementBoundaries::scan(const char* p, const char* end
     while (end - p >= 64) {
         // A backslash (an escape: rare in traces) or an escape pending from the last block takes
         // the byte-at-a-time rule for this block.
-        bool simple = !m_escaped;
-        if (simple) {
-            const __m128i slash = _mm_set1_epi8('\\');
-            __m128i any = _mm_setzero_si128();
-            for (int lane = 0; lane < 4; ++lane) {
-                any = _mm_or_si128(
-                    any,
-                    _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * lane)),
-                                   slash));
-            }
-            simple = _mm_movemask_epi8(any) == 0;
-        }
-        if (simple)
-            scanBlock(p, r);
+        const Masks m = masksOf(p);
+        if (m.backslash == 0 && !m_escaped)
+            scanBlock(p, m, r);
         else
             merge(r, scanBytes(p, p + 64));
         if (r.close)

@@ -29,8 +29,10 @@ public:
     Result scanBytes(const char* p, const char* end);
 
 private:
+    struct Masks;  // of one 64-byte block: bit i is byte i
+    static Masks masksOf(const char* p);
     // One 64-byte block with no backslash, no pending escape (the common case).
-    void scanBlock(const char* p, Result& r);
+    void scanBlock(const char* p, const Masks& m, Result& r);
 
     int64_t m_depth = 0;  // brackets open inside the list
     bool m_inString = false;

@@ -133,7 +133,7 @@ bool JsonScanner::refill() {
     if (m_end + chunk.size() > m_cap) {
         // Only a pinned event or a token larger than a chunk gets here.
         size_t cap = std::max(m_cap * 2, m_end + chunk.size());
-        auto buf = std::make_unique<char[]>(cap);
+        auto buf = std::make_unique_for_overwrite<char[]>(cap);
         std::memcpy(buf.get(), m_buf.get(), m_end);
         m_buf = std::move(buf);
         m_cap = cap;
@@ -648,7 +648,8 @@ JsonScanner::Split JsonScanner::splitList(size_t pieceBytes, size_t maxPieceByte
     auto emit = [&](uint64_t end, bool cut) {
         Piece p;
         p.size = size_t(end - start);
-        p.text = std::make_unique<char[]>(std::max<size_t>(p.size, 1));
+        // for_overwrite: zeroing 2 MiB per piece was a fifth of the reading thread's work.
+        p.text = std::make_unique_for_overwrite<char[]>(std::max<size_t>(p.size, 1));
         std::memcpy(p.text.get(), m_buf.get() + (start - m_base), p.size);
         p.offset = start;
         p.depth = depth;
@@ -696,6 +697,11 @@ JsonScanner::Split JsonScanner::splitList(size_t pieceBytes, size_t maxPieceByte
             if (lastEnd != kNone && lastEnd - start >= pieceBytes)
                 cutAfterLastEnd();
         }
+        // Before a refill, a piece half full is cut at its last element: the refill then keeps
+        // only the unfinished element (moving a whole piece to the window's front per refill
+        // was a copy of every byte).
+        if (lastEnd != kNone && lastEnd - start >= pieceBytes / 2)
+            cutAfterLastEnd();
         if (windowEnd - start > maxPieceBytes) {
             // The elements before the huge one still go out as a piece: only it is read here.
             if (lastEnd != kNone)
