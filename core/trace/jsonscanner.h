@@ -111,12 +111,13 @@ public:
     bool atCut() const { return m_cutEnd && m_pos == m_end; }
 
     // Cursor inside a list (after beginArray, or after one of its elements): hands the list's
-    // text to `sink` in pieces of at least pieceBytes, each cut after an element, for other
-    // scanners to parse. Returns Closed at the list's ']' (the last piece holds it; the cursor
-    // is past it), Ended at the end of the input (the last piece holds the rest), or Oversize
-    // when an element would make a piece larger than maxPieceBytes: the cursor is then where
-    // that piece began, for the caller to read that element itself (so that a huge element
-    // costs no more memory than it does unsplit). Not while pinned.
+    // text to `sink` in pieces of at least pieceBytes (half of it when the window must refill),
+    // each cut after an element, for other scanners to parse. Returns Closed at the list's ']'
+    // (the last piece holds it; the cursor is past it), Ended at the end of the input (the last
+    // piece holds the rest), or Oversize when an element would make a piece larger than
+    // maxPieceBytes: the elements before it go out as a piece and the cursor is left before it,
+    // for the caller to read that element itself (so that a huge element costs no more memory
+    // than it does unsplit). Not while pinned.
     enum class Split { Closed, Ended, Oversize };
     Split splitList(size_t pieceBytes, size_t maxPieceBytes,
                     const std::function<void(Piece&&)>& sink);

@@ -16,7 +16,8 @@ struct KinetoOptions {
     // file (the result is the same bits whatever the number): -1 picks from the CPUs this
     // process may use (none below four), 0 parses on the calling thread.
     int threads = -1;
-    size_t pieceBytes = 2 << 20;  // each piece is cut after the element that reaches this
+    // A piece is cut after the element that reaches this, or half of it when the window refills.
+    size_t pieceBytes = 2 << 20;
 };
 
 // Reads a PyTorch profiler (Kineto) Chrome trace, plain or gzip, in one streaming pass: events
