@@ -172,12 +172,27 @@ TEST(KinetoSplit, AHugeElementIsReadUnsplitAndSplittingGoesOn) {
     EXPECT_EQ(outcome(f.path, split(2 << 20)), want);
 }
 
+// The progress callback runs on the reading thread while the parsing threads run: counting the
+// process's threads there shows that the split path is the one taken (else every comparison
+// above would hold trivially).
 TEST(KinetoSplit, ProgressAndCancellation) {
     const std::string path =
         std::string(REACH_DATASETS) + "/profiles/h200/qwen2.5-14b_inference.json.gz";
+    const auto threads = [] {
+        return std::distance(fs::directory_iterator("/proc/self/task"), fs::directory_iterator{});
+    };
+    const auto before = threads();
     std::vector<double> seen;
+    long most = 0;
     readProfile(
-        path, [&](double f) { seen.push_back(f); }, {}, split(1 << 16));
+        path,
+        [&](double f) {
+            seen.push_back(f);
+            most = std::max<long>(most, threads());
+        },
+        {}, split(1 << 16));
+    // This thread's reading, ByteSource's and the 3 parsing threads.
+    EXPECT_GE(most, before + 4);
     ASSERT_GE(seen.size(), 3u);
     for (size_t i = 1; i < seen.size(); ++i)
         EXPECT_GE(seen[i], seen[i - 1]);
