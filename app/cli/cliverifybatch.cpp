@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/inputerror.h"
+#include "core/base/parallel.h"
 #include "core/records/suspicion.h"
 #include "core/store/projectstore.h"
 #include "core/verify/batchpool.h"
@@ -125,7 +126,7 @@ int runPool(const CliArgs& args, BatchPlan plan, CliIo& io) {
     bool anyCpp = false;
     for (const BatchJob& j : plan.jobs)
         anyCpp |= j.needsCompile();
-    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    const int cores = cpusAvailable();
     o.compileWorkers =
         int(args.integer("--compile-workers", 0, 256).value_or(anyCpp ? std::min(4, cores) : 0));
     o.compileArch = slots.front().arch;

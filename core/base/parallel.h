@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <thread>
@@ -7,12 +9,21 @@
 
 namespace reach {
 
+// The CPUs this process may run on (its affinity mask: taskset, a cgroup's cpuset), which
+// hardware_concurrency, counting the host's, does not see.
+inline int cpusAvailable() {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+    return int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 // Splits [0, n) into contiguous chunks over the host's cores. References and input generation
 // for realistic sizes (tens of millions of elements) must stay well under a second, so the
 // verifier's end-to-end time is dominated by the GPU, not by single-threaded host loops.
 template <typename F>
 void parallelFor(int64_t n, F&& f, int64_t minChunk = 1 << 16) {
-    int64_t threads = std::max<int64_t>(1, std::thread::hardware_concurrency());
+    int64_t threads = std::max<int64_t>(1, cpusAvailable());
     threads = std::min<int64_t>(threads, std::max<int64_t>(1, n / minChunk));
     if (threads <= 1) {
         f(int64_t(0), n);

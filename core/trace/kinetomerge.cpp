@@ -68,7 +68,6 @@ void KinetoMerge::add(EventFold&& f) {
         // leave too few digits of a double for ns-exact interval arithmetic.
         m_gpuBase = f.activities.front().ts;
     }
-    m_gpu.reserve(m_gpu.size() + f.activities.size());
     for (const EventFold::Activity& a : f.activities) {
         const uint32_t g = global[a.kernel];
         KernelStats& s = m_kernels[g].stats;

@@ -1,14 +1,12 @@
 #include "core/trace/kinetoreader.h"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <string>
-#include <thread>
 
 #include "core/base/inputerror.h"
 #include "core/base/orderedworkers.h"
+#include "core/base/parallel.h"
 #include "core/trace/bytesource.h"
 #include "core/trace/jsonscanner.h"
 #include "core/trace/kinetoevents.h"
@@ -30,13 +28,6 @@ constexpr uint64_t kFoldEvents = 1 << 16;
 // A piece that grows past this is one huge element (a metadata event with megabytes of text):
 // it is read on the reading thread, streamed as it would be unsplit.
 constexpr size_t kMaxPieceBytes = 16 << 20;
-
-int cpusAvailable() {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        return CPU_COUNT(&set);
-    return int(std::max(1u, std::thread::hardware_concurrency()));
-}
 
 // Below four CPUs the parsing threads would compete with the two that read and split the file.
 // REACH_PARSE_THREADS=N sets the number for a whole process (a user sharing a machine, a test).

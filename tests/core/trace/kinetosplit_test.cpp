@@ -4,19 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <string>
-
-#include <unistd.h>
 
 #include "core/base/inputerror.h"
 #include "core/base/progress.h"
 #include "core/trace/bytesource.h"
 #include "core/trace/kinetoreader.h"
 #include "core/trace/profilereader.h"
+#include "tests/core/testfiles.h"
 #include "tests/core/trace/workloaddump.h"
 
 namespace reach_test_kinetosplit_test {  // unity builds: this file's names stay its own
@@ -60,17 +57,6 @@ std::vector<std::string> realTraces() {
     std::sort(out.begin(), out.end());
     return out;
 }
-
-struct TempFile {
-    std::string path;
-    explicit TempFile(const std::string& text, const char* name = "trace.json") {
-        path =
-            (fs::temp_directory_path() / ("reach_split_" + std::to_string(::getpid()) + "_" + name))
-                .string();
-        std::ofstream(path, std::ios::binary) << text;
-    }
-    ~TempFile() { std::remove(path.c_str()); }
-};
 
 std::string plainText(const std::string& path) {
     ByteSource src(path);
@@ -130,19 +116,21 @@ TEST(KinetoSplit, MalformedInputFailsWithTheSameErrorAtTheSameByte) {
     const std::string text =
         plainText(std::string(REACH_DATASETS) + "/profiles/h200/dlrm_inference.json.gz");
     ASSERT_GT(text.size(), 10000u);
+    test::TempFolder dir;
+    const std::string path = dir.path("trace.json");
     for (size_t cut = 0; cut < text.size(); cut += text.size() / 800 * kSample) {
-        TempFile f(text.substr(0, cut));
-        const std::string want = outcome(f.path, serial());
-        ASSERT_EQ(outcome(f.path, split(1024)), want) << "truncated at " << cut;
+        test::writeText(path, text.substr(0, cut));
+        const std::string want = outcome(path, serial());
+        ASSERT_EQ(outcome(path, split(1024)), want) << "truncated at " << cut;
     }
     std::mt19937 rng(11);
     const char bytes[] = "{}[],:\"\\ x0-e";
     for (int i = 0; i < int(300 / kSample); ++i) {
         std::string bad = text;
         bad[rng() % bad.size()] = bytes[rng() % (sizeof bytes - 1)];
-        TempFile f(bad);
-        const std::string want = outcome(f.path, serial());
-        ASSERT_EQ(outcome(f.path, split(1024)), want) << "corruption " << i;
+        test::writeText(path, bad);
+        const std::string want = outcome(path, serial());
+        ASSERT_EQ(outcome(path, split(1024)), want) << "corruption " << i;
     }
 }
 
@@ -163,13 +151,14 @@ TEST(KinetoSplit, AHugeElementIsReadUnsplitAndSplittingGoesOn) {
     for (int i = 3000; i < 6000; ++i)
         text += ", " + kernel(i);
     text += "]}";
-    TempFile f(text);
-    const std::string want = outcome(f.path, serial());
+    test::TempFolder dir;
+    const std::string path = test::writeText(dir.path("huge.json"), text);
+    const std::string want = outcome(path, serial());
     EXPECT_NE(want.find("|6000\n"), std::string::npos) << want.substr(0, 200);
     // Pieces of 4 KiB: cut before it; of 2 MiB: the 3000 events before it go out as one piece
     // when the huge one is met.
-    EXPECT_EQ(outcome(f.path, split(4096)), want);
-    EXPECT_EQ(outcome(f.path, split(2 << 20)), want);
+    EXPECT_EQ(outcome(path, split(4096)), want);
+    EXPECT_EQ(outcome(path, split(2 << 20)), want);
 }
 
 // The progress callback runs on the reading thread while the parsing threads run: counting the
