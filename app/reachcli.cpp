@@ -13,6 +13,7 @@
 #include "core/base/progress.h"
 #include "core/base/textescape.h"
 #include "core/store/sqlitedb.h"
+#include "core/verify/processguard.h"
 
 namespace {
 
@@ -63,6 +64,8 @@ int run(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // It reads verdicts from reach-verify through a pipe: no candidate may write into it.
+    reach::guardProcessFromCandidates();
     std::ios::sync_with_stdio(false);
     // Everything on stdout passes the terminal filter (control characters from names escaped).
     reach::cli::TerminalSafeBuf safeOut(std::cout.rdbuf());

@@ -9,11 +9,14 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/verify/processguard.h"
 #include "ui/mainwindow.h"
 #include "ui/snapshot.h"
 #include "ui/theme.h"
 
 int main(int argc, char** argv) {
+    // It reads verdicts from reach-verify through a pipe: no candidate may write into it.
+    reach::guardProcessFromCandidates();
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Reach"));
     QApplication::setApplicationName(QStringLiteral("reach"));

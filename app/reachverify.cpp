@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "core/base/textescape.h"
 #include "core/verify/gputiminglock.h"
 #include "core/verify/kbverify.h"
+#include "core/verify/processguard.h"
 #include "core/verify/sandbox.h"
 #include "gpu/verifyjob.h"
 
@@ -47,8 +49,9 @@ const char* kUsage =
     "  --sandbox runs the job under bubblewrap: no network, the home directory hidden, only the\n"
     "  job's files visible (docs/security.md).\n";
 
+// One line for a bad option, as every error of Reach's (the usage is --help's).
 [[noreturn]] void usage(const std::string& msg) {
-    std::cerr << "reach-verify: " << msg << "\n" << kUsage;
+    std::cerr << "reach-verify: " << msg << " (reach-verify --help lists the options)\n";
     std::exit(2);
 }
 
@@ -72,20 +75,24 @@ double number(const std::string& opt, const std::string& text) {
     return v;
 }
 
-// --sandbox: the same command again, inside bubblewrap (docs/security.md). Returns only when
-// already inside (REACH_SANDBOXED), with --sandbox removed from the arguments.
-std::vector<std::string> sandboxed(int argc, char** argv) {
-    std::vector<std::string> args;
-    bool wanted = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::string(argv[i]) == "--sandbox")
-            wanted = true;
-        else
-            args.emplace_back(argv[i]);
+bool kernelBenchArgs(const std::vector<std::string>& args) {
+    std::string problem, candidate;
+    for (size_t i = 0; i + 1 < args.size(); ++i) {
+        if (args[i] == "--problem")
+            problem = args[i + 1];
+        else if (args[i] == "--candidate")
+            candidate = args[i + 1];
     }
-    const char* inside = std::getenv("REACH_SANDBOXED");
-    if (!wanted || (inside && std::string(inside) == "1"))
-        return args;
+    return reach::isKernelBenchFormat(problem, candidate);
+}
+
+// What a sandbox of this job shows (docs/security.md): Reach's executable folder and resources,
+// the job's files, a --thresholds file and a --python environment read-only; the GPU timing
+// lock of a batch writable. A C++ job runs reach-verify itself inside, with the compile cache
+// writable (cached objects are checked against their SHA-256 before they load); a
+// KernelBench-format job runs only its Python workers inside, with the job's two files alone
+// and no cache at all (reach-verify, outside, reads and writes the results: kbcache.h).
+reach::SandboxSpec sandboxSpec(const std::vector<std::string>& args, bool kernelBench) {
     reach::SandboxSpec spec;
     spec.bwrap = reach::findBubblewrap();
     if (spec.bwrap.empty()) {
@@ -106,29 +113,37 @@ std::vector<std::string> sandboxed(int argc, char** argv) {
     auto folderOf = [](const std::string& p) {
         return p.empty() ? p : fs::absolute(p).parent_path().string();
     };
-    spec.command.push_back(self);
-    spec.command.insert(spec.command.end(), args.begin(), args.end());
     const std::string resources =
         valueOf("--resources").empty() ? reach::findResourceDir() : valueOf("--resources");
     spec.readOnlyPaths = {fs::path(self).parent_path().string(), resources,
-                          folderOf(valueOf("--problem")), folderOf(valueOf("--candidate")),
                           valueOf("--thresholds")};
+    if (kernelBench) {
+        spec.readOnlyPaths.push_back(valueOf("--problem"));
+        spec.readOnlyPaths.push_back(valueOf("--candidate"));
+    } else {
+        // A C++ candidate's `#include "helper.h"` sits beside it.
+        spec.readOnlyPaths.push_back(folderOf(valueOf("--problem")));
+        spec.readOnlyPaths.push_back(folderOf(valueOf("--candidate")));
+    }
     // A Python environment in the hidden home directory: its root, read-only.
     if (const std::string py = valueOf("--python"); py.find('/') != std::string::npos)
         spec.readOnlyPaths.push_back(fs::absolute(py).parent_path().parent_path().string());
-    try {
-        std::string cache = valueOf("--cache-dir");
-        if (cache.empty())
-            cache = reach::cacheRoot();
-        else
-            reach::requirePrivateDir(cache);
-        spec.writablePaths.push_back(cache);
-    } catch (const reach::InputError& e) {
-        std::cerr << e.what() << "\n";
-        std::exit(2);
+    if (!kernelBench) {
+        try {
+            std::string cache = valueOf("--cache-dir");
+            if (cache.empty())
+                cache = reach::cacheRoot();
+            else
+                reach::requirePrivateDir(cache);
+            spec.writablePaths.push_back(cache);
+        } catch (const reach::InputError& e) {
+            std::cerr << e.what() << "\n";
+            std::exit(2);
+        }
     }
-    // The per-GPU timing lock of a batch (docs/batch.md) must stay the one file every verifier on
-    // the host locks: a private /tmp would give each sandbox its own, and timings would overlap.
+    // The per-GPU timing lock of a batch (docs/batch.md) must stay the one file every verifier
+    // on the host locks: a private /tmp would give each sandbox its own, and timings would
+    // overlap.
     if (const std::string lock = reach::GpuTimingLock::pathFromEnvironment(); !lock.empty()) {
         const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
         if (fd >= 0) {
@@ -139,6 +154,33 @@ std::vector<std::string> sandboxed(int argc, char** argv) {
     }
     if (const char* home = std::getenv("HOME"); home && *home)
         spec.home = home;
+    return spec;
+}
+
+// --sandbox: a C++ job runs the same command again, inside bubblewrap (returns only when already
+// inside, REACH_SANDBOXED). A KernelBench-format job stays here and sandboxes its workers
+// (*kernelBenchSpec is set). --sandbox is removed from the arguments either way.
+std::vector<std::string> sandboxed(int argc, char** argv,
+                                   std::optional<reach::SandboxSpec>* kernelBenchSpec) {
+    std::vector<std::string> args;
+    bool wanted = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) == "--sandbox")
+            wanted = true;
+        else
+            args.emplace_back(argv[i]);
+    }
+    const char* inside = std::getenv("REACH_SANDBOXED");
+    if (!wanted || (inside && std::string(inside) == "1"))
+        return args;
+    if (kernelBenchArgs(args)) {
+        *kernelBenchSpec = sandboxSpec(args, true);
+        return args;
+    }
+    reach::SandboxSpec spec = sandboxSpec(args, false);
+    std::error_code ec;
+    spec.command.push_back(std::filesystem::read_symlink("/proc/self/exe", ec).string());
+    spec.command.insert(spec.command.end(), args.begin(), args.end());
     std::vector<std::string> argvStore = reach::sandboxArguments(spec);
     std::vector<char*> bw;
     for (std::string& a : argvStore)
@@ -182,7 +224,13 @@ int runKernelBench(const reach::VerifyOptions& o, reach::KernelBenchJob job) {
 }
 
 int main(int argc, char** argv) {
-    std::vector<std::string> argList = sandboxed(argc, argv);
+    // A candidate runs as the same user: this process, which writes the verdict, must not be
+    // reachable through ptrace or /proc/<pid>/fd (where a forged verdict could be written into
+    // its pipes). Orphans of the candidate's processes come back here to be killed.
+    reach::guardProcessFromCandidates();
+    reach::becomeSubreaper();
+    std::optional<reach::SandboxSpec> kbSandbox;
+    std::vector<std::string> argList = sandboxed(argc, argv, &kbSandbox);
     std::vector<char*> argPtrs = {argv[0]};
     for (std::string& a : argList)
         argPtrs.push_back(a.data());
@@ -307,6 +355,8 @@ int main(int argc, char** argv) {
         usage("--warmup: expected >= 0");
     if (reach::isKernelBenchFormat(o.problemFile, o.candidateFile)) {
         kb.python = reach::findPython(python);
+        kb.sandbox = kbSandbox;
+        kb.killLeftovers = true;
         return runKernelBench(o, kb);
     }
     if (o.problemFile.ends_with(".py") || o.candidateFile.ends_with(".py"))

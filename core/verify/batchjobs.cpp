@@ -1,6 +1,7 @@
 #include "core/verify/batchjobs.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -32,6 +33,55 @@ bool isPairObject(const json& j) {
            j.contains("candidate") && j["candidate"].is_string();
 }
 
+// A job list may come from anyone: its "args" may only set how a job is measured, never what the
+// oracle accepts (--thresholds, --kb-tolerance), which baseline a speedup divides by
+// (--baseline-us, --no-baseline, --no-compile-baseline), what runs (--python, --resources,
+// --cache-dir) or any other file. Each allowed option takes one value, checked here.
+struct AllowedArg {
+    const char* name;
+    const char* what;  // the value, for the error
+    bool (*valid)(const std::string&);
+};
+
+bool wholeNumber(const std::string& v, unsigned long long lo, unsigned long long hi) {
+    if (v.empty() || v.size() > 20 || v.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+    const unsigned long long n = std::strtoull(v.c_str(), nullptr, 10);
+    return n >= lo && n <= hi;
+}
+
+constexpr AllowedArg kAllowedArgs[] = {
+    {"--precision", "fp32, bf16 or fp16",
+     [](const std::string& v) { return v == "fp32" || v == "bf16" || v == "fp16"; }},
+    {"--seed", "an integer below 2^64",
+     [](const std::string& v) { return wholeNumber(v, 0, ~0ull); }},
+    {"--seed-count", "1 to 100", [](const std::string& v) { return wholeNumber(v, 1, 100); }},
+    {"--reps", "1 to 100000", [](const std::string& v) { return wholeNumber(v, 1, 100000); }},
+    {"--warmup", "0 to 10000", [](const std::string& v) { return wholeNumber(v, 0, 10000); }},
+    {"--worker-timeout", "1 to 86400 seconds",
+     [](const std::string& v) { return wholeNumber(v, 1, 86400); }},
+};
+
+void checkJobArgs(const std::vector<std::string>& args, const std::string& path,
+                  const std::string& where) {
+    std::string names;
+    for (const AllowedArg& a : kAllowedArgs)
+        names += (names.empty() ? "" : ", ") + std::string(a.name);
+    for (size_t i = 0; i < args.size(); ++i) {
+        const AllowedArg* found = nullptr;
+        for (const AllowedArg& a : kAllowedArgs)
+            if (args[i] == a.name)
+                found = &a;
+        if (!found)
+            throw InputError(path, where + ": key \"args\"",
+                             "only " + names + " (a job list cannot set '" + args[i] + "')");
+        if (i + 1 >= args.size() || !found->valid(args[i + 1]))
+            throw InputError(path, where + ": key \"args\"",
+                             std::string(found->name) + " followed by " + found->what);
+        ++i;
+    }
+}
+
 JobPair pairFromJson(const json& j, const std::string& path, int line, const char* unit) {
     const std::string where = std::string(unit) + " " + std::to_string(line);
     if (!j.is_object())
@@ -52,6 +102,7 @@ JobPair pairFromJson(const json& j, const std::string& path, int line, const cha
                 throw InputError(path, where + ": key \"args\"", "a list of strings");
             p.args.push_back(a.get<std::string>());
         }
+        checkJobArgs(p.args, path, where);
     }
     if (j.contains("timeout_s")) {
         if (!j["timeout_s"].is_number() || j["timeout_s"].get<double>() <= 0)

@@ -217,6 +217,57 @@ std::string BatchProgress::line(const std::vector<BatchSlot>& slots) const {
     return s.str();
 }
 
+namespace {
+
+// Jobs share a GPU (--jobs-per-gpu 2); a job that ran out of GPU memory beside another is run
+// again alone: it waits until nothing else runs on its GPU, and nothing new starts there until
+// it is done.
+class GpuGate {
+public:
+    void enter(const std::string& gpu) {
+        std::unique_lock lk(m_mutex);
+        m_cv.wait(lk, [&] { return !m_exclusive[gpu]; });
+        ++m_running[gpu];
+    }
+    void leave(const std::string& gpu) {
+        std::lock_guard lk(m_mutex);
+        --m_running[gpu];
+        m_cv.notify_all();
+    }
+    // Called by a job that holds one entry of its own (it gives it up while it waits).
+    void enterAlone(const std::string& gpu) {
+        std::unique_lock lk(m_mutex);
+        --m_running[gpu];
+        m_cv.notify_all();
+        m_cv.wait(lk, [&] { return !m_exclusive[gpu]; });
+        m_exclusive[gpu] = true;
+        m_cv.wait(lk, [&] { return m_running[gpu] == 0; });
+        ++m_running[gpu];
+    }
+    void leaveAlone(const std::string& gpu) {
+        std::lock_guard lk(m_mutex);
+        m_exclusive[gpu] = false;
+        m_cv.notify_all();
+    }
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::map<std::string, int> m_running;
+    std::map<std::string, bool> m_exclusive;
+};
+
+bool outOfGpuMemory(const VerificationResult& r) {
+    if (r.verdict != verdict::kError)
+        return false;
+    for (const std::string& reason : r.reasons)
+        if (reason.find("out of GPU memory") != std::string::npos)
+            return true;
+    return false;
+}
+
+}  // namespace
+
 void runBatch(const std::vector<BatchJob>& jobs, const BatchPoolOptions& options,
               const std::function<void(const BatchOutcome&)>& onResult,
               const std::function<void(const BatchProgress&)>& onProgress, std::stop_token stop,
@@ -225,6 +276,13 @@ void runBatch(const std::vector<BatchJob>& jobs, const BatchPoolOptions& options
         throw std::invalid_argument("runBatch: no GPU worker");
     const bool compileAhead = options.compileWorkers > 0 && !options.compileArch.empty();
     Scheduler sched(jobs, compileAhead);
+    GpuGate gate;
+    // Whether a GPU has more than one worker (only then can a job run short of memory because of
+    // another; alone, a retry would meet the same wall).
+    std::map<std::string, int> workersOnGpu;
+    for (const BatchSlot& slot : options.slots)
+        ++workersOnGpu[slot.gpu];
+    auto sharedGpu = [&](const std::string& gpu) { return workersOnGpu[gpu] > 1; };
     std::stop_source halt;
     std::stop_callback forward(stop, [&] {
         halt.request_stop();
@@ -264,7 +322,17 @@ void runBatch(const std::vector<BatchJob>& jobs, const BatchPoolOptions& options
                 out.job = &jobs[size_t(j)];
                 out.slot = int(s);
                 bool cancelled = false;
+                gate.enter(slot.gpu);
                 out.result = runVerifierProcess(req, &out.run, token, &cancelled);
+                if (!cancelled && outOfGpuMemory(out.result) && sharedGpu(slot.gpu)) {
+                    // Out of memory beside another job: once more, alone on this GPU.
+                    gate.enterAlone(slot.gpu);
+                    out.run = {};
+                    out.result = runVerifierProcess(req, &out.run, token, &cancelled);
+                    out.retried = true;
+                    gate.leaveAlone(slot.gpu);
+                }
+                gate.leave(slot.gpu);
                 sched.jobFinished(j);
                 if (cancelled)
                     break;  // nothing was judged: a resume runs it again

@@ -41,6 +41,9 @@ struct BatchOutcome {
     int slot = 0;  // index into BatchPoolOptions::slots
     VerificationResult result;
     VerifierRun run;  // what the process did (its stdout verbatim, for storing)
+    // It ran out of GPU memory beside another job on its GPU and was run again alone: `result`
+    // is the second run's.
+    bool retried = false;
 };
 
 struct BatchProgress {

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 extern char** environ;
 
@@ -23,6 +24,9 @@ double since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+constexpr size_t kMaxOut = size_t(64) << 20;
+constexpr size_t kKeepErr = size_t(1) << 20;
+
 void closeAll(std::initializer_list<int> fds) {
     for (int fd : fds)
         if (fd >= 0)
@@ -30,6 +34,17 @@ void closeAll(std::initializer_list<int> fds) {
 }
 
 }  // namespace
+
+void appendChildOutput(std::string& into, const char* data, size_t n, bool isStdout) {
+    if (isStdout) {
+        // Past the limit the document is cut, and the reader finds no JSON in it.
+        into.append(data, std::min(n, kMaxOut - std::min(kMaxOut, into.size())));
+        return;
+    }
+    into.append(data, n);
+    if (into.size() > 2 * kKeepErr)
+        into.erase(0, into.size() - kKeepErr);
+}
 
 std::vector<std::string> childEnvironment(const std::vector<std::string>& extraEnv) {
     std::vector<std::string> env;
@@ -91,6 +106,12 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds
             _exit(127);
         dup2(outPipe[1], 1);  // dup2 clears close-on-exec on 1 and 2
         dup2(errPipe[1], 2);
+        // Nothing to read, and nothing to write into: a terminal on stdin is writable too.
+        const int null = open("/dev/null", O_RDONLY);
+        if (null >= 0 && null != 0) {
+            dup2(null, 0);
+            close(null);
+        }
         execvpe(args[0], args.data(), envp.data());
         int e = errno;
         (void)!write(execPipe[1], &e, sizeof e);
@@ -117,6 +138,12 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds
     pollfd fds[2] = {{outPipe[0], POLLIN, 0}, {errPipe[0], POLLIN, 0}};
     int open = 2;
     char buf[65536];
+    int status = 0;
+    bool reaped = false;
+    // Once the child itself has exited, a process it left behind may still hold the pipes open
+    // (a forked helper, a candidate's daemon): what is already written is read for a moment
+    // longer, then the group is killed, instead of waiting for EOF until the timeout.
+    std::optional<std::chrono::steady_clock::time_point> exitedAt;
     while (open > 0) {
         if (stop.stop_requested()) {
             killGroup(r.cancelled);
@@ -127,7 +154,13 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds
             killGroup(r.timedOut);
             break;
         }
-        int n = poll(fds, 2, std::min(left, stop.stop_possible() ? 50 : 200));
+        if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
+            reaped = true;
+            exitedAt = std::chrono::steady_clock::now();
+        }
+        if (exitedAt && since(*exitedAt) > kDrainAfterExitSeconds)
+            break;
+        int n = poll(fds, 2, std::min(left, stop.stop_possible() || reaped ? 50 : 200));
         if (n < 0 && errno != EINTR)
             break;
         for (int k = 0; k < 2; ++k) {
@@ -135,7 +168,7 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds
                 continue;
             ssize_t got = read(fds[k].fd, buf, sizeof buf);
             if (got > 0) {
-                (k == 0 ? r.out : r.err).append(buf, size_t(got));
+                appendChildOutput(k == 0 ? r.out : r.err, buf, size_t(got), k == 0);
             } else {
                 close(fds[k].fd);
                 fds[k].fd = -1;
@@ -146,15 +179,16 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds
     for (auto& f : fds)
         if (f.fd >= 0)
             close(f.fd);
-    int status = 0;
     // After the pipes close the child may still be tearing down a GPU context: wait for it, but
     // never longer than the timeout allows. The first waits are short: a batch pays this delay
     // once per job, so it must stay far below a millisecond when the child is already gone.
     useconds_t nap = 100;
-    while (true) {
+    while (!reaped) {
         pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid)
+        if (w == pid) {
+            reaped = true;
             break;
+        }
         if (w < 0 && errno != EINTR) {
             r.error = std::string("waitpid: ") + std::strerror(errno);
             break;
@@ -166,9 +200,8 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds
         usleep(nap);
         nap = std::min<useconds_t>(nap * 2, 10000);
     }
-    // The group may hold grandchildren (nvcc); they die with it.
-    if (r.timedOut || r.cancelled)
-        kill(-pid, SIGKILL);
+    // Whatever the job left in its group (nvcc, a candidate's helpers) ends with it.
+    kill(-pid, SIGKILL);
     if (WIFEXITED(status))
         r.exitCode = WEXITSTATUS(status);
     if (WIFSIGNALED(status))

@@ -32,6 +32,15 @@ struct ChildResult {
 ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds,
                      const std::vector<std::string>& extraEnv = {}, std::stop_token stop = {});
 
+// How a child's output is kept (runChild and the worker server's client): stdout, which
+// carries one JSON document, up to 64 MiB; stderr, a log, its last 1 MiB. A child that prints
+// without end costs bounded memory.
+void appendChildOutput(std::string& into, const char* data, size_t n, bool isStdout);
+// Once a child has exited, what it already wrote is read for this long; then whatever it left
+// holding its pipes (a forked helper) is killed with its process group, instead of the reader
+// waiting for EOF until the timeout.
+inline constexpr double kDrainAfterExitSeconds = 0.5;
+
 // The environment a child of runChild gets: the caller's, with extraEnv applied as above.
 std::vector<std::string> childEnvironment(const std::vector<std::string>& extraEnv);
 

@@ -3,13 +3,20 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 
 #include "core/base/inputerror.h"
 #include "core/base/jsoninteger.h"
 #include "core/base/jsonparse.h"
+#include "core/base/sha256.h"
+#include "core/base/textescape.h"
 #include "core/verify/childprocess.h"
+#include "core/verify/dtype.h"
+#include "core/verify/kbcache.h"
+#include "core/verify/processguard.h"
+#include "core/verify/verdictpolicy.h"
 #include "core/verify/workerserver.h"
 
 namespace reach {
@@ -56,6 +63,47 @@ std::optional<TimingStats> timingOf(const json& t) {
     return s;
 }
 
+std::vector<double> numbers(const json& j, const char* key) {
+    std::vector<double> v;
+    const json a = j.is_object() ? j.value(key, json()) : json();
+    if (!a.is_array() || a.size() > 100000)
+        return {};
+    for (const json& x : a) {
+        if (!x.is_number())
+            return {};
+        v.push_back(x.get<double>());
+    }
+    return v;
+}
+
+ClockSamples clockOf(const json& holder) {
+    const json c = holder.is_object() ? holder.value("clock", json()) : json();
+    return {numbers(c, "judge_us"), numbers(c, "runner_us")};
+}
+
+// The controller's own checks of the judge's report: the runner's clock against the judge's, and
+// the roofline floor. Both only where the candidate was timed.
+void addControllerChecks(VerificationResult& r, const json& re, const std::string& precision) {
+    if (!r.timing || !re.contains("timing") || !re["timing"].is_object())
+        return;
+    const json& t = re["timing"];
+    const bool host = text(t, "clock_source") == "host";
+    const json calibration = re.value("calibration", json());
+    applyClockAgreement(r, clockAgreement(clockOf(t), clockOf(calibration), host));
+    const json ri = re.value("roofline_inputs", json());
+    if (ri.is_object()) {
+        DType dt = DType::F32;
+        if (precision == "bf16")
+            dt = DType::BF16;
+        else if (precision == "fp16")
+            dt = DType::F16;
+        r.roofline = rooflineFloor(number(ri, "minimal_bytes", 0), number(ri, "flops", 0),
+                                   number(ri, "copy_bandwidth_gbs", 0),
+                                   peakTflops(text(ri, "arch"), dt), r.timing->medianUs);
+        applyRooflineCheck(r);
+    }
+}
+
 // What a worker that did not print its answer means: the part's own verdict.
 json failedPart(const WorkerOutcome& w, const char* mode) {
     json j = {{"mode", mode}};
@@ -84,7 +132,7 @@ std::optional<ChildResult> runInServer(const KernelBenchJob& job,
                                        const std::vector<std::string>& args,
                                        const std::vector<std::string>& env) {
     const char* socket = std::getenv("REACH_KB_SERVER");
-    if (!socket || !*socket || std::getenv("REACH_SANDBOXED"))
+    if (!socket || !*socket || std::getenv("REACH_SANDBOXED") || job.sandbox)
         return std::nullopt;
     std::string why;
     auto c = runInWorkerServer(socket, args, job.timeoutSeconds, env, &why);
@@ -93,13 +141,25 @@ std::optional<ChildResult> runInServer(const KernelBenchJob& job,
     return c;
 }
 
-WorkerOutcome runWorker(const KernelBenchJob& job, const std::vector<std::string>& args) {
+WorkerOutcome runWorker(const KernelBenchJob& job, const std::vector<std::string>& args,
+                        const std::vector<std::string>& extraReadOnly = {}) {
     std::vector<std::string> argv = {job.python, job.worker};
     argv.insert(argv.end(), args.begin(), args.end());
+    if (job.sandbox) {
+        SandboxSpec spec = *job.sandbox;
+        spec.command = argv;
+        spec.readOnlyPaths.insert(spec.readOnlyPaths.end(), extraReadOnly.begin(),
+                                  extraReadOnly.end());
+        argv = sandboxArguments(spec);
+    }
     // The worker's own output must not be buffered away when it dies.
     const std::vector<std::string> env = {"PYTHONUNBUFFERED=1"};
     std::optional<ChildResult> served = runInServer(job, args, env);
     const ChildResult c = served ? std::move(*served) : runChild(argv, job.timeoutSeconds, env);
+    // Processes the job's candidate started and abandoned (re-parented here when the caller is
+    // a subreaper) end with the job, sandboxed or not.
+    if (job.killLeftovers)
+        killLeftoverChildren();
     WorkerOutcome w;
     w.started = c.started;
     w.startError = c.error;
@@ -113,6 +173,12 @@ WorkerOutcome runWorker(const KernelBenchJob& job, const std::vector<std::string
         w.doc = tryParseJson(c.out).value_or(json(json::value_t::discarded));
     if (w.doc.is_discarded())
         w.doc = nullptr;
+    // One object of the mode asked for, or nothing: whatever else is on stdout is not an answer.
+    if (w.doc.is_object() && !args.empty() && !w.doc.contains("error") &&
+        text(w.doc, "mode") != args.front()) {
+        w.err += "\nreach-verify: the worker's stdout held a document that is not its answer";
+        w.doc = nullptr;
+    }
     return w;
 }
 
@@ -128,6 +194,57 @@ void throwIfBadInput(const WorkerOutcome& w, const KernelBenchJob& job) {
     if (colon != std::string::npos && colon > 0 && line.find('\n') == std::string::npos)
         throw InputError(line.substr(0, colon), "", line.substr(colon + 2));
     throw InputError(job.problemFile, "kernelbench worker", line.empty() ? "valid input" : line);
+}
+
+// The entries of a job's scopes, written for the workers to read (0600, in a private folder),
+// removed with the job.
+class CacheInFile {
+public:
+    explicit CacheInFile(const KbResultCache& cache) {
+        if (!cache.enabled())
+            return;
+        char tmpl[] = "/tmp/reach-cache-in-XXXXXX";
+        if (!::mkdtemp(tmpl))
+            return;
+        m_dir = tmpl;
+        const std::string path = m_dir + "/entries.json";
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out << dumpJson(cache.entries(), -1);
+        if (out)
+            m_path = path;
+    }
+    ~CacheInFile() {
+        std::error_code ec;
+        if (!m_dir.empty())
+            fs::remove_all(m_dir, ec);
+    }
+    CacheInFile(const CacheInFile&) = delete;
+    CacheInFile& operator=(const CacheInFile&) = delete;
+    const std::string& path() const { return m_path; }
+
+private:
+    std::string m_dir, m_path;
+};
+
+// What a sandboxed job may write: the candidate's own load_inline and Triton build folders
+// (named by its bytes, as environment.extension_dir does), created here first; plus whatever
+// the caller allowed (a batch's timing lock).
+std::vector<std::string> sandboxBuildDirs(const KernelBenchJob& job) {
+    std::vector<std::string> dirs = job.sandbox->writablePaths;
+    std::string digest;
+    try {
+        digest = Sha256::hexOfFile(job.candidateFile).substr(0, 24);
+    } catch (const std::exception&) {
+        return dirs;
+    }
+    for (const char* kind : {"torch_extensions", "triton"}) {
+        const std::string d = job.cacheDir + "/" + kind + "/" + digest;
+        std::error_code ec;
+        fs::create_directories(d, ec);
+        if (!ec)
+            dirs.push_back(d);
+    }
+    return dirs;
 }
 
 std::string stem(const std::string& path) {
@@ -237,6 +354,7 @@ VerificationResult composeKernelBench(const KernelBenchJob& job, const json& pro
     for (const auto& f : re.value("flags", json::array()))
         if (f.is_string())
             r.flags.push_back(f.get<std::string>());
+    addControllerChecks(r, re, job.precision);
 
     // The device: what the worker saw (PyTorch's view of it), else the probe's.
     const json& dev = re.contains("device") && re["device"].is_object()
@@ -296,15 +414,31 @@ VerificationResult runKernelBenchJob(const KernelBenchJob& job) {
         common.push_back("--no-timing");
     if (job.fresh)
         common.push_back("--fresh");
+    // The results this job may reuse, in a private file (kbcache.h): the workers read it and
+    // never see the cache itself.
+    const KbResultCache cache(job.cacheDir, job.problemFile, job.candidateFile);
+    const CacheInFile cacheIn(cache);
+    std::vector<std::string> extraReadOnly;
+    if (!cacheIn.path().empty()) {
+        common.insert(common.end(), {"--cache-in", cacheIn.path()});
+        extraReadOnly.push_back(cacheIn.path());
+    }
+    KernelBenchJob effective = job;
+    if (job.sandbox && !job.cacheDir.empty())
+        effective.sandbox->writablePaths = sandboxBuildDirs(job);
 
     std::vector<std::string> kbArgs = {"kernelbench"};
     kbArgs.insert(kbArgs.end(), common.begin(), common.end());
     if (job.kbTolerance)
         kbArgs.insert(kbArgs.end(), {"--tolerance", std::to_string(*job.kbTolerance)});
+    // KernelBench times 100 trials by default; --reps asks for fewer (or more) everywhere.
+    kbArgs.insert(kbArgs.end(), {"--perf-trials", std::to_string(job.reps)});
     // KernelBench's verdict first. Its worker also says whether this interpreter has PyTorch
     // (a bad-input answer: one line) and a GPU (no_gpu, an ordinary answer), so no separate
     // probe process pays PyTorch's start-up again.
-    const WorkerOutcome kb = runWorker(job, kbArgs);
+    const WorkerOutcome kb = runWorker(effective, kbArgs, extraReadOnly);
+    if (kb.doc.is_object())
+        cache.store(kb.doc.value("cache_store", json()));
     if (!kb.started)
         throw InputError(job.python, "", "an interpreter that starts (" + kb.startError + ")");
     throwIfBadInput(kb, job);
@@ -343,8 +477,10 @@ VerificationResult runKernelBenchJob(const KernelBenchJob& job) {
     }
     if (!job.thresholdsFile.empty())
         reachArgs.insert(reachArgs.end(), {"--thresholds", job.thresholdsFile});
-    const WorkerOutcome reach = runWorker(job, reachArgs);
+    const WorkerOutcome reach = runWorker(effective, reachArgs, extraReadOnly);
     throwIfBadInput(reach, job);
+    if (reach.doc.is_object())
+        cache.store(reach.doc.value("cache_store", json()));
     return composeKernelBench(job, json::object(), kb, reach);
 }
 

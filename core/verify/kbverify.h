@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/verify/sandbox.h"
 #include "core/verify/verification.h"
 
 namespace reach {
@@ -40,6 +41,13 @@ struct KernelBenchJob {
     // resources/python/reach_kb/resultcache.py); Reach's checks and timing always run again.
     bool fresh = false;
     std::string thresholdsFile;
+    // --sandbox: every Python worker (KernelBench's reproduction, the judge and the runner it
+    // forks) runs under bubblewrap with these binds (command empty: filled per worker);
+    // reach-verify itself, which alone writes the results cache, stays outside.
+    std::optional<SandboxSpec> sandbox;
+    // After each worker, kill every child process of the caller that is left (processguard.h):
+    // for reach-verify, which runs one job and is the subreaper of its workers' orphans.
+    bool killLeftovers = false;
 };
 
 // Both files end in .py: the KernelBench format (a .json problem and a .cu candidate are
@@ -61,10 +69,11 @@ struct WorkerOutcome {
     double seconds = 0;
 };
 
-// The composition, pure (tested without Python): the result's verdict is Reach's ("reach"),
-// KernelBench's verdict rides along ("kernelbench"), and `fooled` is set when KernelBench called
-// the candidate correct and Reach does not. A worker that crashed or hung is that part's
-// "crashed" / "timeout".
+// The composition, pure (tested without Python): the result's verdict is Reach's ("reach", the
+// judge's document), with the controller's own checks added: the clock agreement between the
+// runner's times and the judge's (verdictpolicy.h) and the roofline floor; KernelBench's verdict
+// rides along ("kernelbench"), and `fooled` is set when KernelBench called the candidate correct
+// and Reach does not. A worker that crashed or hung is that part's "crashed" / "timeout".
 VerificationResult composeKernelBench(const KernelBenchJob& job, const nlohmann::json& probe,
                                       const WorkerOutcome& kernelbench, const WorkerOutcome& reach);
 

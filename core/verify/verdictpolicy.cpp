@@ -1,6 +1,8 @@
 #include "core/verify/verdictpolicy.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 namespace reach {
 
@@ -44,6 +46,105 @@ Roofline rooflineFloor(double minimalBytes, double flops, double copyBandwidthGB
     rf.floorUs = std::max(memUs, cmpUs);
     rf.belowFloor = candidateMedianUs < 0.9 * rf.floorUs;
     return rf;
+}
+
+namespace {
+
+double median(std::vector<double> v) {
+    if (v.empty())
+        return std::nan("");
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double quantile(std::vector<double> v, double p) {
+    if (v.empty())
+        return std::nan("");
+    std::sort(v.begin(), v.end());
+    const size_t i = size_t(std::floor(p * double(v.size() - 1) + 0.5));
+    return v[std::min(i, v.size() - 1)];
+}
+
+std::vector<double> gaps(const ClockSamples& s) {
+    std::vector<double> g;
+    const size_t n = std::min(s.judgeUs.size(), s.runnerUs.size());
+    for (size_t i = 0; i < n; ++i)
+        g.push_back(s.judgeUs[i] - s.runnerUs[i]);
+    return g;
+}
+
+std::string us(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f", v);
+    return b;
+}
+
+// Jitter and the runner's own overhead: at least kMinGpuUs (a GPU's exchange is tens of
+// microseconds of messages and synchronizations, steady to a few), three interquartile ranges of
+// the calibration's gaps, and a share of the candidate's time (clock rates, and the slot copy's
+// L2 state after different kernels). Host clocks (the CPU test mode) share one busy machine
+// with everything else: their floor and share are much larger.
+constexpr double kMinGpuUs = 20.0, kGpuShare = 0.05;
+constexpr double kMinHostUs = 2000.0, kHostShare = 0.25;
+
+}  // namespace
+
+ClockAgreement clockAgreement(const ClockSamples& candidate, const ClockSamples& calibration,
+                              bool hostClocks) {
+    ClockAgreement a;
+    const std::vector<double> gc = gaps(candidate), gb = gaps(calibration);
+    if (gc.empty() || gb.empty()) {
+        a.detail = "no repetitions to compare";
+        return a;
+    }
+    a.candidateGapUs = median(gc);
+    a.calibrationGapUs = median(gb);
+    a.hiddenUs = a.candidateGapUs - a.calibrationGapUs;
+    const double claimed = median(candidate.runnerUs);
+    const double iqr = quantile(gb, 0.75) - quantile(gb, 0.25);
+    a.allowanceUs = std::max({hostClocks ? kMinHostUs : kMinGpuUs, 3.0 * iqr,
+                              (hostClocks ? kHostShare : kGpuShare) * claimed});
+    a.judgeTimeUs = median(candidate.judgeUs) - a.calibrationGapUs;
+    // The runner's event window lies inside the judge's exchange: a claim longer than the
+    // exchange is not a time.
+    a.runnerExceedsJudge = a.candidateGapUs < 0;
+    a.agrees = std::isfinite(a.hiddenUs) && !a.runnerExceedsJudge && a.hiddenUs <= a.allowanceUs;
+    if (a.runnerExceedsJudge)
+        a.detail = "the runner reported " + us(claimed) + " us, longer than the judge's whole exchange (" +
+                   us(median(candidate.judgeUs)) + " us)";
+    else
+        a.detail = "runner " + us(claimed) + " us, judge " + us(a.judgeTimeUs) + " us (its exchange " +
+                   us(median(candidate.judgeUs)) + " us less the calibrated " + us(a.calibrationGapUs) +
+                   " us): " + us(std::max(0.0, a.hiddenUs)) + " us unexplained, allowed " +
+                   us(a.allowanceUs) + " us";
+    return a;
+}
+
+namespace {
+void failIfPassed(VerificationResult& r, const std::string& reason) {
+    r.reasons.push_back(reason);
+    if (r.verdict == verdict::kPass)
+        r.verdict = verdict::kFail;
+}
+}  // namespace
+
+void applyClockAgreement(VerificationResult& r, const ClockAgreement& a) {
+    r.checks.push_back({"clock_agreement", a.hiddenUs, a.allowanceUs, a.agrees, a.detail});
+    if (!a.agrees)
+        failIfPassed(r, "clock_agreement: the runner's clock disagrees with the judge's: " + a.detail +
+                            " (a forged time, or work outside the timed stream)");
+}
+
+void applyRooflineCheck(VerificationResult& r) {
+    if (!r.roofline || !r.timing || r.roofline->floorUs <= 0)
+        return;
+    const bool ok = !r.roofline->belowFloor;
+    const std::string d = "median " + us(r.timing->medianUs) + " us vs floor " +
+                          us(r.roofline->floorUs) + " us";
+    r.checks.push_back({"roofline_plausible", r.timing->medianUs, 0.9 * r.roofline->floorUs, ok, d});
+    if (!ok)
+        failIfPassed(r, "roofline_plausible: faster than physically possible, " + d);
 }
 
 void applyVerdict(VerificationResult& r, int rc, const OracleVerdict& ov) {

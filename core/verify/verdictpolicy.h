@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include <vector>
+
 #include "core/verify/dtype.h"
 #include "core/verify/oracle.h"
 #include "core/verify/verification.h"
@@ -26,6 +28,36 @@ double peakTflops(const std::string& arch, DType d);
 // implausible.
 Roofline rooflineFloor(double minimalBytes, double flops, double copyBandwidthGBs,
                        double peakTflops, double candidateMedianUs);
+
+// The runner's clock held against the judge's (docs/verifier.md, "A time the candidate cannot
+// rewrite"). Per timed repetition: judgeUs, the judge's own clock around the whole exchange
+// (its spacer, the runner's call, the hand-over of the output, both synchronizations), and
+// runnerUs, the event time the runner reports: a claim. judge - runner is the same machinery
+// for every callable, so the problem's own code, timed the same way before the candidate was
+// loaded, calibrates it; time the runner's clock hid from the judge widens the gap.
+struct ClockSamples {
+    std::vector<double> judgeUs;
+    std::vector<double> runnerUs;
+};
+struct ClockAgreement {
+    double candidateGapUs = 0;    // median(judge - runner) of the candidate's repetitions
+    double calibrationGapUs = 0;  // the same for the problem's own code
+    double hiddenUs = 0;          // the difference: time the runner's clock did not show
+    double allowanceUs = 0;       // what jitter and the runner's own overhead explain
+    double judgeTimeUs = 0;       // the judge's own estimate: median(judge) - calibration gap
+    bool runnerExceedsJudge = false;  // the runner claimed more than the judge's whole exchange
+    bool agrees = false;
+    std::string detail;  // one line, for the check and the reason
+};
+// hostClocks: both clocks are the host's (the CPU test mode), with their larger jitter.
+ClockAgreement clockAgreement(const ClockSamples& candidate, const ClockSamples& calibration,
+                              bool hostClocks);
+// Adds the check "clock_agreement" (and its reason when it fails) to r; a failure makes a pass a
+// fail, never chooses another time silently.
+void applyClockAgreement(VerificationResult& r, const ClockAgreement& a);
+// Adds "roofline_plausible" for r.roofline and r.timing (set by the caller); a failure makes a
+// pass a fail.
+void applyRooflineCheck(VerificationResult& r);
 
 // The checks and verdict of a finished correctness run: the candidate's return code, every
 // oracle check, and roofline_plausible when a roofline was measured. `pass` only when all pass.

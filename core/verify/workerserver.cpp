@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -187,8 +188,15 @@ std::optional<ChildResult> runInWorkerServer(const std::string& socketPath,
     r.started = true;
     pollfd p[3] = {{outRead.fd, POLLIN, 0}, {errRead.fd, POLLIN, 0}, {sock.fd, POLLIN, 0}};
     bool ended = false, serverGone = false;
+    std::optional<Clock::time_point> endedAt;
     char buf[65536];
     while (p[0].fd >= 0 || p[1].fd >= 0 || !(ended || serverGone)) {
+        if (ended && !endedAt)
+            endedAt = Clock::now();
+        if (endedAt && since(*endedAt) > kDrainAfterExitSeconds) {
+            killJob(pid);  // what the job left holding its pipes goes with its group
+            break;
+        }
         const double limit = timeoutSeconds + (r.timedOut ? 10 : 0);
         const int left = int((limit - since(t0)) * 1000);
         if (left <= 0) {
@@ -198,7 +206,7 @@ std::optional<ChildResult> runInWorkerServer(const std::string& socketPath,
             killJob(pid);
             continue;
         }
-        const int n = poll(p, 3, std::min(left, 200));
+        const int n = poll(p, 3, std::min(left, ended ? 50 : 200));
         if (n < 0 && errno != EINTR)
             break;
         for (int k = 0; k < 3; ++k) {
@@ -206,7 +214,7 @@ std::optional<ChildResult> runInWorkerServer(const std::string& socketPath,
                 continue;
             const ssize_t got = read(p[k].fd, buf, sizeof buf);
             if (got > 0 && k < 2) {
-                (k == 0 ? r.out : r.err).append(buf, size_t(got));
+                appendChildOutput(k == 0 ? r.out : r.err, buf, size_t(got), k == 0);
             } else if (got > 0) {
                 pending.append(buf, size_t(got));
                 size_t nl;

@@ -26,7 +26,7 @@ itself, or leaves exactly that NaN in place, reads as unwritten.
 
 PATTERN = 0xFF
 SMALL_SIZE = 1 << 20  # PyTorch's kSmallSize: requests up to 1 MiB use the small pool
-OUTPUT_BLOCKS = 3  # free pattern-filled blocks at least as large as the output, before each call
+OUTPUT_BLOCKS = 1  # free pattern-filled blocks at least as large as the output, before each call
 
 
 def free_blocks(segments, device_index=None, stream=None):

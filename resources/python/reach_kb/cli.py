@@ -89,6 +89,8 @@ def _common(p):
                    help="measure everything again: reuse no stored result (resultcache.py)")
     p.add_argument("--categories", metavar="CSV",
                    help="category table (default <worker dir>/../kernelbench/categories.csv)")
+    p.add_argument("--cache-in", metavar="F",
+                   help="stored results the job may reuse, as reach-verify passes them (resultcache.py)")
 
 
 def build_parser():
@@ -119,6 +121,8 @@ def build_parser():
     r.add_argument("--recorded-baseline-us", type=_positive_float)
     r.add_argument("--recorded-baseline-source", default="")
     r.add_argument("--thresholds", metavar="T.json")
+    r.add_argument("--call-timeout", type=_positive_float, default=600.0,
+                   help="seconds the judge waits for one answer of the runner")
     return parser
 
 

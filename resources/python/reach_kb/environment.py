@@ -121,23 +121,24 @@ def extension_dir(path, candidate_file):
 
 
 def set_cache_dir(path, candidate_file=""):
-    """Point every build cache at `path` before anything compiles.
+    """Point the candidate's build caches at `path` before anything compiles (KernelBench's
+    reproduction; the judge hands the runner the same folders, reachverdict.runner_env).
 
-    load_inline (one directory per candidate source, extension_dir) and Triton key their caches
-    by content, so a re-verify of an unchanged candidate reuses the build; Inductor's cache serves
-    the torch.compile baseline the same way.
+    load_inline and Triton key their caches by content, so a re-verify of an unchanged candidate
+    reuses its build. Both get a folder per candidate source (extension_dir): a candidate can
+    read or plant nothing in another candidate's builds.
     """
     if not path:
         return
     ext = extension_dir(path, candidate_file) if candidate_file else os.path.join(path, "torch_extensions")
+    triton = os.path.join(path, "triton", os.path.basename(ext))
     try:
-        for d in (ext, os.path.join(path, "triton"), os.path.join(path, "inductor")):
+        for d in (ext, triton):
             os.makedirs(d, exist_ok=True)
     except OSError as e:
         raise UserError(f"{path}: cannot create the cache directory: {e.strerror}")
     os.environ["TORCH_EXTENSIONS_DIR"] = ext
-    os.environ["TRITON_CACHE_DIR"] = os.path.join(path, "triton")
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(path, "inductor")
+    os.environ["TRITON_CACHE_DIR"] = triton
 
 
 def set_seed(torch, seed):

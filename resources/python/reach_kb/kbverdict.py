@@ -24,7 +24,7 @@ Facts read in src/kernelbench/eval.py (own implementation here, nothing copied):
 import os
 import traceback
 
-from . import KERNELBENCH_REPRODUCED, kbtiming
+from . import KERNELBENCH_REPRODUCED, kbtiming, procwatch
 from .environment import set_seed, synchronize
 from .errors import CandidateLoadError
 from .loading import describe, load_candidate
@@ -101,6 +101,10 @@ def run(torch, args, problem, prepared, device, res):
     md["device"] = str(device)
 
     os.environ["TORCH_USE_CUDA_DSA"] = "1"  # KernelBench sets it before loading the candidate
+    # The candidate runs in this process (that is what KernelBench does): it keeps no capability,
+    # so even run as root it cannot reach reach-verify's pipes through /proc (procwatch.py).
+    for n in procwatch.drop_privileges():
+        res["notes"].append(n)
     try:
         cand = load_candidate(args.candidate, problem, "kernelbench", args.backend)
         synchronize(torch, device)

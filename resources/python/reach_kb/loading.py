@@ -83,9 +83,9 @@ class Problem:
         """Runs problem code; a failure there is the problem's fault (bad input, exit 2)."""
         try:
             return fn(*args)
-        except (KeyboardInterrupt, SystemExit):
-            raise
         except BaseException as e:
+            # sys.exit() and KeyboardInterrupt raised by problem code are the problem's too: the
+            # job would otherwise end with the worker's exit status and no line on stderr.
             raise UserError(place(self.path, line_in(e, self.filename)) + f"{what} raised {describe(e)}")
 
 
@@ -101,8 +101,6 @@ def load_problem(path, style):
     namespace = {}
     try:
         exec(code, namespace)
-    except (KeyboardInterrupt, SystemExit):
-        raise
     except BaseException as e:
         raise UserError(place(path, line_in(e, filename)) + f"running the problem raised {describe(e)}")
     missing = [n for n in REQUIRED if not callable(namespace.get(n))]
@@ -151,9 +149,7 @@ def _exec_candidate(path, source, namespace, filename):
         raise _load_error(path, filename, e)
     try:
         exec(code, namespace)
-    except (KeyboardInterrupt,):
-        raise
-    except BaseException as e:
+    except BaseException as e:  # sys.exit() or KeyboardInterrupt at import: the candidate's
         raise _load_error(path, filename, e)
     ModelNew = namespace.get("ModelNew")
     if ModelNew is None:
@@ -167,9 +163,7 @@ def _import_candidate(path, source, module_name, file_path):
         spec = importlib.util.spec_from_file_location(module_name, file_path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-    except (KeyboardInterrupt,):
-        raise
-    except BaseException as e:
+    except BaseException as e:  # sys.exit() or KeyboardInterrupt at import: the candidate's
         raise _load_error(path, file_path, e)
     if not hasattr(module, "ModelNew"):
         raise CandidateLoadError(f"{path}: no ModelNew defined (expected a class ModelNew)", "",

@@ -9,7 +9,7 @@ import sys
 import time
 import traceback
 
-from . import cli, environment, resultcache
+from . import cli, environment, procwatch, resultcache
 from .capture import Console
 from .errors import UserError
 from .loading import describe, load_problem
@@ -50,13 +50,15 @@ def main(argv, worker_dir):
     mode = None
     result = None
     phases = {}
+    handle = None
     try:
         quiet = console.quiet()
         with quiet:
             args = cli.parse(argv)
             mode = args.command
-            kb_key = _kernelbench_key(args) if mode == "kernelbench" and args.cache_dir else None
-            entry = (resultcache.load(args.cache_dir, "kernelbench", kb_key)
+            cache_in = resultcache.read_entries(getattr(args, "cache_in", None))
+            kb_key = _kernelbench_key(args) if mode == "kernelbench" else None
+            entry = (resultcache.lookup(cache_in, "kernelbench", kb_key)
                      if kb_key and not args.fresh else None)
             if mode == "probe":
                 result = environment.probe()
@@ -66,12 +68,23 @@ def main(argv, worker_dir):
                 result["reused"] = resultcache.reused(entry)
                 result["phase_seconds"] = {"total": round(time.perf_counter() - started, 3)}
             else:
-                environment.set_cache_dir(args.cache_dir, args.candidate)
+                if mode == "kernelbench":
+                    environment.set_cache_dir(args.cache_dir, args.candidate)
+                else:
+                    # The judge: nothing of this process may be reached from the runner
+                    # (procwatch.py), and whatever the runner leaves behind comes back here.
+                    for n in procwatch.protect_self():
+                        console.note(n)
                 t0 = time.perf_counter()
                 torch = environment.import_torch()
                 phases["import_torch"] = round(time.perf_counter() - t0, 3)
                 if torch is None:
                     raise UserError(f"{sys.executable}: no PyTorch in this Python (import torch failed)")
+                if mode == "reach":
+                    # Before the problem is loaded and before CUDA is touched: a forked child
+                    # cannot use a CUDA context its parent made, and problem code may make one.
+                    from . import judge
+                    handle = judge.spawn_runner(worker_dir, console.real_err)
                 # The verdict modules import torch at module level: only now that it is there.
                 from . import kbverdict, reachverdict
                 problem = load_problem(args.problem, mode)
@@ -97,7 +110,11 @@ def main(argv, worker_dir):
                 if mode == "kernelbench":
                     kbverdict.run(torch, args, problem, prep, device, res)
                 else:
-                    reachverdict.run(torch, args, problem, prep, device, res)
+                    reachverdict.run(torch, args, problem, prep, device, res, handle, cache_in)
+                    handle = None  # ended by run
+        if handle is not None:
+            handle.end()
+            handle = None
         res["versions"] = environment.versions(torch)  # Triton's version once a candidate imported it
         # Where the worker's seconds went (startup, checks, timing, baselines), for the record.
         res.setdefault("phase_seconds", {}).update(phases)
@@ -105,24 +122,32 @@ def main(argv, worker_dir):
         tb = res.pop("log_traceback", None)
         res["log"] = console.log_text() + (("\n" + tb) if tb else "")
         if mode == "kernelbench" and device is not None and kb_key and _reusable_kernelbench(res):
-            resultcache.store(args.cache_dir, "kernelbench", kb_key, res)
+            res["cache_store"] = [resultcache.to_store("kernelbench", kb_key, dict(res))]
         console.emit(dumps(res))
         return 0
     except cli.HelpRequested as h:
         console.emit(dumps({"help": h.text}))
         return 0
     except UserError as e:
+        _end(handle)
         console.error_line(e.line)
         out = {"error": e.line, "mode": mode, "log": console.log_text()}
         if mode == "reach":
             out["verdict"] = "error"
         console.emit(dumps(out))
         return 2
-    except KeyboardInterrupt:
-        raise
     except BaseException as e:
+        _end(handle)
         line = f"{cli.PROG}: internal error: {describe(e)}"
         console.error_line(line)
         tail = traceback.format_exc()[-8000:]
         console.emit(dumps({"error": line, "mode": mode, "log": (console.log_text() + "\n" + tail).strip()}))
         return 3
+
+
+def _end(handle):
+    if handle is not None:
+        try:
+            handle.end()
+        except Exception:
+            pass

@@ -1,22 +1,30 @@
-"""The `reach` subcommand: Reach's oracle on a KernelBench-format candidate, in a fresh process.
+"""The `reach` subcommand: Reach's oracle on a KernelBench-format candidate, with the candidate kept in
+a process of its own (judge.py says how the three processes share the work).
 
 Verdict vocabulary as the C++ verifier's: `pass` only when every check passes; `fail` with one
-reason per failed check (its worst run); `compile_error` when the candidate cannot be loaded, built
-or constructed; `no_gpu` when CUDA was asked for and there is none. A Python exception from the
-candidate's forward is a `fail` (`runtime_error: ...`); `crashed` and `timeout` are the parent's.
+reason per failed check (its worst run); `compile_error` when the candidate cannot be loaded,
+built or constructed; `crashed` / `timeout` when the runner dies or stops answering; `error` when
+the job could not be judged (out of GPU memory: "out of GPU memory: N GiB needed, M GiB free");
+`no_gpu`. The controller adds the clock agreement and the roofline floor (verdictpolicy.h) from
+what this document reports.
 """
 
 import math
 import os
+import random
 import time
 import traceback
 
-from . import categories, reachperf, thresholds as thresholds_mod
-from .environment import set_seed
-from .errors import CandidateLoadError
-from .loading import describe, line_in, load_candidate, place
-from .reachruns import KB_SEED, Job, one_run
-from .report import worst
+from . import categories, channel, procwatch, resultcache, thresholds as thresholds_mod
+from .environment import set_seed, synchronize
+from .errors import UserError
+from .judge import CALIBRATION_REPS, CHECKED_REPS, KB_SEED, Judge, _is_oom
+from .judgeruns import add, claims, new_run, sampled, values, where_of
+from .judgetiming import Bench, clock_samples, record
+from .loading import describe
+from .report import fmt, worst
+
+THREAD_GRACE_S = 0.1
 
 
 def skeleton(args):
@@ -26,14 +34,15 @@ def skeleton(args):
         "reference_dtype": None, "thresholds": {}, "timing": None, "flags": [], "time_basis": None,
         "baselines": [], "baseline_used": None, "speedup": 0.0, "library_fallback": None,
         "candidate_kernels": None, "notes": [], "log": "", "versions": {}, "device": {},
-        "phase_seconds": {},
+        "phase_seconds": {}, "calibration": None, "roofline_inputs": None, "cache_store": [],
+        "runner_log": "", "processes_killed": 0,
         "precision": args.precision, "problem_file": args.problem, "candidate_file": args.candidate,
         "backend": None, "seeds": args.seeds, "scales": args.scales, "compile_log": None,
     }
 
 
 class Prepared:
-    """Problem-side work done before the candidate loads (errors here are bad input, exit 2)."""
+    """Problem-side work done before anything runs (errors here are bad input, exit 2)."""
 
     def __init__(self, torch, args, problem, worker_dir):
         self.thresholds = thresholds_mod.load(worker_dir, args.precision, args.thresholds)
@@ -43,97 +52,505 @@ class Prepared:
         self.raw_init = list(problem.call("get_init_inputs()", problem.get_init_inputs))
 
 
-def run(torch, args, problem, prep, device, res):
+class Stop(Exception):
+    """The job ends early with a verdict of its own (crashed, timeout, error)."""
+
+    def __init__(self, verdict, reason):
+        super().__init__(reason)
+        self.verdict = verdict
+        self.reason = reason
+
+
+def runner_env(args):
+    """Where the runner's builds go. The candidate's load_inline and Triton builds: a folder per
+    candidate source (environment.extension_dir), so no candidate reads or plants another's.
+    The torch.compile baseline's Inductor cache: shared between jobs, except in a sandbox,
+    where the runner gets a private one (a candidate loaded after the baseline could otherwise
+    plant kernels for the next job's baseline)."""
+    import tempfile
+    from .environment import extension_dir
+    env = {}
+    if args.cache_dir:
+        env["TORCH_EXTENSIONS_DIR"] = extension_dir(args.cache_dir, args.candidate)
+        digest = os.path.basename(env["TORCH_EXTENSIONS_DIR"])
+        env["TRITON_CACHE_DIR"] = os.path.join(args.cache_dir, "triton", digest)
+        env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(args.cache_dir, "inductor")
+    if os.environ.get("REACH_SANDBOXED") == "1" or not args.cache_dir:
+        env["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="reach-inductor-")
+    return env
+
+
+def run(torch, args, problem, prep, device, res, handle, cache_in):
     notes = res["notes"]
     res["thresholds"] = dict(prep.thresholds)
     res["category"] = prep.category
     res["kernelbench_category"] = prep.kb_category
-    job = Job(torch, args, problem, device, prep.thresholds, prep.category, notes)
-    job.raw_init = prep.raw_init
-
-    os.environ["TORCH_USE_CUDA_DSA"] = "1"  # as KernelBench: the same flags, so the same build cache
-    try:
-        cand = load_candidate(args.candidate, problem, "reach")
-    except CandidateLoadError as e:
-        return _compile_error(res, e.line, e.log)
-    res["backend"] = cand.backend
+    j = Judge(torch, args, problem, device, prep, res, handle)
     try:
         try:
-            job.build_candidate(cand.ModelNew)
-        except (KeyboardInterrupt,):
+            _job(j, res, cache_in)
+        except Stop as s:
+            res["verdict"] = s.verdict
+            res["reasons"] = [s.reason]
+        except (channel.RunnerGone, channel.ProtocolError) as e:
+            res["verdict"] = "crashed"
+            res["reasons"] = [f"crashed: the runner broke off ({e})"]
+        except channel.Silent as e:
+            res["verdict"] = "timeout"
+            res["reasons"] = [f"timeout: the runner stopped answering ({e})"]
+        except UserError:
             raise
         except BaseException as e:
-            line = place(args.candidate, line_in(e, cand.filename)) + f"ModelNew(*get_init_inputs()) raised {describe(e)}"
-            return _compile_error(res, line, "".join(traceback.format_exception(type(e), e, e.__traceback__)))
-        t0 = time.perf_counter()
-        _runs(job, res)
-        res["phase_seconds"]["checks"] = round(time.perf_counter() - t0, 3)
-        _perf(job, cand, res)
+            if not _is_oom(e):
+                raise
+            res["verdict"] = "error"
+            res["reasons"] = [_oom_line(torch, device, e)]
+            res["flags"].append("out_of_memory")
     finally:
-        cand.cleanup()
-    res["reference_dtype"] = str(job.ref_dtype).replace("torch.", "")
-    if job.cuda_fault:
-        # Still a `fail` (a Python exception from forward), flagged so the caller can tell a
-        # device fault, after which nothing else could run in this process.
+        try:
+            j.drop_slot()
+        except Exception:
+            pass
+        handle.end()
+        res["processes_killed"] = handle.killed_others
+        res["runner_log"] = handle.log.text()
+    res["reference_dtype"] = str(j.ref_dtype).replace("torch.", "")
+    if j.cuda_fault:
         res["flags"].append("cuda_fault")
-        res["notes"].append(f"cuda_fault: {job.cuda_fault}; no later check could run in this process")
-    _aggregate(job, res)
+        notes.append(f"cuda_fault: {j.cuda_fault}; no later check could run in the runner")
+    if res["verdict"] is None:
+        _aggregate(j, res)
     return res
 
 
-def _compile_error(res, line, log):
-    res["verdict"] = "compile_error"
-    res["reasons"] = [line]
-    res["compile_log"] = log
-    return res
+def _job(j, res, cache_in):
+    torch, args = j.torch, j.args
+    t0 = time.perf_counter()
+    j.learn()
+    j.bench = Bench(torch, j.device, res["notes"])
+    j.hello(runner_env(args))
+    res["phase_seconds"]["setup"] = round(time.perf_counter() - t0, 3)
+    timing = not args.no_timing
+    base = None
+    if timing:
+        t0 = time.perf_counter()
+        base = _trusted_phase(j, res, cache_in)
+        res["phase_seconds"]["baselines"] = round(time.perf_counter() - t0, 3)
+
+    reply = j.use("candidate", candidate=os.path.abspath(args.candidate))
+    if reply.get("op") == "error":
+        raise Stop("crashed", f"crashed: the runner failed to load the candidate ({reply.get('error')})")
+    if not reply.get("ok"):
+        if reply.get("oom"):
+            raise Stop("error", "out of GPU memory while the candidate was built: " + str(reply.get("line")))
+        res["verdict"] = "compile_error"
+        res["reasons"] = [str(reply.get("line"))]
+        res["compile_log"] = reply.get("log")
+        return
+    res["backend"] = reply.get("backend")
+    j.loaded = True
+    _patched(j, reply, "after the candidate was loaded")
+    j.threads_after_load = procwatch.threads(j.handle.pid)
+
+    t0 = time.perf_counter()
+    _correctness_runs(j, res)
+    res["phase_seconds"]["checks"] = round(time.perf_counter() - t0, 3)
+    if timing and _timeable(j):
+        t0 = time.perf_counter()
+        _candidate_timing(j, res, base)
+        res["phase_seconds"]["timing"] = round(time.perf_counter() - t0, 3)
+    elif timing:
+        res["notes"].append("timing skipped: the candidate raised or returned the wrong shape")
+    else:
+        res["notes"].append("timing not measured (--no-timing)")
+    if j.cuda and res["runs"] and res["runs"][-1].get("error") is None:
+        t0 = time.perf_counter()
+        _census(j, res, cache_in)
+        res["phase_seconds"]["profiler"] = round(time.perf_counter() - t0, 3)
+    reply = j.ask({"op": "audit"})
+    _patched(j, reply, "at the end of the job")
 
 
-def _runs(job, res):
-    for seed in job.args.seeds:
-        for scale in job.args.scales:
-            run, go_on = one_run(job, seed, scale)
+# ---- trusted phase: baselines and the clock's calibration -------------------------------------
+def _trusted_phase(j, res, cache_in):
+    """The problem's Model timed through the runner before the candidate is loaded: the baselines
+    (eager, torch.compile) and the calibration of the judge's clock against the runner's."""
+    torch, args = j.torch, j.args
+    j.new_slot()
+    key = resultcache.baseline_key(args, j)
+    cached = resultcache.lookup(cache_in, "baselines", key) if key and not args.fresh else None
+    measured = []
+    if cached:
+        measured = cached["value"]
+        for b in measured:
+            b["reused"] = resultcache.reused(cached)
+        res["notes"].append(f"baselines: eager and torch.compile times reused, measured {cached['measured_at']} "
+                            "on the same problem, precision, GPU model and stack (--fresh measures them again)")
+        j.use("eager")
+        cal, _ = j.timed_loop(CALIBRATION_REPS, 3, j.gather())
+        _loop_failure(j, cal, "the calibration run of the problem's Model")
+        calibration = {"which": "eager", "reps": len(cal.e), "clock": clock_samples(cal),
+                       "median_us": record(cal, 3, j.bench)["median_us"]}
+    else:
+        j.use("eager")
+        eager, _ = j.timed_loop(args.reps, args.warmup, j.gather())
+        _loop_failure(j, eager, "the problem's Model (eager)")
+        rec = record(eager, args.warmup, j.bench)
+        measured.append({"kind": "eager", "timing": rec, "us": rec["median_us"],
+                         "note": "the problem's Model at the precision, timed like the candidate"})
+        calibration = {"which": "eager", "reps": len(eager.e), "clock": clock_samples(eager),
+                       "median_us": rec["median_us"]}
+        measured.append(_compile_baseline(j))
+        if key and all(b["us"] or b["note"].startswith(("skipped", "torch.compile unavailable")) for b in measured):
+            res["cache_store"].append(resultcache.to_store("baselines", key, measured))
+    j.drop_slot()
+    j.ask({"op": "release"})
+    res["calibration"] = calibration
+    out = [dict(b) for b in measured]
+    if args.recorded_baseline_us:
+        out.append({"kind": "recorded", "timing": None, "us": args.recorded_baseline_us,
+                    "note": args.recorded_baseline_source or "recorded time (--recorded-baseline-us)"})
+    res["baselines"] = out
+    return out
+
+
+def _compile_baseline(j):
+    torch, args = j.torch, j.args
+    if args.no_compile_baseline:
+        return {"kind": "torch_compile", "timing": None, "us": None, "note": "skipped (--no-compile-baseline)"}
+    if not hasattr(torch, "compile"):
+        return {"kind": "torch_compile", "timing": None, "us": None,
+                "note": f"torch.compile unavailable in PyTorch {torch.__version__}"}
+    reply = j.use("compile")
+    if reply.get("op") == "error":
+        return {"kind": "torch_compile", "timing": None, "us": None, "note": f"failed: {reply.get('error')}"}
+    loop, _ = j.timed_loop(args.reps, args.warmup, j.gather())  # the warm-up calls compile it
+    if loop.failure:
+        return {"kind": "torch_compile", "timing": None, "us": None, "note": f"failed: {_failure_text(loop)}"}
+    rec = record(loop, args.warmup, j.bench)
+    return {"kind": "torch_compile", "timing": rec, "us": rec["median_us"],
+            "note": "torch.compile(Model), default mode (Inductor), timed like the candidate"}
+
+
+def _failure_text(loop):
+    kind, what = loop.failure
+    if kind == "reply":
+        return str(what.get("error") or ("no output handed over" if not what.get("copied") else what.get("op")))
+    return str(what)
+
+
+def _loop_failure(j, loop, what):
+    """A loop of the trusted phase that broke: the job cannot be judged."""
+    if not loop.failure:
+        return
+    kind, info = loop.failure
+    if kind == "reply" and info.get("oom"):
+        raise Stop("error", f"out of GPU memory while timing {what}: {info.get('error')}")
+    raise Stop("error", f"error: timing {what} failed: {_failure_text(loop)}")
+
+
+# ---- the candidate ------------------------------------------------------------------------------
+def _patched(j, reply, when):
+    names = reply.get("patched") or []
+    n = reply.get("patched_count") or len(names)
+    if not isinstance(names, list):
+        names = []
+    shown = ", ".join(str(x) for x in names[:5]) + (f" and {n - 5} more" if n > 5 else "")
+    add(j.checks, when, "torch_unpatched", n, 0, n == 0,
+        "torch, torch.nn.functional, torch.Tensor, torch.cuda and time as the runner found them"
+        if n == 0 else f"the candidate replaced {shown}",
+        f"torch_unpatched: the candidate replaced {shown} ({when})")
+
+
+def _processes(j, where, first_call):
+    """From /proc: processes the candidate left behind, threads it started and left running."""
+    pid = j.handle.pid
+    kids = procwatch.descendants(pid)
+    names = sorted({procwatch.comm(k) for k in kids})
+    add(j.checks, where, "processes", len(kids), 0, not kids,
+        "no process left running after forward returned" if not kids
+        else f"{len(kids)} process(es) left running after forward returned ({', '.join(names)})",
+        f"processes: the candidate left {len(kids)} process(es) running after forward returned "
+        f"({', '.join(names)}) at {where}")
+    n = procwatch.threads(pid)
+    if first_call:
+        # Libraries start their pools on a first call (Triton, OpenMP): count from after it.
+        j.threads_after_load = max(j.threads_after_load or 0, n)
+        return
+    extra = n - (j.threads_after_load or n)
+    if extra > 0:
+        time.sleep(THREAD_GRACE_S)
+        extra = procwatch.threads(pid) - j.threads_after_load
+    add(j.checks, where, "threads", max(extra, 0), 0, extra <= 0,
+        "no thread started by forward is left running" if extra <= 0
+        else f"{extra} thread(s) started by forward are still running after it returned",
+        f"threads: {extra} thread(s) started by forward are still running after it returned at {where}")
+
+
+def _correctness_runs(j, res):
+    for seed in j.args.seeds:
+        for scale in j.args.scales:
+            run, go_on = _one_run(j, seed, scale, first=not res["runs"])
             res["runs"].append(run)
             if not go_on:
                 return
+    reply = j.ask({"op": "audit"})
+    _patched(j, reply, "after the correctness runs")
 
 
-def _timeable(job):
+def _one_run(j, seed, scale, first):
+    torch = j.torch
+    run = new_run(seed, scale)
+    where = where_of(seed, scale)
+    j.drop_slot()
+    x = j.draw(seed, scale)
+    j.layout.check(x, where)
+    vals = j.shared.load(x)
+    del x
+    j.empty_cache()
+    before = j.checksum.of_regions(j.shared.regions)
+    ref = j.reference(j.shared.as_inputs(vals))
+    if ref.dtype == torch.float64 and ref.numel() * 8 > max(1 << 30, 2 * j.out_bytes):
+        ref = ref.float()  # held as float32 (2^-24 rounding, far below every threshold): memory
+    j.empty_cache()
+    j.new_slot()
+    j.slot_region.data.fill_(0xFF)
+    for r in j.shared.regions:
+        r.fill_canaries()
+    j.slot_region.fill_canaries()
+    j.bench.sync()
+    rid = f"check-{seed}-{scale}"
+    reply = j.ask({"op": "run", "id": rid, "values": vals, "fill": j.out_bytes, "release": True})
+    if reply.get("op") != "ran" or reply.get("id") != rid:
+        raise channel.ProtocolError(f"expected the answer to {rid}, got {reply.get('op')!r} "
+                                    f"{reply.get('id')!r}: {reply.get('error')}")
+    if reply.get("oom"):
+        raise Stop("error", f"out of GPU memory in the candidate's forward: {reply.get('error')}")
+    if reply.get("error"):
+        run["error"] = reply["error"]
+        add(j.checks, where, "runtime_error", 1, 0, False, f"ModelNew.forward raised {reply['error']}",
+            f"runtime_error: {reply['error']} at {where}")
+        if reply.get("cuda_fault"):
+            j.cuda_fault = reply["error"]
+        return run, False
+    ok = claims(j.checks, run, reply, j.expected_shape, j.expected_dtype, where, j.reference_aliases)
+    after = j.checksum.of_regions(j.shared.regions)
+    changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
+    run["inputs_unchanged"] = not changed
+    if not j.reference_modifies:
+        add(j.checks, where, "inputs_unchanged", len(changed), 0, not changed,
+            "inputs unchanged" if not changed else f"the candidate modified input(s) {changed}",
+            f"inputs_unchanged: the candidate modified input(s) {changed} at {where}")
+    damage = j.shared.canary_damage() + j.slot_region.canary_damage()
+    run["canary_bytes_changed"] = damage
+    add(j.checks, where, "canaries", damage, 0, damage == 0,
+        "no write past the ends of the inputs or the output" if not damage
+        else f"{damage} canary bytes around the inputs or the output changed (out-of-bounds writes)",
+        f"canaries: {damage} bytes written past the ends of the inputs or the output at {where}")
+    _processes(j, where, first)
+    from .oracle import zeros_pass
+    run["zeros_pass_kernelbench"] = zeros_pass(ref, j.expected_dtype, j.kb_tol) \
+        if ref.is_floating_point() and j.expected_dtype.is_floating_point else None
+    if ok:
+        from .tensors import upcast
+        values(torch, j.checks, run, j.slot, ref, j.thresholds, j.expected_dtype, j.kb_tol, where,
+               j.invariants, lambda: [upcast(t) for t in j.shared.as_inputs(vals)])
+    del ref
+    j.drop_slot()
+    return run, ok
+
+
+def _timeable(j):
     # A wrong answer is still timed, as the C++ path does: the user sees what a cheat would have
     # scored. Only a candidate that raised, or returned the wrong shape or type, is not.
-    broken = {"runtime_error", "shape", "dtype"}
-    return bool(job.run_checks) and not any(
-        not c["passed"] and c["name"] in broken for c in job.run_checks)
+    broken = {"runtime_error", "shape", "dtype", "output_type", "output_received"}
+    return bool(j.checks) and not any(not c["passed"] and c["name"] in broken for c in j.checks)
 
 
-def _perf(job, cand, res):
-    if job.args.no_timing:
-        res["notes"].append("timing not measured (--no-timing)")
-    elif not _timeable(job):
-        res["notes"].append("timing skipped: the candidate raised or returned the wrong shape")
+def _pick_checked(n):
+    """Secret positions among n timed repetitions: the last, and the others at random, at least
+    half of them from the second half (late repetitions are where warm-up detectors cheat)."""
+    rng = random.Random(int.from_bytes(os.urandom(8), "little"))
+    k = min(n, CHECKED_REPS)
+    chosen = {n - 1}
+    late = list(range(n // 2, n - 1))
+    rng.shuffle(late)
+    chosen.update(late[: max(0, k // 2 - 1)])
+    rest = [r for r in range(n) if r not in chosen]
+    rng.shuffle(rest)
+    chosen.update(rest[: max(0, k - len(chosen))])
+    return sorted(chosen)
+
+
+def _candidate_timing(j, res, baselines):
+    torch, args = j.torch, j.args
+    j.new_slot()
+    gather = j.gather()
+    idx = gather[1]
+    loop, source = j.timed_loop(args.reps, args.warmup, gather)
+    if loop.failure:
+        kind, info = loop.failure
+        if kind == "timeout":
+            raise Stop("timeout", f"timeout: {info}")
+        if kind == "crashed":
+            raise Stop("crashed", f"crashed: {info}")
+        if info.get("oom"):
+            raise Stop("error", f"out of GPU memory while the candidate was timed: {info.get('error')}")
+        text = info.get("error") or "the output was not handed over"
+        add(j.checks, "timing", "runtime_error", 1, 0, False, f"raised {text} during timing",
+            f"runtime_error: {text} during timing")
+        if info.get("cuda_fault"):
+            j.cuda_fault = text
+        return
+    rec = record(loop, args.warmup, j.bench)
+    rec["input_sets"] = "fresh" if source.pool is None else len(source.pool)
+    rec["clock"] = clock_samples(loop)
+    res["timing"] = rec
+    res["time_basis"] = rec["time_basis"]
+    # The sampled outputs, checked afterwards: the runner was idle and the slot no longer needed.
+    j.drop_slot()
+    j.ask({"op": "release"})
+    checked = _pick_checked(len(loop.seeds))
+    failures = []
+    for k in checked:
+        r = loop.seeds[k]
+        vals = source.load(r)
+        ref = j.reference(j.shared.as_inputs(vals))
+        flat_ref = ref.reshape(-1)
+        fin = flat_ref[torch.isfinite(flat_ref)]
+        max_ref = float(fin.abs().max().item()) if fin.numel() else 0.0
+        want = flat_ref[idx]
+        del fin, flat_ref, ref
+        j.empty_cache()
+        why = sampled(torch, loop.samples[k], want, max_ref, j.thresholds)
+        if why:
+            failures.append(f"repetition {k + 1} of {len(loop.seeds)}: {why}")
+    rec["checked_reps"] = len(checked)
+    passed = not failures
+    add(j.checks, "timing", "timed_outputs", len(failures), 0, passed,
+        f"{len(checked)} timed repetitions, chosen at random after the run, matched their float64 "
+        f"references at {idx.numel()} sampled elements each" if passed else failures[0],
+        f"timed_outputs: {failures[0]} (stale, cached, skipped or late work?)" if failures else None)
+    used, value = _speedup(baselines, rec["median_us"])
+    res["baseline_used"], res["speedup"] = used, value
+    _roofline_inputs(j, res)
+
+
+def _speedup(baselines, candidate_us):
+    usable = [b for b in (baselines or []) if b["us"] and b["us"] > 0 and not math.isnan(b["us"])]
+    if not usable or not candidate_us or candidate_us <= 0:
+        return None, 0.0
+    best = min(usable, key=lambda b: b["us"])
+    return {"kind": best["kind"], "us": best["us"]}, best["us"] / candidate_us
+
+
+def _roofline_inputs(j, res):
+    """What the controller's roofline floor needs (verdictpolicy.h rooflineFloor): the bytes the
+    output must reach DRAM with (its size beyond what L2 can hold), the FLOPs of the reference's
+    matrix products and convolutions (PyTorch's profiler, counted on the trusted reference), the
+    measured copy bandwidth, the arch and the dtype."""
+    torch = j.torch
+    if not j.cuda:
+        return
+    props = torch.cuda.get_device_properties(j.device)
+    l2 = int(getattr(props, "L2_cache_size", 0) or 0)
+    out = {"minimal_bytes": float(max(0, j.out_bytes - l2)), "flops": _reference_flops(j),
+           "copy_bandwidth_gbs": _copy_bandwidth(torch, j.device),
+           "arch": f"sm_{props.major}{props.minor}", "dtype": j.args.precision,
+           "note": "bytes: the output beyond what L2 holds; FLOPs: the reference's matrix products "
+                   "and convolutions as PyTorch's profiler counts them"}
+    res["roofline_inputs"] = out
+
+
+def _copy_bandwidth(torch, device):
+    n = 256 << 20
+    a = torch.empty(n, dtype=torch.uint8, device=device)
+    b = torch.empty(n, dtype=torch.uint8, device=device)
+    a.fill_(1)
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    ms = []
+    for i in range(12):
+        s.record()
+        b.copy_(a)
+        e.record()
+        e.synchronize()
+        if i >= 2:
+            ms.append(s.elapsed_time(e))
+    ms.sort()
+    del a, b
+    torch.cuda.empty_cache()
+    return 2.0 * n / (ms[len(ms) // 2] * 1e-3) / 1e9
+
+
+def _reference_flops(j):
+    """FLOPs of one call of the precision Model on the inputs now in the shared regions, as
+    PyTorch's profiler counts them (matrix products and convolutions; 0 for the rest): a lower
+    bound of the work, so the floor it gives stays a floor."""
+    torch = j.torch
+    inputs = list(j.shared.views)
+    if any(v is None for v in inputs):
+        return 0.0  # plain values are drawn per repetition; the call cannot be replayed here
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        with torch.no_grad():
+            with profile(activities=[ProfilerActivity.CPU], with_flops=True) as prof:
+                j.kb_model(*inputs)
+        synchronize(torch, j.device)
+        return float(sum(float(getattr(ev, "flops", 0) or 0) for ev in prof.key_averages()))
+    except Exception as e:
+        j.notes.append(f"roofline: FLOPs of the reference not counted ({describe(e)})")
+        return 0.0
+
+
+# ---- the kernel census (a claim) ----------------------------------------------------------------
+def _census(j, res, cache_in):
+    args = j.args
+    key = resultcache.census_key(args)
+    cached = resultcache.lookup(cache_in, "census", key) if key and not args.fresh else None
+    if cached:
+        census = cached["value"]
+        res["candidate_kernels_reused"] = resultcache.reused(cached)
     else:
-        t0 = time.perf_counter()
         try:
-            rec, ctx = reachperf.candidate_timing(job, res)
-        except Exception as e:
-            job.run_checks.append({"name": "runtime_error", "value": 1, "threshold": 0, "passed": False,
-                                   "detail": f"raised {describe(e)} during timing", "where": "timing",
-                                   "reason": f"runtime_error: {describe(e)} during timing"})
-            res["log_traceback"] = traceback.format_exc()
+            reply = j.ask({"op": "census", "candidate": os.path.abspath(args.candidate), "values": []})
+        except (channel.Silent, channel.RunnerGone, channel.ProtocolError) as e:
+            res["notes"].append(f"profiler: the runner did not answer ({e})")
             return
-        res["timing"] = rec
-        res["time_basis"] = rec["time_basis"]
-        res["phase_seconds"]["timing"] = round(time.perf_counter() - t0, 3)
-        t0 = time.perf_counter()
-        res["baselines"] = reachperf.baselines(job, ctx, rec["input_sets"])
-        res["phase_seconds"]["baselines"] = round(time.perf_counter() - t0, 3)
-        res["baseline_used"], res["speedup"] = reachperf.speedup(res["baselines"], rec["median_us"])
-        del ctx
-    if job.model_new is not None and res["runs"] and res["runs"][-1].get("error") is None:
-        t0 = time.perf_counter()
-        reachperf.kernels(job, cand, res)
-        res["phase_seconds"]["profiler"] = round(time.perf_counter() - t0, 3)
+        if reply.get("op") != "census":
+            res["notes"].append(f"profiler failed: {reply.get('error')}")
+            return
+        from . import profiling
+        counts = reply.get("kernels") if isinstance(reply.get("kernels"), dict) else {}
+        own = [str(o) for o in (reply.get("own") or []) if isinstance(o, str)]
+        ks, fallback, note = profiling.summarize({str(k): int(v) for k, v in counts.items()
+                                                  if isinstance(v, int)}, own)
+        census = {"candidate_kernels": ks, "library_fallback": fallback, "own_kernel_names": own, "note": note}
+        if key:
+            res["cache_store"].append(resultcache.to_store("census", key, census))
+    res["candidate_kernels"] = census["candidate_kernels"]
+    res["library_fallback"] = census["library_fallback"]
+    res["own_kernel_names"] = census["own_kernel_names"]
+    if census.get("note"):
+        res["notes"].append(census["note"] + " (the runner's own account)")
+    if not census["candidate_kernels"]:
+        res["flags"].append("no_gpu_kernel")
 
 
+def _oom_line(torch, device, e):
+    free = None
+    try:
+        if device is not None and device.type == "cuda":
+            free = torch.cuda.mem_get_info(device)[0]
+    except Exception:
+        pass
+    import re
+    m = re.search(r"Tried to allocate ([0-9.]+) ([KMGT]i?B)", str(e))
+    need = f"{m.group(1)} {m.group(2)}" if m else "more than was free"
+    free_txt = f"{free / (1 << 30):.1f} GiB" if free is not None else "unknown"
+    return f"out of GPU memory: {need} needed, {free_txt} free ({describe(e)})"
+
+
+# ---- the verdict ----------------------------------------------------------------------------------
 def _is_nan(v):
     return isinstance(v, float) and math.isnan(v)
 
@@ -147,9 +564,9 @@ def _worst_check(cs):
     return max(cs, key=badness)
 
 
-def _aggregate(job, res):
+def _aggregate(j, res):
     groups = {}
-    for c in job.run_checks:
+    for c in j.checks:
         groups.setdefault(c["name"], []).append(c)
     checks, reasons = [], []
     for name, cs in groups.items():
@@ -170,6 +587,7 @@ def _aggregate(job, res):
     pool = scale1 or [r for r in res["runs"] if r.get("zeros_pass_kernelbench") is not None]
     res["degenerate_reference"] = any(r["zeros_pass_kernelbench"] for r in pool) if pool else None
     measured = [r for r in runs if r.get("written_count") is not None]
+    canaries = [r["canary_bytes_changed"] for r in res["runs"] if r.get("canary_bytes_changed") is not None]
     res["metrics"] = None if not runs else {
         "rel_frobenius": worst([r["rel_frobenius"] for r in runs]),
         "norm_max_error": worst([r["norm_max_error"] for r in runs]),
@@ -178,7 +596,7 @@ def _aggregate(job, res):
         "written_count": min(r["written_count"] for r in measured) if measured else None,
         "written_fraction": min(r["written_fraction"] for r in measured) if measured else None,
         "non_finite": worst([r["non_finite"] for r in runs]),
-        "canary_bytes_changed": 0,
+        "canary_bytes_changed": max(canaries) if canaries else 0,
         "inputs_unchanged": all(r["inputs_unchanged"] is not False for r in res["runs"]),
         # At scale x1 (the problem's own inputs, what KernelBench sees) when there are such runs.
         "kernelbench_allclose": all(bool(r["kernelbench_allclose"])
@@ -186,8 +604,3 @@ def _aggregate(job, res):
         "zeros_pass_kernelbench": res["degenerate_reference"],
         "invariants": [c for c in checks if c["name"].startswith("invariant:")],
     }
-    if res["metrics"] is not None:
-        res["notes"].append("canary_bytes_changed: out-of-bounds writes are not measured by the "
-                            "Python worker (always 0)")
-    if job.cuda is False:
-        res["notes"].append("cpu: written fraction (allocator NaN fill) not measured")

@@ -16,6 +16,11 @@ do not depend on the run, only on what it ran, and they cost most of its seconds
 An entry is keyed by a SHA-256 of everything it depends on (`stack_key` plus the caller's parts)
 and records when it was measured; the result says it was reused and when it was measured
 (docs/kernelbench.md, "Re-verify"). `--fresh` measures everything again.
+
+Who writes: only reach-verify (core/verify/kbcache.h). It passes the entries a job may use
+(`--cache-in FILE`: those filed under the job's own problem, and problem and candidate) and
+files what the job's document lists in `cache_store` under the same files. The worker, and with
+it every candidate, never writes the cache: a sandboxed job does not even see it.
 """
 
 import glob
@@ -84,42 +89,63 @@ def key(kind, parts):
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _path(cache_dir, kind, k):
-    return os.path.join(cache_dir, "results", kind, k[:2], k + ".json")
-
-
-def load(cache_dir, kind, k):
-    """The stored value and when it was measured, or None (no entry, or one that cannot be read:
-    a cache is never a reason for a job to fail)."""
-    if not cache_dir:
-        return None
+def read_entries(path):
+    """The entries the controller passed (--cache-in): {kind: {key: entry}}. An unreadable or
+    malformed file is no entries: a cache is never a reason for a job to fail."""
+    if not path:
+        return {}
     try:
-        with open(_path(cache_dir, kind, k), "r", encoding="utf-8") as f:
-            entry = json.load(f)
+        with open(path, "r", encoding="utf-8") as f:
+            data = json.load(f)
     except (OSError, ValueError):
-        return None
+        return {}
+    entries = data.get("entries") if isinstance(data, dict) else None
+    return entries if isinstance(entries, dict) else {}
+
+
+def lookup(entries, kind, k):
+    """The stored value and when it was measured, or None."""
+    table = (entries or {}).get(kind)
+    entry = table.get(k) if isinstance(table, dict) else None
     if not isinstance(entry, dict) or entry.get("key") != k or "value" not in entry:
+        return None
+    if not isinstance(entry.get("measured_at"), str):
         return None
     return entry
 
 
-def store(cache_dir, kind, k, value):
-    """Writes atomically (temporary file, then rename): two workers never see half an entry."""
-    if not cache_dir:
-        return
-    path = _path(cache_dir, kind, k)
-    entry = {"key": k, "kind": kind, "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-             "value": value}
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(entry, f)
-        os.replace(tmp, path)
-    except OSError:
-        pass
+def to_store(kind, k, value):
+    """What the controller writes (core/verify/kbcache.h): this process never writes the cache,
+    so a candidate in the runner, or a worker that ran one, cannot plant an entry of another
+    problem's; the controller files each entry under the files of the job that made it."""
+    return {"kind": kind, "key": k, "value": value,
+            "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
 def reused(entry):
     """What a result says of a reused part."""
     return {"measured_at": entry["measured_at"], "key": entry["key"][:16]}
+
+
+def baseline_key(args, judge):
+    """Eager and torch.compile times of the problem's Model: the problem's bytes, the precision,
+    the timing protocol, the GPU model and the stack."""
+    problem = file_digest(args.problem)
+    if problem is None:
+        return None
+    device = "cpu"
+    if judge.cuda:
+        try:
+            device = judge.torch.cuda.get_device_name(judge.device)
+        except Exception:
+            device = "cuda"
+    return key("baselines", {"problem": problem, "precision": args.precision, "device": device,
+                             "reps": args.reps, "warmup": args.warmup, "protocol": "judge-runner-1",
+                             "compile": not args.no_compile_baseline})
+
+
+def census_key(args):
+    problem, candidate = file_digest(args.problem), file_digest(args.candidate)
+    if problem is None or candidate is None:
+        return None
+    return key("census", {"problem": problem, "candidate": candidate, "precision": args.precision})
