@@ -84,6 +84,9 @@ ClockSamples clockOf(const json& holder) {
 // The controller's own checks of the judge's report: the runner's clock against the judge's, and
 // the roofline floor. Both only where the candidate was timed.
 void addControllerChecks(VerificationResult& r, const json& re, const std::string& precision) {
+    // A job that was not judged (error, crashed, timeout) keeps its one reason.
+    if (r.verdict != verdict::kPass && r.verdict != verdict::kFail)
+        return;
     if (!r.timing || !re.contains("timing") || !re["timing"].is_object())
         return;
     const json& t = re["timing"];

@@ -251,6 +251,18 @@ TEST(CliVerifyBatchErrors, OneLineAndStatusTwo) {
               std::string::npos)
         << r.err;
     EXPECT_NE(r.out.find("1 of 1 jobs"), std::string::npos) << r.out;
+
+    // A job list whose args would loosen the oracle or name a file outside its folder: refused
+    // whole, in one line naming the list and the entry, before anything runs.
+    writeFile(dir.path("args.json"),
+              R"([{"problem": "problem.json", "candidate": "c0.cu", "args": ["--reps", "5"]},
+                  {"problem": "problem.json", "candidate": "c0.cu",
+                   "args": ["--thresholds", "/etc/loose_thresholds.json"]}])");
+    r = runCli({"verify", "--batch", dir.path("args.json"), "--gpus", "0"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.errLines().size(), 1u) << r.err;
+    EXPECT_EQ(r.err.rfind(dir.path("args.json") + ": entry 2: key \"args\": ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("'--thresholds'"), std::string::npos) << r.err;
 }
 
 }  // namespace reach_test_cliverifybatch_test

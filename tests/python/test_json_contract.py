@@ -25,6 +25,8 @@ REACH_KEYS = {
     "timing": (dict, type(None)), "flags": list, "time_basis": (str, type(None)), "baselines": list,
     "baseline_used": (dict, type(None)), "speedup": NUM, "library_fallback": (bool, type(None)),
     "candidate_kernels": (list, type(None)), "notes": list, "log": str, "versions": dict, "device": dict,
+    "calibration": (dict, type(None)), "roofline_inputs": (dict, type(None)), "cache_store": list,
+    "runner_log": str, "processes_killed": int,
 }
 CHECK_KEYS = {"name": str, "value": OPT_NUM, "threshold": OPT_NUM, "passed": bool, "detail": str}
 RUN_KEYS = {"seed": int, "scale": NUM, "rel_frobenius": OPT_NUM, "norm_max_error": OPT_NUM,
@@ -38,7 +40,8 @@ METRIC_KEYS = {"rel_frobenius": OPT_NUM, "norm_max_error": OPT_NUM, "max_abs_ref
 TIMING_KEYS = {"reps": int, "warmup": int, "median_us": NUM, "p10_us": NUM, "p90_us": NUM,
                "min_us": NUM, "max_us": NUM, "mean_us": NUM, "l2_flushed": bool, "l2_flush_bytes": NUM,
                "sm_clock_before_mhz": int, "sm_clock_after_mhz": int, "clock_source": str,
-               "event_median_us": OPT_NUM, "sync_median_us": NUM}
+               "judge_median_us": NUM, "time_basis": str}
+CLOCK_KEYS = {"judge_us": list, "runner_us": list}
 BASELINE_KEYS = {"kind": str, "timing": (dict, type(None)), "us": OPT_NUM, "note": str}
 THRESHOLD_KEYS = ("rel_frobenius", "norm_max_error", "invariant", "written_fraction")
 
@@ -113,6 +116,12 @@ class Contract(WorkerCase):
         self.assertEqual(r["verdict"], "pass", r["reasons"])
         self.assertEqual(len(r["runs"]), 12)
         self.assertKeys(r["timing"], TIMING_KEYS, "timing")
+        # What the controller's clock agreement reads (verdictpolicy.h): one sample per timed
+        # repetition on both clocks, for the candidate and for the calibration.
+        self.assertKeys(r["timing"]["clock"], CLOCK_KEYS, "timing clock")
+        self.assertEqual(len(r["timing"]["clock"]["judge_us"]), 5)
+        self.assertEqual(len(r["timing"]["clock"]["runner_us"]), 5)
+        self.assertKeys(r["calibration"]["clock"], CLOCK_KEYS, "calibration clock")
         self.assertEqual([b["kind"] for b in r["baselines"]], ["eager", "torch_compile", "recorded"])
         for b in r["baselines"]:
             self.assertKeys(b, BASELINE_KEYS, "baseline")

@@ -19,24 +19,35 @@ def fresh_run(args):
 
 
 class Store(unittest.TestCase):
-    def test_round_trip_and_bad_entries(self):
+    def test_lookup_takes_only_well_formed_entries_of_its_key(self):
+        k = resultcache.key("kernelbench", {"a": 1})
+        good = {"key": k, "kind": "kernelbench", "measured_at": "2026-12-03T10:00:00Z",
+                "value": {"correctness": True}}
+        self.assertEqual(resultcache.lookup({"kernelbench": {k: good}}, "kernelbench", k)["value"],
+                         {"correctness": True})
+        self.assertIsNone(resultcache.lookup({}, "kernelbench", k))
+        self.assertIsNone(resultcache.lookup({"kernelbench": {k: dict(good, key="other")}}, "kernelbench", k))
+        self.assertIsNone(resultcache.lookup({"kernelbench": {k: {"key": k}}}, "kernelbench", k))
+        self.assertIsNone(resultcache.lookup({"kernelbench": {k: good}}, "baselines", k))
+        self.assertIsNone(resultcache.lookup({"kernelbench": [good]}, "kernelbench", k))
+
+    def test_read_entries_never_fails_a_job(self):
         with tempfile.TemporaryDirectory() as d:
-            k = resultcache.key("kernelbench", {"a": 1})
-            self.assertIsNone(resultcache.load(d, "kernelbench", k))
-            resultcache.store(d, "kernelbench", k, {"correctness": True})
-            entry = resultcache.load(d, "kernelbench", k)
-            self.assertEqual(entry["value"], {"correctness": True})
-            self.assertRegex(entry["measured_at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
-            # A truncated entry (a worker killed mid-write cannot leave one, but a disk can) is a miss.
-            path = resultcache._path(d, "kernelbench", k)
-            with open(path, "w") as f:
-                f.write('{"key": "')
-            self.assertIsNone(resultcache.load(d, "kernelbench", k))
-            # An entry stored under another key (a renamed file) is a miss too.
-            with open(path, "w") as f:
-                json.dump({"key": "other", "value": 1, "measured_at": "x"}, f)
-            self.assertIsNone(resultcache.load(d, "kernelbench", k))
-            self.assertIsNone(resultcache.load("", "kernelbench", k))
+            bad = os.path.join(d, "bad.json")
+            with open(bad, "w") as f:
+                f.write('{"entries": ')
+            self.assertEqual(resultcache.read_entries(bad), {})
+            self.assertEqual(resultcache.read_entries(os.path.join(d, "missing.json")), {})
+            self.assertEqual(resultcache.read_entries(None), {})
+            ok = os.path.join(d, "ok.json")
+            with open(ok, "w") as f:
+                json.dump({"entries": {"census": {}}}, f)
+            self.assertEqual(resultcache.read_entries(ok), {"census": {}})
+
+    def test_to_store_is_what_the_controller_files(self):
+        e = resultcache.to_store("baselines", "ab" * 32, [1])
+        self.assertEqual((e["kind"], e["key"], e["value"]), ("baselines", "ab" * 32, [1]))
+        self.assertRegex(e["measured_at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 
     def test_key_depends_on_kind_parts_and_stack(self):
         a = resultcache.key("kernelbench", {"p": 1})
@@ -47,19 +58,41 @@ class Store(unittest.TestCase):
         self.assertEqual(len(stack["worker"]), 64)  # the worker's own code is part of every key
 
 
+class Controller:
+    """What reach-verify does with the cache (core/verify/kbcache.h), in memory: entries go to the
+    next job through --cache-in, and a job's cache_store is filed. (The C++ side, which scopes
+    entries by the job's files, has tests of its own: tests/core/verify/kbcache_test.cpp.)"""
+
+    def __init__(self, tmp):
+        self.entries = {}
+        self.path = os.path.join(tmp, "entries.json")
+
+    def args(self):
+        with open(self.path, "w") as f:
+            json.dump({"entries": self.entries}, f)
+        return ("--cache-in", self.path)
+
+    def file(self, doc):
+        for e in doc.get("cache_store", []):
+            self.entries.setdefault(e["kind"], {})[e["key"]] = {
+                "key": e["key"], "kind": e["kind"], "measured_at": e["measured_at"], "value": e["value"]}
+
+
 @needs_torch
 class Reuse(WorkerCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
         self.cache = os.path.join(self.tmp, "cache")
+        self.controller = Controller(self.tmp)
 
     def tearDown(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def run_ok(self, args):
-        r = fresh_run(args)
+        r = fresh_run(tuple(args) + self.controller.args())
         self.assertEqual(r.rc, 0, r.describe())
         self.assertIsNotNone(r.json, r.describe())
+        self.controller.file(r.json)
         return r.json
 
     def test_kernelbench_verdict_is_reused_before_torch_is_imported(self):
@@ -67,12 +100,13 @@ class Reuse(WorkerCase):
         first = self.run_ok(args)
         self.assertNotIn("reused", first)
         self.assertIn("import_torch", first["phase_seconds"])
+        self.assertEqual([e["kind"] for e in first["cache_store"]], ["kernelbench"])
         second = self.run_ok(args)
         self.assertIn("reused", second)
         self.assertNotIn("import_torch", second["phase_seconds"])  # PyTorch never imported
         for field in ("correctness", "trials_passed", "trial_seeds", "max_difference", "tolerance"):
             self.assertEqual(second[field], first[field], field)
-        # --fresh measures again (and refreshes the entry).
+        # --fresh measures again (and asks for the entry to be filed anew).
         third = self.run_ok(args + ("--fresh",))
         self.assertNotIn("reused", third)
         self.assertIn("import_torch", third["phase_seconds"])
@@ -102,7 +136,7 @@ class Reuse(WorkerCase):
 
     def test_baselines_are_reused_the_checks_are_not(self):
         args = reach("add_const", "add_correct", "--cache-dir", self.cache, "--seeds", "1",
-                     "--scales", "1", "--reps", "5", "--warmup", "1", "--input-sets", "2")
+                     "--scales", "1", "--reps", "5", "--warmup", "1")
         first = self.run_ok(args)
         eager = [b for b in first["baselines"] if b["kind"] == "eager"][0]
         self.assertNotIn("reused", eager)
@@ -112,15 +146,21 @@ class Reuse(WorkerCase):
         self.assertIn("reused", again)
         self.assertEqual(again["us"], eager["us"])
         self.assertTrue(any(n.startswith("baselines: eager and torch.compile times reused") for n in second["notes"]))
-        # Reach's own checks and the candidate's timing ran again.
+        # Reach's own checks, the candidate's timing and the clock's calibration ran again.
         self.assertEqual(len(second["runs"]), len(first["runs"]))
         self.assertIsNotNone(second["timing"])
         self.assertNotIn("reused", second["timing"])
+        self.assertGreater(len(second["calibration"]["clock"]["judge_us"]), 0)
         # Another timing protocol is another entry.
-        other = self.run_ok(args[:-2] + ("--input-sets", "3"))
+        other = self.run_ok(args[:-2] + ("--warmup", "2"))
         self.assertNotIn("reused", [b for b in other["baselines"] if b["kind"] == "eager"][0])
         fresh = self.run_ok(args + ("--fresh",))
         self.assertNotIn("reused", [b for b in fresh["baselines"] if b["kind"] == "eager"][0])
+
+    def test_the_worker_writes_no_cache_file(self):
+        self.run_ok(reach("add_const", "add_correct", "--cache-dir", self.cache, "--seeds", "1",
+                          "--scales", "1", "--reps", "3", "--warmup", "1"))
+        self.assertFalse(os.path.exists(os.path.join(self.cache, "results")))
 
 
 if __name__ == "__main__":

@@ -116,7 +116,6 @@ def build_parser():
     r.add_argument("--scales", type=_scale_list, default=[1.0, 100.0, 0.01, -1.0])
     r.add_argument("--reps", type=_positive_int, default=100)
     r.add_argument("--warmup", type=_non_negative_int, default=10)
-    r.add_argument("--input-sets", type=_positive_int, default=4)
     r.add_argument("--no-compile-baseline", action="store_true")
     r.add_argument("--recorded-baseline-us", type=_positive_float)
     r.add_argument("--recorded-baseline-source", default="")

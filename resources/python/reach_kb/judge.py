@@ -48,6 +48,7 @@ CHECKED_REPS = 10  # timed repetitions checked against a float64 reference after
 POOL_SETS = 4  # input sets kept when drawing fresh inputs every repetition would take too long
 FRESH_BUDGET_S = 3.0  # the longest fresh drawing may take over one timed loop
 LOG_TAIL = 64 << 10
+REDRAW_PROBE = 7_000_001  # a seed apart from every correctness seed
 RUNNER_ECHO = 256 << 10  # runner output also echoed to the judge's stderr, up to this much
 
 
@@ -133,7 +134,7 @@ class InputSource:
         self.seeds = [secret_seed() for _ in range(n)]
         self.pool = None
         self.choice = None
-        d = judge.draw_seconds or 0.0
+        d = judge.draw.typical_seconds()
         if d * n > FRESH_BUDGET_S:
             k = min(POOL_SETS, n)
             self.pool = [judge.draw(self.seeds[i], 1.0) for i in range(k)]
@@ -188,12 +189,12 @@ class Judge:
         self.cuda_fault = None
         self.checksum = Checksum(torch)
         self.draw = Draw(torch, problem, device, self.dtype, self.notes)
-        self.draw_seconds = None
         self.bench = None
         self.timeout_s = max(30.0, float(getattr(args, "call_timeout", 0) or 600.0))
         self.threads_after_load = None
         self.loaded = False
         self.positions = None
+        self.trusted_processes = set()
 
     # ---- models and the layout ---------------------------------------------------------------
     def init_inputs(self):
@@ -245,7 +246,6 @@ class Judge:
         self.ref_model = self._build_model().to(torch.float64)
         self.invariants = Invariants(self.category, self.ref_model, self.notes)
         first = self.draw(self.args.seeds[0], 1.0)
-        self.draw_seconds = self.draw.seconds
         self.layout = Layout(torch, first, self.problem.path)
         x = clone_inputs(first)
         try:
@@ -271,6 +271,10 @@ class Judge:
         self.out_bytes = y.numel() * y.element_size()
         self.out_numel = y.numel()
         del y, x, first
+        self.empty_cache()
+        # One more draw, warm this time: what drawing every timed repetition would cost.
+        second = self.draw(self.args.seeds[0] + REDRAW_PROBE, 1.0)
+        del second
         self.empty_cache()
 
     def empty_cache(self):

@@ -40,7 +40,7 @@ class Draw:
         self.dtype = dtype
         self.notes = notes
         self.cpu_inputs = False  # get_inputs() could not run under torch.device("cuda")
-        self.seconds = None  # how long the last draw took
+        self.times = []  # seconds each draw took
 
     def _get_inputs(self, seed):
         torch = self.torch
@@ -76,8 +76,16 @@ class Draw:
             if is_float(x) and scale != 1:
                 x = x * scale
             out.append(reach_cast(x, self.device, self.dtype))
-        self.seconds = time.perf_counter() - t0
+        if self.device.type == "cuda":
+            self.torch.cuda.synchronize(self.device)
+        self.times.append(time.perf_counter() - t0)
         return out
+
+    def typical_seconds(self):
+        """What a draw costs once the generators are warm (the first pays CUDA's and cuRAND's
+        start-up, 100-200 ms on the H200: not what drawing every repetition would cost)."""
+        later = sorted(self.times[1:]) or self.times
+        return later[len(later) // 2] if later else 0.0
 
 
 class Layout:

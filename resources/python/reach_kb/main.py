@@ -12,7 +12,7 @@ import traceback
 from . import cli, environment, procwatch, resultcache
 from .capture import Console
 from .errors import UserError
-from .loading import describe, load_problem
+from .loading import describe, load_problem, read_source
 from .report import dumps
 
 
@@ -60,6 +60,8 @@ def main(argv, worker_dir):
             kb_key = _kernelbench_key(args) if mode == "kernelbench" else None
             entry = (resultcache.lookup(cache_in, "kernelbench", kb_key)
                      if kb_key and not args.fresh else None)
+            if mode in ("reach", "kernelbench"):
+                read_source(args.candidate)  # an unreadable candidate is bad input (exit 2)
             if mode == "probe":
                 result = environment.probe()
             elif entry:

@@ -15,7 +15,7 @@ import random
 import time
 import traceback
 
-from . import categories, channel, procwatch, resultcache, thresholds as thresholds_mod
+from . import categories, channel, gpulock, procwatch, resultcache, thresholds as thresholds_mod
 from .environment import set_seed, synchronize
 from .errors import UserError
 from .judge import CALIBRATION_REPS, CHECKED_REPS, KB_SEED, Judge, _is_oom
@@ -77,6 +77,9 @@ def runner_env(args):
         env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(args.cache_dir, "inductor")
     if os.environ.get("REACH_SANDBOXED") == "1" or not args.cache_dir:
         env["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="reach-inductor-")
+    # Inductor compiles in the runner's own process: a pool of compile workers would outlive
+    # the baseline, and processes left beside the candidate are what the judge looks for.
+    env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
     return env
 
 
@@ -125,6 +128,7 @@ def run(torch, args, problem, prep, device, res, handle, cache_in):
 
 def _job(j, res, cache_in):
     torch, args = j.torch, j.args
+    gpulock.hold_shared()  # other verifiers on this GPU may overlap everything but timing
     t0 = time.perf_counter()
     j.learn()
     j.bench = Bench(torch, j.device, res["notes"])
@@ -142,13 +146,16 @@ def _job(j, res, cache_in):
         raise Stop("crashed", f"crashed: the runner failed to load the candidate ({reply.get('error')})")
     if not reply.get("ok"):
         if reply.get("oom"):
-            raise Stop("error", "out of GPU memory while the candidate was built: " + str(reply.get("line")))
+            raise Stop("error", oom_line(str(reply.get("log") or reply.get("line"))) + " while the candidate was built")
         res["verdict"] = "compile_error"
         res["reasons"] = [str(reply.get("line"))]
         res["compile_log"] = reply.get("log")
         return
     res["backend"] = reply.get("backend")
     j.loaded = True
+    # Processes of the trusted phase (none expected: Inductor compiles in-process here) are not
+    # the candidate's; it is only now loaded.
+    j.trusted_processes = set(procwatch.descendants(os.getpid())) - {j.handle.pid}
     _patched(j, reply, "after the candidate was loaded")
     j.threads_after_load = procwatch.threads(j.handle.pid)
 
@@ -169,6 +176,12 @@ def _job(j, res, cache_in):
         res["phase_seconds"]["profiler"] = round(time.perf_counter() - t0, 3)
     reply = j.ask({"op": "audit"})
     _patched(j, reply, "at the end of the job")
+    if j.cuda:
+        # Where the GPU memory went (docs/kernelbench.md, "Memory"): each process's peak of
+        # PyTorch's allocator, and the shared regions (outside it, counted once for both).
+        res["memory"] = {"judge_max_reserved_bytes": int(torch.cuda.max_memory_reserved(j.device)),
+                         "runner_max_reserved_bytes": reply.get("max_reserved"),
+                         "shared_bytes": sum(r.total for r in j.shared.regions) + int(j.out_bytes)}
 
 
 # ---- trusted phase: baselines and the clock's calibration -------------------------------------
@@ -245,7 +258,7 @@ def _loop_failure(j, loop, what):
         return
     kind, info = loop.failure
     if kind == "reply" and info.get("oom"):
-        raise Stop("error", f"out of GPU memory while timing {what}: {info.get('error')}")
+        raise Stop("error", oom_line(str(info.get("error"))) + f" while timing {what}")
     raise Stop("error", f"error: timing {what} failed: {_failure_text(loop)}")
 
 
@@ -265,7 +278,9 @@ def _patched(j, reply, when):
 def _processes(j, where, first_call):
     """From /proc: processes the candidate left behind, threads it started and left running."""
     pid = j.handle.pid
-    kids = procwatch.descendants(pid)
+    # The runner's own descendants, and whatever left its tree (a double fork, setsid) and came
+    # to the judge, which is a subreaper: every process of this job but the runner itself.
+    kids = sorted(set(procwatch.descendants(os.getpid())) - {pid} - j.trusted_processes)
     names = sorted({procwatch.comm(k) for k in kids})
     add(j.checks, where, "processes", len(kids), 0, not kids,
         "no process left running after forward returned" if not kids
@@ -325,7 +340,7 @@ def _one_run(j, seed, scale, first):
         raise channel.ProtocolError(f"expected the answer to {rid}, got {reply.get('op')!r} "
                                     f"{reply.get('id')!r}: {reply.get('error')}")
     if reply.get("oom"):
-        raise Stop("error", f"out of GPU memory in the candidate's forward: {reply.get('error')}")
+        raise Stop("error", oom_line(str(reply.get("error"))) + " in the candidate's forward")
     if reply.get("error"):
         run["error"] = reply["error"]
         add(j.checks, where, "runtime_error", 1, 0, False, f"ModelNew.forward raised {reply['error']}",
@@ -395,7 +410,7 @@ def _candidate_timing(j, res, baselines):
         if kind == "crashed":
             raise Stop("crashed", f"crashed: {info}")
         if info.get("oom"):
-            raise Stop("error", f"out of GPU memory while the candidate was timed: {info.get('error')}")
+            raise Stop("error", oom_line(str(info.get("error"))) + " while the candidate was timed")
         text = info.get("error") or "the output was not handed over"
         add(j.checks, "timing", "runtime_error", 1, 0, False, f"raised {text} during timing",
             f"runtime_error: {text} during timing")
@@ -415,6 +430,7 @@ def _candidate_timing(j, res, baselines):
     for k in checked:
         r = loop.seeds[k]
         vals = source.load(r)
+        j.empty_cache()  # the drawn copy's block: the float64 reference needs the room
         ref = j.reference(j.shared.as_inputs(vals))
         flat_ref = ref.reshape(-1)
         fin = flat_ref[torch.isfinite(flat_ref)]
@@ -483,20 +499,23 @@ def _copy_bandwidth(torch, device):
 
 
 def _reference_flops(j):
-    """FLOPs of one call of the precision Model on the inputs now in the shared regions, as
-    PyTorch's profiler counts them (matrix products and convolutions; 0 for the rest): a lower
-    bound of the work, so the floor it gives stays a floor."""
+    """FLOPs of one call of the precision Model on the inputs now in the shared regions, counted
+    by PyTorch's FlopCounterMode (matrix products and convolutions; 0 for the rest): a lower
+    bound of the work, so the floor it gives stays a floor. Without it (PyTorch < 2.1): 0."""
     torch = j.torch
     inputs = list(j.shared.views)
     if any(v is None for v in inputs):
         return 0.0  # plain values are drawn per repetition; the call cannot be replayed here
     try:
-        from torch.profiler import ProfilerActivity, profile
+        from torch.utils.flop_counter import FlopCounterMode
+    except ImportError:
+        return 0.0
+    try:
         with torch.no_grad():
-            with profile(activities=[ProfilerActivity.CPU], with_flops=True) as prof:
+            with FlopCounterMode(display=False) as counter:
                 j.kb_model(*inputs)
         synchronize(torch, j.device)
-        return float(sum(float(getattr(ev, "flops", 0) or 0) for ev in prof.key_averages()))
+        return float(counter.get_total_flops())
     except Exception as e:
         j.notes.append(f"roofline: FLOPs of the reference not counted ({describe(e)})")
         return 0.0
@@ -536,18 +555,25 @@ def _census(j, res, cache_in):
         res["flags"].append("no_gpu_kernel")
 
 
-def _oom_line(torch, device, e):
-    free = None
-    try:
-        if device is not None and device.type == "cuda":
-            free = torch.cuda.mem_get_info(device)[0]
-    except Exception:
-        pass
+def oom_line(text, torch=None, device=None):
+    """"out of GPU memory: N GiB needed, M GiB free", from what PyTorch said (the free memory at
+    the moment it failed), else with the driver's free memory now."""
     import re
-    m = re.search(r"Tried to allocate ([0-9.]+) ([KMGT]i?B)", str(e))
-    need = f"{m.group(1)} {m.group(2)}" if m else "more than was free"
-    free_txt = f"{free / (1 << 30):.1f} GiB" if free is not None else "unknown"
-    return f"out of GPU memory: {need} needed, {free_txt} free ({describe(e)})"
+    m = re.search(r"Tried to allocate ([0-9.]+ [KMGT]i?B)", text)
+    need = m.group(1) if m else "more than was free"
+    f = re.search(r"of which ([0-9.]+ [KMGT]i?B) is free", text)
+    free_txt = f.group(1) if f else "unknown"
+    if not f and torch is not None:
+        try:
+            if device is not None and device.type == "cuda":
+                free_txt = f"{torch.cuda.mem_get_info(device)[0] / (1 << 30):.2f} GiB"
+        except Exception:
+            pass
+    return f"out of GPU memory: {need} needed, {free_txt} free"
+
+
+def _oom_line(torch, device, e):
+    return oom_line(str(e), torch, device) + f" ({describe(e)[:300]})"
 
 
 # ---- the verdict ----------------------------------------------------------------------------------

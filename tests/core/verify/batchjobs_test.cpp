@@ -89,6 +89,42 @@ TEST(JobPairs, ErrorsNameTheFileAndTheLine) {
     EXPECT_THROW(readJobPairs(write(s, "empty.txt", "# nothing\n")), InputError);
 }
 
+TEST(JobPairs, ArgsMaySetOnlyHowAJobIsMeasured) {
+    // A job list may come from anyone: its args cannot loosen the oracle, choose the baseline,
+    // run another interpreter or name a file.
+    BatchScratch s("args");
+    const std::string ok = write(s, "ok.json",
+                                 R"([{"problem": "a.py", "candidate": "b.py", "args": ["--precision",
+                                    "bf16", "--seed", "7", "--reps", "20", "--warmup", "3",
+                                    "--seed-count", "2", "--worker-timeout", "600"]}])");
+    ASSERT_EQ(readJobPairs(ok).at(0).args.size(), 12u);
+    const std::vector<std::pair<std::string, std::string>> refused = {
+        {R"(["--thresholds", "/etc/loose.json"])", "a job list cannot set '--thresholds'"},
+        {R"(["--python", "../../evil/python3"])", "a job list cannot set '--python'"},
+        {R"(["--kb-tolerance", "1e9"])", "a job list cannot set '--kb-tolerance'"},
+        {R"(["--baseline-us", "1e9"])", "a job list cannot set '--baseline-us'"},
+        {R"(["--no-compile-baseline"])", "a job list cannot set '--no-compile-baseline'"},
+        {R"(["--reps"])", "--reps followed by 1 to 100000"},
+        {R"(["--reps", "0"])", "--reps followed by 1 to 100000"},
+        {R"(["--precision", "fp8"])", "--precision followed by fp32, bf16 or fp16"},
+        {R"(["--seed", "-1"])", "--seed followed by an integer below 2^64"},
+    };
+    for (const auto& [args, why] : refused) {
+        const std::string f = write(s, "bad.json",
+                                    R"([{"problem": "a.py", "candidate": "b.py", "args": )" + args +
+                                        "}]");
+        try {
+            readJobPairs(f);
+            FAIL() << args;
+        } catch (const InputError& e) {
+            const std::string what = e.what();
+            EXPECT_EQ(what.rfind(f + ": entry 1: key \"args\": ", 0), 0u) << what;
+            EXPECT_NE(what.find(why), std::string::npos) << what;
+            EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+        }
+    }
+}
+
 TEST(TimingSpread, WarnsAboveThreePercentAcrossGpus) {
     std::vector<TimingSample> samples = {
         {"c1", "p", "GPU-a", 10.0}, {"c1", "p", "GPU-b", 10.5},  // 5 %: warn

@@ -79,4 +79,90 @@ TEST(VerdictPolicy, VerdictPassesOnlyWhenEveryCheckPasses) {
     EXPECT_FALSE(tooFast.checks.back().passed);
 }
 
+namespace {
+// n repetitions: the judge's exchange = the runner's claim + a gap with a little jitter.
+ClockSamples samples(double claimedUs, double trueUs, double gapUs, int n = 100) {
+    ClockSamples s;
+    for (int i = 0; i < n; ++i) {
+        const double jitter = (i % 7) * 0.7;
+        s.runnerUs.push_back(claimedUs);
+        s.judgeUs.push_back(trueUs + gapUs + jitter);
+    }
+    return s;
+}
+}  // namespace
+
+TEST(ClockAgreement, AnHonestRunnerAgreesAtEverySize) {
+    for (double t : {3.0, 80.0, 2778.0, 1.5e5}) {
+        const ClockAgreement a = clockAgreement(samples(t, t, 310), samples(500, 500, 308), false);
+        EXPECT_TRUE(a.agrees) << t << ": " << a.detail;
+        EXPECT_NEAR(a.judgeTimeUs, t, 10) << a.detail;
+        EXPECT_FALSE(a.runnerExceedsJudge);
+    }
+}
+
+TEST(ClockAgreement, ATimeTwentyTimesShortIsCaught) {
+    // The case: a matmul of 2778 us reported as 134 us (Event.elapsed_time patched).
+    const ClockAgreement a = clockAgreement(samples(134, 2778, 310), samples(500, 500, 308), false);
+    EXPECT_FALSE(a.agrees) << a.detail;
+    EXPECT_NEAR(a.hiddenUs, 2644, 10);
+    EXPECT_NE(a.detail.find("unexplained"), std::string::npos);
+    VerificationResult r;
+    r.verdict = verdict::kPass;
+    applyClockAgreement(r, a);
+    EXPECT_EQ(r.verdict, verdict::kFail);
+    ASSERT_EQ(r.reasons.size(), 1u);
+    EXPECT_EQ(r.reasons[0].rfind("clock_agreement: ", 0), 0u) << r.reasons[0];
+    EXPECT_EQ(r.checks.back().name, "clock_agreement");
+}
+
+TEST(ClockAgreement, SmallHiddenTimesWithinTheAllowanceAreNotCalledForgeries) {
+    // 5 % of a long kernel, or 20 us of a short one, is jitter and the runner's own overhead.
+    EXPECT_TRUE(clockAgreement(samples(1000, 1040, 300), samples(9, 9, 300), false).agrees);
+    EXPECT_TRUE(clockAgreement(samples(10, 25, 300), samples(9, 9, 300), false).agrees);
+    // 10 % of a long kernel is not.
+    EXPECT_FALSE(clockAgreement(samples(1000, 1100, 300), samples(9, 9, 300), false).agrees);
+}
+
+TEST(ClockAgreement, ANoisyCalibrationWidensTheAllowance) {
+    ClockSamples noisy;
+    for (int i = 0; i < 100; ++i) {
+        noisy.runnerUs.push_back(100);
+        noisy.judgeUs.push_back(100 + 300 + (i % 2 ? 60 : -60));
+    }
+    const ClockAgreement a = clockAgreement(samples(100, 190, 300), noisy, false);
+    EXPECT_GE(a.allowanceUs, 3 * 120 - 1e-9);
+    EXPECT_TRUE(a.agrees) << a.detail;
+}
+
+TEST(ClockAgreement, ARunnerClaimingMoreThanTheWholeExchangeIsNotATime) {
+    const ClockAgreement a = clockAgreement(samples(5000, 100, -4990), samples(9, 9, 300), false);
+    EXPECT_TRUE(a.runnerExceedsJudge);
+    EXPECT_FALSE(a.agrees);
+}
+
+TEST(ClockAgreement, NoRepetitionsIsNoAgreement) {
+    EXPECT_FALSE(clockAgreement({}, samples(9, 9, 300), false).agrees);
+    EXPECT_FALSE(clockAgreement(samples(9, 9, 300), {}, false).agrees);
+}
+
+TEST(ClockAgreement, HostClocksAllowTheirLargerJitter) {
+    // CPU test mode: 1.5 ms unexplained on a busy machine is jitter; a 20x short 30 ms call is not.
+    EXPECT_TRUE(clockAgreement(samples(4000, 5500, 900), samples(300, 300, 900), true).agrees);
+    EXPECT_FALSE(clockAgreement(samples(1500, 30000, 900), samples(300, 300, 900), true).agrees);
+}
+
+TEST(RooflineCheck, AddedOnlyWithAFloor) {
+    VerificationResult r;
+    r.verdict = verdict::kPass;
+    applyRooflineCheck(r);
+    EXPECT_TRUE(r.checks.empty());
+    r.timing = timing(1.28);
+    // 6.4 GB must reach DRAM: at 4100 GB/s that is 1.56 ms (the empty_like ReLU).
+    r.roofline = rooflineFloor(6.4e9, 0, 4100, 0, 1.28);
+    applyRooflineCheck(r);
+    EXPECT_EQ(r.verdict, verdict::kFail);
+    EXPECT_EQ(r.checks.back().name, "roofline_plausible");
+}
+
 }  // namespace reach_test_verdictpolicy_test

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Reach's red team: every cheat in tests/data/redteam/redteam.json, run through reach-verify, with
+the verdict each must get (tests/data/redteam/README.md).
+
+    python3 scripts/redteam.py --verifier build/default/app/reach-verify --device cpu
+    python3 scripts/redteam.py --verifier .devrun/reach-verify --device cuda --suite .kbsuite \\
+        --seeds 1,2,3 --out "$OUT/redteam"
+
+Each case runs once per seed (--seeds), `--jobs` at a time. A case is right when the verdict is
+one of those it expects and, for a fail, at least one of its `trips` is among the failed checks
+(or flags). Prints one line per run and a summary; exit 0 when every run was right, 1 otherwise,
+2 on bad usage. Scenarios (two verifies that belong together, e.g. a sandboxed candidate that
+tries to rewrite the results cache, then an honest one on the same problem) are cases too.
+"""
+
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MANIFEST = ROOT / "tests" / "data" / "redteam" / "redteam.json"
+
+
+def resolve(ref, suite):
+    kind, _, rest = ref.partition(":")
+    if kind == "data":
+        return ROOT / "tests" / "data" / rest
+    if kind == "resources":
+        return ROOT / "resources" / "kernelbench" / rest
+    if kind == "suite":
+        if not suite:
+            return None
+        return Path(suite) / rest
+    raise ValueError(f"{MANIFEST}: unknown file reference {ref!r}")
+
+
+def verify(args, problem, candidate, seed, extra=(), env=None):
+    cmd = [args.verifier, "--problem", str(problem), "--candidate", str(candidate),
+           "--seed", str(seed), "--reps", str(args.reps), "--warmup", str(args.warmup),
+           "--worker-timeout", str(args.timeout)]
+    if args.device == "cpu":
+        cmd += ["--worker-device", "cpu", "--no-compile-baseline"]
+    if args.python:
+        cmd += ["--python", args.python]
+    cmd += list(extra)
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                       timeout=args.timeout * 3, env=env)
+    try:
+        doc = json.loads(p.stdout)
+    except json.JSONDecodeError:
+        doc = {"verdict": "no_document", "reasons": [p.stderr.strip()[-300:] or p.stdout[-300:]]}
+    doc["_exit"] = p.returncode
+    doc["_wall_s"] = round(time.time() - t0, 1)
+    doc["_cmd"] = cmd
+    return doc
+
+
+def failed(doc):
+    return {c.get("name") for c in doc.get("checks", []) if not c.get("passed", True)} | set(doc.get("flags", []))
+
+
+def judge(case, doc):
+    verdict = doc.get("verdict")
+    if verdict not in case["expect"]:
+        return False, f"verdict {verdict}, expected {'/'.join(case['expect'])}"
+    if verdict == "fail" and case.get("trips"):
+        if not failed(doc) & set(case["trips"]):
+            return False, f"failed {sorted(failed(doc))}, expected one of {case['trips']}"
+    if verdict == "pass" and doc.get("_exit") != 0:
+        return False, f"pass with exit {doc.get('_exit')}"
+    return True, ""
+
+
+def run_case(args, case, seed, cache_dir):
+    env = dict(os.environ, REACH_CACHE_DIR=cache_dir)
+    problem = resolve(case["problem"], args.suite)
+    if case.get("scenario") == "sandboxed_cache_poison":
+        # 1. an honest verify fills the results cache for the problem; 2. the poisoner, sandboxed,
+        # tries to rewrite it; 3. the honest verify again: its baselines and speedup must be
+        # what they were (reused or measured, never the poisoner's 1e9 us).
+        honest = resolve(case["honest"], args.suite)
+        first = verify(args, problem, honest, seed, env=env)
+        poison = verify(args, problem, resolve(case["candidate"], args.suite), seed, ["--sandbox"], env=env)
+        again = verify(args, problem, honest, seed, env=env)
+        doc = dict(again)
+        base = [b.get("us") for b in (again.get("reach") or {}).get("baselines", [])]
+        sane = all(b is None or b < 1e8 for b in base) and (again.get("speedup") or 0) < 1e3
+        if poison.get("verdict") == "no_document" and "bubblewrap" in " ".join(poison.get("reasons", [])):
+            return {"case": case["name"], "seed": seed, "ok": None,
+                    "why": "skipped: bwrap not installed", "verdict": "skipped", "wall": 0}
+        ok = sane and first.get("verdict") == "pass" and again.get("verdict") == "pass"
+        why = "" if ok else (f"after the poisoner ({poison.get('verdict')}): baselines {base}, "
+                             f"speedup {again.get('speedup')}, verdicts {first.get('verdict')}/{again.get('verdict')}")
+        return {"case": case["name"], "seed": seed, "ok": ok, "why": why, "verdict": doc.get("verdict"),
+                "wall": first["_wall_s"] + poison["_wall_s"] + again["_wall_s"], "doc": doc}
+    candidate = resolve(case["candidate"], args.suite)
+    if problem is None or candidate is None or not problem.exists() or not candidate.exists():
+        return {"case": case["name"], "seed": seed, "ok": None, "verdict": "skipped",
+                "why": f"skipped: {case['problem']} or {case['candidate']} not here (--suite?)", "wall": 0}
+    doc = verify(args, problem, candidate, seed, case.get("args", []), env=env)
+    ok, why = judge(case, doc)
+    if ok and case.get("no_leftovers"):
+        # Processes the candidate started must all be gone once the job has ended.
+        left = subprocess.run(["pgrep", "-f", "-a", "python"], capture_output=True, text=True).stdout
+        if str(candidate) in left:
+            ok, why = False, "processes of the candidate outlived the job"
+    return {"case": case["name"], "seed": seed, "ok": ok, "why": why, "verdict": doc.get("verdict"),
+            "wall": doc["_wall_s"], "doc": doc,
+            "reasons": doc.get("reasons", [])[:2]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--verifier", required=True)
+    ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    ap.add_argument("--suite", help="a folder with KernelBench's suite files (level1/, candidates/)")
+    ap.add_argument("--seeds", default="1")
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--python", help="the interpreter with PyTorch (reach-verify --python)")
+    ap.add_argument("--only", help="comma-separated case names")
+    ap.add_argument("--out", help="write every document and summary.json here")
+    args = ap.parse_args()
+    try:
+        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    except ValueError:
+        print(f"redteam.py: --seeds: expected integers, got {args.seeds!r}", file=sys.stderr)
+        return 2
+    if not os.access(args.verifier, os.X_OK):
+        print(f"redteam.py: {args.verifier}: not an executable reach-verify", file=sys.stderr)
+        return 2
+    cases = [c for c in json.loads(MANIFEST.read_text())["cases"] if c["device"] == args.device]
+    if args.only:
+        want = set(args.only.split(","))
+        cases = [c for c in cases if c["name"] in want]
+    cache_root = tempfile.mkdtemp(prefix="reach-redteam-")
+    os.chmod(cache_root, 0o700)
+    results = []
+    try:
+        with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            futs = []
+            for case in cases:
+                for seed in seeds:
+                    # Scenarios share nothing with other runs: each has a cache of its own.
+                    cache = os.path.join(cache_root, f"{case['name']}-{seed}")
+                    os.makedirs(cache, mode=0o700, exist_ok=True)
+                    futs.append(pool.submit(run_case, args, case, seed, cache))
+            for f in cf.as_completed(futs):
+                r = f.result()
+                results.append(r)
+                mark = "ok  " if r["ok"] else ("SKIP" if r["ok"] is None else "BAD ")
+                print(f"{mark} {r['case']:28s} seed {r['seed']}: {r['verdict']:10s} {r['wall']:6.1f} s"
+                      f"  {r['why'] or '; '.join(x[:90] for x in r.get('reasons', []))}", flush=True)
+    finally:
+        shutil.rmtree(cache_root, ignore_errors=True)
+    bad = [r for r in results if r["ok"] is False]
+    skipped = [r for r in results if r["ok"] is None]
+    print(f"redteam: {len(results) - len(bad) - len(skipped)} right, {len(bad)} wrong, "
+          f"{len(skipped)} skipped, of {len(results)} runs ({args.device})")
+    if args.out:
+        out = Path(args.out)
+        (out / "docs").mkdir(parents=True, exist_ok=True)
+        for r in results:
+            if "doc" in r:
+                (out / "docs" / f"{r['case']}-{r['seed']}.json").write_text(json.dumps(r["doc"], indent=1))
+        (out / "summary.json").write_text(json.dumps(
+            [{k: v for k, v in r.items() if k != "doc"} for r in results], indent=1))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
