@@ -151,8 +151,10 @@ def main():
             futs = []
             for case in cases:
                 for seed in seeds:
-                    # Scenarios share nothing with other runs: each has a cache of its own.
-                    cache = os.path.join(cache_root, f"{case['name']}-{seed}")
+                    # Scenarios share nothing with other runs: each has a cache of its own. The
+                    # other cases share one (a problem's baselines are measured once).
+                    cache = (os.path.join(cache_root, f"{case['name']}-{seed}") if case.get("scenario")
+                             else os.path.join(cache_root, "shared"))
                     os.makedirs(cache, mode=0o700, exist_ok=True)
                     futs.append(pool.submit(run_case, args, case, seed, cache))
             for f in cf.as_completed(futs):

@@ -80,13 +80,23 @@ std::string us(double v) {
     return b;
 }
 
-// Jitter and the runner's own overhead: at least kMinGpuUs (a GPU's exchange is tens of
-// microseconds of messages and synchronizations, steady to a few), three interquartile ranges of
-// the calibration's gaps, and a share of the candidate's time (clock rates, and the slot copy's
-// L2 state after different kernels). Host clocks (the CPU test mode) share one busy machine
-// with everything else: their floor and share are much larger.
+// What the two medians may differ by without anything hidden: the larger of a floor, a share of
+// the candidate's time (clock rates, the slot copy's L2 state after different kernels) and
+// kSigmas standard errors of the difference of the two medians. The gaps' jitter is the host's
+// (two messages, two synchronizations: an interquartile range of 40-330 us was measured on the
+// H200 machine with three verifies at once); a median of n samples has a standard error of about
+// 1.2533 * sigma / sqrt(n), with sigma = IQR / 1.349 for a normal spread. Host clocks (the CPU
+// test mode) share one busy machine with everything else: their floor and share are larger.
 constexpr double kMinGpuUs = 20.0, kGpuShare = 0.05;
 constexpr double kMinHostUs = 2000.0, kHostShare = 0.25;
+constexpr double kSigmas = 4.0;
+
+double medianStandardError(const std::vector<double>& v) {
+    if (v.size() < 2)
+        return 0;
+    const double iqr = quantile(v, 0.75) - quantile(v, 0.25);
+    return 1.2533 * (iqr / 1.349) / std::sqrt(double(v.size()));
+}
 
 }  // namespace
 
@@ -102,8 +112,8 @@ ClockAgreement clockAgreement(const ClockSamples& candidate, const ClockSamples&
     a.calibrationGapUs = median(gb);
     a.hiddenUs = a.candidateGapUs - a.calibrationGapUs;
     const double claimed = median(candidate.runnerUs);
-    const double iqr = quantile(gb, 0.75) - quantile(gb, 0.25);
-    a.allowanceUs = std::max({hostClocks ? kMinHostUs : kMinGpuUs, 3.0 * iqr,
+    const double se = std::hypot(medianStandardError(gc), medianStandardError(gb));
+    a.allowanceUs = std::max({hostClocks ? kMinHostUs : kMinGpuUs, kSigmas * se,
                               (hostClocks ? kHostShare : kGpuShare) * claimed});
     a.judgeTimeUs = median(candidate.judgeUs) - a.calibrationGapUs;
     // The runner's event window lies inside the judge's exchange: a claim longer than the

@@ -230,8 +230,11 @@ print(json.dumps({"do_bench_median_us": [m * 1000 for m in meds]}))
 
 
 def phase_timing(args, summary):
-    for cand, prob in (("reach_01_softmax/triton_fused.py", "reach_01_softmax.py"),
-                       ("reach_01_softmax/cuda_rowblock.py", "reach_01_softmax.py")):
+    pairs = [("reach_01_softmax/triton_fused.py", "reach_01_softmax.py"),
+             ("reach_01_softmax/cuda_rowblock.py", "reach_01_softmax.py")]
+    if args.timing_only:
+        pairs = [p for p in pairs if any(k in p[0] for k in args.timing_only.split(","))]
+    for cand, prob in pairs:
         meds = []
         for i in range(3):
             doc = run_verify(args, KB / "problems" / prob, KB / "candidates" / cand, "bf16",
@@ -310,6 +313,7 @@ def main():
     ap.add_argument("--sweep-done", default="", help="file of sweep tags already run")
     ap.add_argument("--no-positives", action="store_true", help="timed: suite and cheats only")
     ap.add_argument("--no-compile", action="store_true", help="no torch.compile baseline")
+    ap.add_argument("--timing-only", default="", help="timing: candidates whose path holds one of these")
     args = ap.parse_args()
     args.deadline = time.time() + args.deadline_s
     Path(args.out).mkdir(parents=True, exist_ok=True)

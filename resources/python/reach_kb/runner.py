@@ -85,6 +85,7 @@ def watched_attributes(torch):
     base = getattr(torch._C, "TensorBase", None) or getattr(torch._C, "_TensorBase", None)
     if base is not None:
         spaces["torch._C.TensorBase"] = base
+    import types
     out = {}
     for prefix, space in spaces.items():
         try:
@@ -92,12 +93,15 @@ def watched_attributes(torch):
         except TypeError:
             continue
         for k, v in items:
-            out[f"{prefix}.{k}"] = id(v)
+            out[f"{prefix}.{k}"] = (id(v), isinstance(v, types.ModuleType))
     return out
 
 
 def patched(before, after, limit=20):
-    changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    """Names replaced, removed or added since `before`. A submodule that appeared is an import
+    (torch.utils.cpp_extension brings torch._appdirs), not a patch."""
+    changed = sorted(k for k in set(before) | set(after)
+                     if before.get(k) != after.get(k) and not (k not in before and after[k][1]))
     return changed[:limit], len(changed)
 
 
@@ -150,6 +154,15 @@ class Runner:
             elif key == "TORCHINDUCTOR_COMPILE_THREADS":
                 os.environ[key] = str(path)
         self.device = torch.device(msg["device"])
+        # What Reach itself will import later (the profiler for the census, Dynamo for the
+        # torch.compile baseline) is imported now: their imports rebind torch's own attributes
+        # (Dynamo wraps torch.manual_seed), which must be in the snapshot the candidate's
+        # patches are measured against, not read as the candidate's.
+        for name in ("torch._dynamo", "torch.profiler"):
+            try:
+                __import__(name)
+            except Exception:
+                pass
         if self.device.type == "cuda":
             torch.cuda.set_device(self.device)
             torch.zeros(1, device=self.device)  # the context, before the shared buffers are mapped
