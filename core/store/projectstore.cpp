@@ -12,6 +12,8 @@
 
 #include "core/base/inputerror.h"
 #include "core/store/schema.h"
+#include "core/store/schemacheck.h"
+#include "core/store/sqliteguard.h"
 
 namespace reach {
 
@@ -76,18 +78,19 @@ void removeQuietly(const std::string& path) {
         ::unlink((path + suffix).c_str());
 }
 
-void syncPath(const std::string& path, int flags) {
+bool syncPath(const std::string& path, int flags) {
     const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
-    if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
-    }
+    if (fd < 0)
+        return false;
+    const bool ok = ::fsync(fd) == 0;
+    return ::close(fd) == 0 && ok;
 }
 
 // A new project is built whole in a temporary file beside it and then renamed into place
-// without replacing anything: a kill at any point leaves either no project or a complete one
-// (never a 0- or 4096-byte stub that the next open refuses), and of two processes creating
-// the same project the second simply opens the first one's.
+// without replacing anything: a kill or a full disk at any point leaves either no project or a
+// complete one (never a 0- or 4096-byte stub, or a file whose last pages are still in a -wal
+// beside another name, that every later open refuses), and of two processes creating the same
+// project the second simply opens the first one's.
 void createProject(const std::string& path) {
     const std::filesystem::path target = std::filesystem::absolute(path);
     std::string tmp =
@@ -101,14 +104,29 @@ void createProject(const std::string& path) {
     try {
         SqliteDb db = SqliteDb::open(tmp, SqliteDb::Mode::MustExist);
         db.exec("PRAGMA foreign_keys = ON");
-        db.exec("PRAGMA journal_mode = WAL");
+        // The rollback journal in memory: no -journal or -wal file beside the temporary one
+        // while it is built (a failed build is deleted whole, journal or not).
+        db.exec("PRAGMA journal_mode = MEMORY");
         migrate(db);
+        // WAL is a flag in the file's header: set it here, so that the project appears in the
+        // mode every later open expects. Closing checkpoints and removes the -wal and -shm;
+        // a close that could not (a full disk) is an error, not a half-written project.
+        db.exec("PRAGMA journal_mode = WAL");
+        db.close();
+    } catch (const SqliteError& e) {
+        removeQuietly(tmp);
+        throw InputError(path, "", "cannot create the project: " + e.message());
     } catch (...) {
         removeQuietly(tmp);
         throw;
     }
-    // Closing checkpointed the WAL into the file and removed it: the file is the whole project.
-    syncPath(tmp, O_RDONLY);
+    std::error_code ec;
+    if (std::filesystem::exists(tmp + "-wal", ec) || !syncPath(tmp, O_RDONLY)) {
+        const std::string why = std::strerror(errno);
+        removeQuietly(tmp);
+        throw InputError(
+            path, "", "cannot create the project: the file could not be completed (" + why + ")");
+    }
     int rc = ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE);
     if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
         // A file system without RENAME_NOREPLACE: link() refuses an existing target as well.
@@ -132,6 +150,9 @@ void createProject(const std::string& path) {
 
 ProjectStore ProjectStore::open(const std::string& path, Mode mode) {
     std::error_code ec;
+    // Before anything touches the path: no project is created beside a device or through a
+    // symbolic link to nothing.
+    checkProjectPath(path);
     if (mode == Mode::CreateIfMissing && !std::filesystem::exists(path, ec) &&
         !std::filesystem::is_symlink(path, ec)) {
         createProject(path);
@@ -144,23 +165,17 @@ ProjectStore ProjectStore::open(const std::string& path, Mode mode) {
     // not.
     db.exec("PRAGMA busy_timeout = " + std::to_string(SqliteDb::kBusyTimeoutMs));
     db.exec("PRAGMA foreign_keys = ON");
-    // Decide whether this is a project before anything writes (WAL changes the file header).
-    if (!db.tableExists("schema_version")) {
-        if (mode == Mode::MustExist) {
-            throw InputError(path, "table schema_version",
-                             "expected a Reach project (create one with `reach-cli import`)");
-        }
-        SqliteStatement tables = db.prepare("SELECT count(*) FROM sqlite_master");
-        tables.step();
-        if (tables.columnInt(0) != 0) {
-            throw InputError(path, "table schema_version",
-                             "expected a Reach project, found an SQLite file of another kind");
-        }
+    // Before anything else reads or writes (WAL changes the file header): the schema must be
+    // exactly what the migrations made, so that no trigger or view of the file runs.
+    const bool project = checkProjectSchema(db);
+    if (!project && mode == Mode::MustExist) {
+        throw InputError(path, "table schema_version",
+                         "expected a Reach project (create one with `reach-cli import`)");
     }
     if (readOnly) {
         // Readable as it is: a project one migration behind still answers every read that its
         // tables hold; writing is refused by SqliteDb::transaction.
-        if (!db.tableExists("schema_version")) {
+        if (!project) {
             throw InputError(path, "table schema_version",
                              "expected a Reach project (this one is read-only, so it cannot be "
                              "initialized)");

@@ -178,21 +178,11 @@ int appliedSchemaVersion(const SqliteDb& db) {
     return static_cast<int>(st.columnInt(0));
 }
 
-void migrate(SqliteDb& db) {
-    if (!db.tableExists("schema_version")) {
-        SqliteStatement count = db.prepare("SELECT count(*) FROM sqlite_master");
-        count.step();
-        if (count.columnInt(0) != 0) {
-            throw InputError(db.path(), "table schema_version",
-                             "expected a Reach project, found an SQLite file of another kind");
-        }
-        db.transaction([&] {
-            db.exec(
-                "CREATE TABLE IF NOT EXISTS schema_version(version INTEGER PRIMARY KEY, "
-                "description TEXT NOT NULL, applied_at TEXT NOT NULL)");
-        });
-    }
+const char* const kSchemaVersionTableSql =
+    "CREATE TABLE IF NOT EXISTS schema_version(version INTEGER PRIMARY KEY, "
+    "description TEXT NOT NULL, applied_at TEXT NOT NULL)";
 
+std::set<int> appliedVersions(const SqliteDb& db) {
     std::set<int> applied;
     {
         SqliteStatement st = db.prepare("SELECT version FROM schema_version");
@@ -209,7 +199,21 @@ void migrate(SqliteDb& db) {
                                  std::to_string(latestSchemaVersion()) + ")");
         }
     }
+    return applied;
+}
 
+void migrate(SqliteDb& db) {
+    if (!db.tableExists("schema_version")) {
+        SqliteStatement count = db.prepare("SELECT count(*) FROM sqlite_master");
+        count.step();
+        if (count.columnInt(0) != 0) {
+            throw InputError(db.path(), "table schema_version",
+                             "expected a Reach project, found an SQLite file of another kind");
+        }
+        db.transaction([&] { db.exec(kSchemaVersionTableSql); });
+    }
+
+    const std::set<int> applied = appliedVersions(db);
     std::vector<Migration> todo;
     for (const Migration& m : migrations()) {
         if (!applied.count(m.version))

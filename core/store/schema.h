@@ -1,5 +1,6 @@
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,13 @@ int latestSchemaVersion();
 
 // Highest version applied to the database, 0 for a database without the schema_version table.
 int appliedSchemaVersion(const SqliteDb& db);
+
+// The statement that makes the schema_version table, before any migration.
+extern const char* const kSchemaVersionTableSql;
+
+// The versions recorded in schema_version (which must exist). Throws InputError for a version
+// this build does not know: the project was written by a newer Reach.
+std::set<int> appliedVersions(const SqliteDb& db);
 
 // Applies, in version order, every migration whose version is not yet recorded in
 // schema_version, each in its own transaction with its version row. Recording each applied

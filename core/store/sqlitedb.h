@@ -1,10 +1,14 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+
+#include "core/base/sqlitelimits.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -13,7 +17,12 @@ namespace reach {
 
 // Thin RAII wrappers over the SQLite C API, just enough for the project store and the parts that
 // add tables to it (records, verifications). Errors throw: InputError when the file itself is not
-// usable (missing, a directory, not SQLite), SqliteError for everything else.
+// usable (missing, a directory, a device, not SQLite, damaged, a value past the limits, a
+// statement past its time budget), SqliteError for everything else.
+//
+// A project may come from anyone: every connection is opened with SQLite's defensive settings,
+// views and triggers off and docs/limits.md's bounds (core/store/sqliteguard.h); the schema is
+// checked against the migrations before use (core/store/schemacheck.h).
 //
 // Threading: one SqliteDb (one connection) per thread. A connection is never shared between
 // threads; a worker that needs the project opens its own (WAL lets readers run beside a writer).
@@ -22,14 +31,17 @@ class SqliteError : public std::runtime_error {
 public:
     SqliteError(const std::string& file, int code, const std::string& message);
     int code() const { return m_code; }
+    const std::string& message() const { return m_message; }  // SQLite's, without the file
 
 private:
     int m_code;
+    std::string m_message;
 };
 
 class SqliteStatement {
 public:
-    SqliteStatement(sqlite3* db, std::string_view sql, std::string file);
+    SqliteStatement(sqlite3* db, std::string_view sql, std::string file,
+                    StatementBudget* budget = nullptr);
     ~SqliteStatement();
     SqliteStatement(SqliteStatement&& other) noexcept;
     SqliteStatement& operator=(SqliteStatement&& other) noexcept;
@@ -53,16 +65,20 @@ public:
     // Resets for another execution with new bindings.
     void reset();
 
-    // Columns are 0-based, as in SQLite.
+    // Columns are 0-based, as in SQLite. A text longer than SqliteLimits::kMaxValueBytes throws
+    // InputError naming its table, row and column.
     int64_t columnInt(int col) const;
     double columnDouble(int col) const;
     std::string columnText(int col) const;
     bool columnIsNull(int col) const;
 
 private:
+    [[noreturn]] void failTooBig() const;
+
     sqlite3* m_db = nullptr;
     sqlite3_stmt* m_stmt = nullptr;
     std::string m_file;
+    StatementBudget* m_budget = nullptr;
 };
 
 class SqliteDb {
@@ -71,10 +87,13 @@ public:
     // created unless a writer's -wal is already there), for files Reach may not write.
     enum class Mode { CreateIfMissing, MustExist, ReadOnly };
 
-    // Opens (or creates) the database file. Throws InputError when the path is a directory,
-    // missing (MustExist, ReadOnly) or not an SQLite file. Waits up to busyTimeoutMs for a lock
-    // held by another connection, from the very first read on.
+    // Opens (or creates) the database file. Throws InputError when the path is a directory, a
+    // device, a FIFO, a symbolic link to one or to nothing, missing (MustExist, ReadOnly) or not
+    // an SQLite file. Waits up to busyTimeoutMs for a lock held by another connection, from the
+    // very first read on.
     static SqliteDb open(const std::string& path, Mode mode = Mode::CreateIfMissing);
+    // An empty database in memory, guarded like a file (for the schema check's reference).
+    static SqliteDb openInMemory(const std::string& name);
     static constexpr int kBusyTimeoutMs = 5000;
 
     SqliteDb() = default;
@@ -88,6 +107,13 @@ public:
     const std::string& path() const { return m_path; }
     bool readOnly() const { return m_readOnly; }
 
+    // Closes now and reports what closing found (a checkpoint that could not be written);
+    // afterwards the object is empty. The destructor closes silently.
+    void close();
+
+    // How long one statement may work before its next row (docs/limits.md); tests shorten it.
+    void setStepBudget(std::chrono::milliseconds budget) { m_budget->setPerStep(budget); }
+
     void exec(std::string_view sql);  // one or more statements, no results
     SqliteStatement prepare(std::string_view sql) const;
     int64_t lastInsertId() const;
@@ -98,14 +124,19 @@ public:
     // throws (and rethrows). Nested calls become savepoints, so a helper that opens its own
     // transaction can be called inside a larger one. The outermost level takes the write lock up
     // front (BEGIN IMMEDIATE) so two writers never deadlock on a lock upgrade. On a read-only
-    // database it throws InputError (no write permission) before anything runs.
+    // database it throws InputError (no write permission) before anything runs. The first write
+    // of a connection runs SQLite's quick_check first: nothing is written into a damaged file.
     void transaction(const std::function<void()>& body);
 
 private:
+    void checkIntegrity();
+
     sqlite3* m_db = nullptr;
     std::string m_path;
     int m_depth = 0;
     bool m_readOnly = false;
+    bool m_checked = false;  // quick_check passed on this connection
+    std::unique_ptr<StatementBudget> m_budget;
 };
 
 }  // namespace reach

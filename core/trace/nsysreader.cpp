@@ -1,31 +1,20 @@
 #include "core/trace/nsysreader.h"
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 
-#include "core/base/fileuri.h"
 #include "core/base/inputerror.h"
-#include "core/base/sha256.h"
+#include "core/base/sqlitelimits.h"
 #include "core/trace/bytesource.h"
 #include "core/trace/gpuintervals.h"
+#include "core/trace/nsysdb.h"
 
 namespace reach {
 
 namespace {
-
-struct DbCloser {
-    void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
-};
-struct StmtFinalizer {
-    void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
-};
-using Db = std::unique_ptr<sqlite3, DbCloser>;
-using Stmt = std::unique_ptr<sqlite3_stmt, StmtFinalizer>;
 
 // CUpti_ActivityMemcpyKind, as nsys 2.x exports store it (3.x adds ENUM_CUDA_MEMCPY_OPER).
 const char* memcpyKindName(int k) {
@@ -66,12 +55,15 @@ private:
     [[noreturn]] void fail(const std::string& place, const std::string& what) const {
         throw InputError(m_path, place, what);
     }
-    Stmt prepare(const std::string& sql, const std::string& place);
-    bool hasTable(const std::string& name);
-    bool hasColumn(const std::string& table, const std::string& column);
     void readKernels();
     void readMemory(const std::string& table, ActivityKind kind);
     void readSpan(const std::string& table);
+    std::string readDevice();
+    static bool integers(const NsysDb::Query& row, size_t columns);
+    [[noreturn]] void failType(const std::string& table, int64_t rowid,
+                               const std::vector<std::string>& columns);
+    [[noreturn]] void failTooBig(const std::string& table, const std::vector<std::string>& ints,
+                                 const std::string& nameCol, int64_t lastRowid);
     uint32_t entry(const std::string& name, ActivityKind kind);
     void add(uint32_t idx, int64_t startNs, int64_t endNs, int64_t stream);
     void checkTimes(const std::string& table, int64_t rowid, int64_t startNs, int64_t endNs) const;
@@ -80,41 +72,25 @@ private:
     std::string m_path;
     const ProgressFn& m_progress;
     std::stop_token m_stop;
-    Db m_db;
+    std::unique_ptr<NsysDb> m_db;
     std::vector<KernelStats> m_kernels;
     std::unordered_map<std::string, uint32_t> m_index;
+    // Distinct (kernel, stream) pairs seen, and each kernel's last stream: a stream is added to
+    // a kernel's list once, in constant time, and the lists are sorted at the end. (A sorted
+    // insert per new stream was quadratic in a kernel's streams: 400k streams took 33 s.)
+    std::unordered_set<uint64_t> m_kernelStreams;
+    std::vector<int> m_lastStream;
+    // The first launch of each kernel (smallest start) gives its grid and block; the first
+    // kernel of the export gives the device. Rows are read in file order, not sorted by start
+    // (sorting needs temporary storage as large as the table).
+    std::vector<int64_t> m_firstStart;
+    int64_t m_firstDeviceStart = std::numeric_limits<int64_t>::max();
     std::vector<GpuInterval> m_gpu;
     double m_spanBegin = std::numeric_limits<double>::infinity();
     double m_spanEnd = -std::numeric_limits<double>::infinity();
     int64_t m_firstDevice = -1;
     uint64_t m_rows = 0;
 };
-
-Stmt NsysReader::prepare(const std::string& sql, const std::string& place) {
-    sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(m_db.get(), sql.c_str(), int(sql.size()), &s, nullptr) != SQLITE_OK) {
-        fail(place, std::string("SQLite cannot read it: ") + sqlite3_errmsg(m_db.get()));
-    }
-    return Stmt(s);
-}
-
-bool NsysReader::hasTable(const std::string& name) {
-    Stmt s = prepare("SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?",
-                     "table list");
-    sqlite3_bind_text(s.get(), 1, name.c_str(), -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(s.get());
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-        fail("table list", std::string("SQLite cannot read it: ") + sqlite3_errmsg(m_db.get()));
-    }
-    return rc == SQLITE_ROW;
-}
-
-bool NsysReader::hasColumn(const std::string& table, const std::string& column) {
-    Stmt s = prepare("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", "table " + table);
-    sqlite3_bind_text(s.get(), 1, table.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s.get(), 2, column.c_str(), -1, SQLITE_TRANSIENT);
-    return sqlite3_step(s.get()) == SQLITE_ROW;
-}
 
 void NsysReader::checkStop() {
     if ((++m_rows & 0xFFF) == 0 && m_stop.stop_requested())
@@ -131,6 +107,8 @@ uint32_t NsysReader::entry(const std::string& name, ActivityKind kind) {
     s.kind = kind;
     s.minUs = std::numeric_limits<double>::infinity();
     m_kernels.push_back(std::move(s));
+    m_lastStream.push_back(std::numeric_limits<int>::min());
+    m_firstStart.push_back(std::numeric_limits<int64_t>::max());
     m_index.emplace(name, idx);
     return idx;
 }
@@ -144,9 +122,10 @@ void NsysReader::add(uint32_t idx, int64_t startNs, int64_t endNs, int64_t strea
     s.totalUs += dur;
     s.minUs = std::min(s.minUs, dur);
     s.maxUs = std::max(s.maxUs, dur);
-    if (std::find(s.streams.begin(), s.streams.end(), int(stream)) == s.streams.end()) {
-        s.streams.insert(std::upper_bound(s.streams.begin(), s.streams.end(), int(stream)),
-                         int(stream));
+    if (m_lastStream[idx] != int(stream)) {
+        m_lastStream[idx] = int(stream);
+        if (m_kernelStreams.insert((uint64_t(idx) << 32) | uint32_t(int(stream))).second)
+            s.streams.push_back(int(stream));
     }
     m_gpu.push_back({begin, end, idx});
     m_spanBegin = std::min(m_spanBegin, begin);
@@ -167,106 +146,235 @@ void NsysReader::checkTimes(const std::string& table, int64_t rowid, int64_t sta
     }
 }
 
+// The first two of `columns` (start and end) must hold integers, the others integers or NULL.
+bool NsysReader::integers(const NsysDb::Query& row, size_t columns) {
+    for (size_t i = 0; i < columns; ++i) {
+        if (!row.isInteger(int(i)) && (i < 2 || !row.isNull(int(i))))
+            return false;
+    }
+    return true;
+}
+
+// nsys writes every column Reach reads as an INTEGER (times in ns). A REAL or TEXT time was read
+// as 0 (or truncated) into wrong numbers: the row is refused, naming the column.
+void NsysReader::failType(const std::string& table, int64_t rowid,
+                          const std::vector<std::string>& columns) {
+    const std::vector<std::string> types = m_db->typesOf(table, columns, rowid);
+    for (size_t i = 0; i < columns.size(); ++i) {
+        const bool time = i < 2;
+        if (types[i] == "integer" || (!time && types[i] == "null"))
+            continue;
+        fail("table " + table + ", row " + std::to_string(rowid) + ", column " + columns[i],
+             std::string("expected an integer") + (time ? " time in ns" : "") +
+                 " as nsys writes it, found " + (types[i].empty() ? "nothing" : types[i]));
+    }
+    fail("table " + table + ", row " + std::to_string(rowid), "expected integers as nsys writes");
+}
+
+// SQLite refused a value longer than the limit without reading it. Rows come in rowid order, so
+// the row is the first one after the last read: one of its numbers is a long text or blob, or
+// (for kernels) its name is too long.
+void NsysReader::failTooBig(const std::string& table, const std::vector<std::string>& ints,
+                            const std::string& nameCol, int64_t lastRowid) {
+    const std::string limit = std::to_string(SqliteLimits::kMaxValueBytes >> 20) + " MiB";
+    NsysDb::Query next(*m_db,
+                       "SELECT rowid" + (nameCol.empty() ? std::string() : ", " + nameCol) +
+                           " FROM " + table + " WHERE rowid > ?1 ORDER BY rowid LIMIT 1",
+                       "table " + table);
+    next.bind(1, lastRowid);
+    if (next.step()) {
+        const int64_t rowid = next.integer(0);
+        const std::vector<std::string> types = m_db->typesOf(table, ints, rowid);
+        for (size_t i = 0; i < types.size(); ++i) {
+            if (types[i] != "integer" && (i < 2 || types[i] != "null"))
+                failType(table, rowid, ints);
+        }
+        const int64_t id = nameCol.empty() || !next.isInteger(1) ? -1 : next.integer(1);
+        const int64_t bytes = id < 0 ? -1 : m_db->valueBytes("StringIds", "value", id);
+        if (bytes > SqliteLimits::kMaxValueBytes) {
+            fail("table StringIds, row " + std::to_string(id) + ", column value",
+                 "a kernel name of " + std::to_string(bytes) + " bytes (the name of " + table +
+                     " row " + std::to_string(rowid) + "); expected at most " + limit +
+                     ", the limit of one string Reach keeps");
+        }
+    }
+    const int64_t row = nameCol.empty() ? -1 : m_db->firstOversizedRow("StringIds", "value");
+    fail(row >= 0 ? "table StringIds, row " + std::to_string(row) + ", column value"
+                  : "table " + table,
+         "expected values of at most " + limit + ", the limit of one string Reach keeps");
+}
+
 void NsysReader::readKernels() {
     const std::string table = "CUPTI_ACTIVITY_KIND_KERNEL";
-    if (!hasTable(table))
+    if (!m_db->hasTable(table))
         return;
+    const std::vector<std::string> ints = {"start", "end",   "streamId", "deviceId", "gridX",
+                                           "gridY", "gridZ", "blockX",   "blockY",   "blockZ"};
+    m_db->requireColumns(table, ints);
     // The full demangled name when the export has it, else the short or the mangled one.
     std::string nameCol;
     for (const char* c : {"demangledName", "shortName", "mangledName"}) {
-        if (hasColumn(table, c)) {
+        if (m_db->hasColumn(table, c)) {
             nameCol = c;
             break;
         }
     }
     if (nameCol.empty())
         fail("table " + table, "expected a kernel name column (demangledName)");
-    Stmt s = prepare(
-        "SELECT k.start, k.end, k.streamId, k.deviceId, k.gridX, k.gridY, k.gridZ, "
-        "k.blockX, k.blockY, k.blockZ, COALESCE(n.value, ''), k.rowid FROM " +
-            table + " k LEFT JOIN StringIds n ON n.id = k." + nameCol + " ORDER BY k.start",
-        "table " + table);
-    int rc;
-    while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    // Names are looked up by StringIds' primary key: without it each lookup would scan the table
+    // (or SQLite would build a temporary index of it).
+    if (!m_db->hasTable("StringIds"))
+        fail("table StringIds", "expected the table of kernel names that nsys writes");
+    m_db->requireColumns("StringIds", {"id", "value"});
+    if (!m_db->isPrimaryKey("StringIds", "id"))
+        fail("table StringIds", "expected id to be its primary key, as nsys writes it");
+
+    std::string sql = "SELECT ";
+    for (const std::string& c : ints)
+        sql += "k." + c + ", ";
+    sql += "COALESCE(n.value, ''), k.rowid FROM " + table +
+           " k LEFT JOIN StringIds n ON n.id = k." + nameCol;
+    NsysDb::Query s(*m_db, sql, "table " + table);
+    int64_t lastRowid = std::numeric_limits<int64_t>::min();
+    bool tooBig = false;
+    while (s.step(&tooBig)) {
         checkStop();
-        auto col = [&](int i) { return int64_t(sqlite3_column_int64(s.get(), i)); };
-        const char* raw = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 10));
-        std::string name = raw && *raw ? raw : "unknown";
+        const int64_t rowid = s.integer(11);
+        if (!integers(s, ints.size()))
+            failType(table, rowid, ints);
+        auto col = [&](int i) { return s.integer(i); };
+        std::string name = s.text(10);
+        if (name.empty())
+            name = "unknown";
         uint32_t idx = entry(name, ActivityKind::Kernel);
         KernelStats& k = m_kernels[idx];
-        if (k.calls == 0) {
+        if (col(0) < m_firstStart[idx]) {
+            m_firstStart[idx] = col(0);
             k.grid = std::to_string(col(4)) + "," + std::to_string(col(5)) + "," +
                      std::to_string(col(6));
             k.block = std::to_string(col(7)) + "," + std::to_string(col(8)) + "," +
                       std::to_string(col(9));
         }
-        if (m_firstDevice < 0)
+        if (col(0) < m_firstDeviceStart) {
+            m_firstDeviceStart = col(0);
             m_firstDevice = col(3);
-        checkTimes(table, col(11), col(0), col(1));
+        }
+        checkTimes(table, rowid, col(0), col(1));
         add(idx, col(0), col(1), col(2));
+        lastRowid = rowid;
     }
-    if (rc != SQLITE_DONE) {
-        fail("table " + table, std::string("SQLite cannot read it: ") + sqlite3_errmsg(m_db.get()));
-    }
+    if (tooBig)
+        failTooBig(table, ints, nameCol, lastRowid);
 }
 
 void NsysReader::readMemory(const std::string& table, ActivityKind kind) {
-    if (!hasTable(table))
+    if (!m_db->hasTable(table))
         return;
-    bool memcpy = kind == ActivityKind::Memcpy;
-    std::string sql = std::string("SELECT start, end, streamId, ") +
-                      (memcpy && hasColumn(table, "copyKind") ? "copyKind" : "0") +
-                      ", rowid FROM " + table;
-    Stmt s = prepare(sql, "table " + table);
-    int rc;
-    while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    const bool memcpy = kind == ActivityKind::Memcpy;
+    std::vector<std::string> ints = {"start", "end", "streamId"};
+    m_db->requireColumns(table, ints);
+    if (memcpy && m_db->hasColumn(table, "copyKind"))
+        ints.push_back("copyKind");
+    std::string sql = "SELECT ";
+    for (const std::string& c : ints)
+        sql += c + ", ";
+    if (ints.size() == 3)
+        sql += "0, ";
+    sql += "rowid FROM " + table;
+    NsysDb::Query s(*m_db, sql, "table " + table);
+    int64_t lastRowid = std::numeric_limits<int64_t>::min();
+    bool tooBig = false;
+    while (s.step(&tooBig)) {
         checkStop();
-        auto col = [&](int i) { return int64_t(sqlite3_column_int64(s.get(), i)); };
+        const int64_t rowid = s.integer(4);
+        if (!integers(s, ints.size()))
+            failType(table, rowid, ints);
+        auto col = [&](int i) { return s.integer(i); };
         std::string name = memcpy ? memcpyKindName(int(col(3))) : "Memset (Device)";
-        checkTimes(table, col(4), col(0), col(1));
+        checkTimes(table, rowid, col(0), col(1));
         add(entry(name, kind), col(0), col(1), col(2));
+        lastRowid = rowid;
     }
-    if (rc != SQLITE_DONE) {
-        fail("table " + table, std::string("SQLite cannot read it: ") + sqlite3_errmsg(m_db.get()));
-    }
+    if (tooBig)
+        failTooBig(table, ints, "", lastRowid);
 }
 
-// The profiled span also covers host-side CUDA API calls (launches precede their kernels).
+// The profiled span also covers host-side CUDA API calls (launches precede their kernels). Only
+// the earliest start and the latest end are used, and those must be integers. (Checking the
+// type of every row tripled the time of this pass over what is often the largest table.)
 void NsysReader::readSpan(const std::string& table) {
-    if (!hasTable(table))
+    if (!m_db->hasTable(table))
         return;
-    Stmt s = prepare("SELECT MIN(start), MAX(end) FROM " + table, "table " + table);
-    if (sqlite3_step(s.get()) == SQLITE_ROW && sqlite3_column_type(s.get(), 0) != SQLITE_NULL) {
-        m_spanBegin = std::min(m_spanBegin, double(sqlite3_column_int64(s.get(), 0)) / 1000.0);
-        m_spanEnd = std::max(m_spanEnd, double(sqlite3_column_int64(s.get(), 1)) / 1000.0);
+    m_db->requireColumns(table, {"start", "end"});
+    NsysDb::Query s(*m_db, "SELECT min(start), max(end) FROM " + table, "table " + table);
+    bool tooBig = false;
+    const bool row = s.step(&tooBig);
+    if (row && s.isNull(0) && s.isNull(1))
+        return;  // no rows
+    if (tooBig || !row || !s.isInteger(0) || !s.isInteger(1)) {
+        NsysDb::Query bad(*m_db,
+                          "SELECT rowid FROM " + table +
+                              " WHERE typeof(start) <> 'integer' OR typeof(end) <> 'integer' "
+                              "LIMIT 1",
+                          "table " + table);
+        if (bad.step())
+            failType(table, bad.integer(0), {"start", "end"});
+        fail("table " + table, "expected integer times in ns as nsys writes them");
     }
+    m_spanBegin = std::min(m_spanBegin, double(s.integer(0)) / 1000.0);
+    m_spanEnd = std::max(m_spanEnd, double(s.integer(1)) / 1000.0);
+}
+
+// The name of the first kernel's GPU, else of the GPU with the smallest id.
+std::string NsysReader::readDevice() {
+    const std::string table = "TARGET_INFO_GPU";
+    if (!m_db->hasTable(table))
+        return {};
+    m_db->requireColumns(table, {"id", "name"});
+    NsysDb::Query s(*m_db,
+                    "SELECT " + sqlIntegerOrNull("id") + ", name FROM " + table +
+                        " WHERE typeof(name) = 'text'",
+                    "table " + table);
+    std::string device;
+    int64_t deviceId = std::numeric_limits<int64_t>::max();
+    bool tooBig = false;
+    while (s.step(&tooBig)) {
+        std::string name = s.text(1);
+        const int64_t id = s.isNull(0) ? std::numeric_limits<int64_t>::max() : s.integer(0);
+        if (name.empty())
+            continue;
+        const bool first = id == m_firstDevice;
+        if (first || (deviceId != m_firstDevice && id < deviceId) || device.empty()) {
+            device = std::move(name);
+            deviceId = id;
+        }
+    }
+    if (tooBig) {
+        const int64_t row = m_db->firstOversizedRow(table, "name");
+        fail("table " + table + (row >= 0 ? ", row " + std::to_string(row) : std::string()) +
+                 ", column name",
+             "expected a GPU name of at most " +
+                 std::to_string(SqliteLimits::kMaxValueBytes >> 20) + " MiB");
+    }
+    return device;
 }
 
 Workload NsysReader::run() {
     Workload w;
     w.format = "nsys-sqlite";
+    uint64_t bytesRead = 0;
     {
         // Hash the bytes first: it also proves the file is readable and not a directory.
         ByteSource bytes(m_path, m_stop);
-        for (std::string_view c = bytes.next(); !c.empty(); c = bytes.next()) {
-        }
+        for (std::string_view c = bytes.next(); !c.empty(); c = bytes.next())
+            bytesRead += c.size();
         w.sourceHash = bytes.sha256();
     }
     if (m_progress)
         m_progress(0.1);
-    // immutable=1: SQLite reads the file as it is and creates nothing: no -wal/-shm beside an
-    // export in WAL mode, no lock, and a read-only file or folder is no obstacle. The user's
-    // export and its folder stay exactly as they were.
-    sqlite3* db = nullptr;
-    int rc = sqlite3_open_v2(sqliteFileUri(m_path, "immutable=1").c_str(), &db,
-                             SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
-    m_db.reset(db);
-    if (rc != SQLITE_OK) {
-        fail("", std::string("SQLite cannot open it: ") +
-                     (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
-    }
-    bool nsys = hasTable("StringIds") || hasTable("EXPORT_META_DATA") ||
-                hasTable("META_DATA_EXPORT") || hasTable("TARGET_INFO_GPU");
+    m_db = std::make_unique<NsysDb>(m_path, bytesRead, m_stop);
+    bool nsys = m_db->hasTable("StringIds") || m_db->hasTable("EXPORT_META_DATA") ||
+                m_db->hasTable("META_DATA_EXPORT") || m_db->hasTable("TARGET_INFO_GPU");
     if (!nsys) {
         fail("table StringIds",
              "expected an Nsight Systems export (StringIds, META_DATA_EXPORT or EXPORT_META_DATA "
@@ -278,19 +386,11 @@ Workload NsysReader::run() {
     readMemory("CUPTI_ACTIVITY_KIND_MEMCPY", ActivityKind::Memcpy);
     readMemory("CUPTI_ACTIVITY_KIND_MEMSET", ActivityKind::Memset);
     readSpan("CUPTI_ACTIVITY_KIND_RUNTIME");
-    if (hasTable("TARGET_INFO_GPU")) {
-        Stmt s =
-            prepare("SELECT id, name FROM TARGET_INFO_GPU ORDER BY id", "table TARGET_INFO_GPU");
-        while (sqlite3_step(s.get()) == SQLITE_ROW) {
-            const char* n = reinterpret_cast<const char*>(sqlite3_column_text(s.get(), 1));
-            if (!n || !*n)
-                continue;
-            if (w.device.empty() || sqlite3_column_int64(s.get(), 0) == m_firstDevice)
-                w.device = n;
-        }
-    }
-    for (KernelStats& k : m_kernels)
+    w.device = readDevice();
+    for (KernelStats& k : m_kernels) {
         w.gpuTimeUs += k.totalUs;
+        std::sort(k.streams.begin(), k.streams.end());
+    }
     w.kernels = std::move(m_kernels);
     std::sort(w.kernels.begin(), w.kernels.end(), [](const auto& a, const auto& b) {
         return a.totalUs != b.totalUs ? a.totalUs > b.totalUs : a.name < b.name;

@@ -29,6 +29,12 @@ Workload readProfile(const std::string& path, const ProgressFn& progress, std::s
     }
     if (S_ISDIR(st.st_mode))
         throw InputError(path, "", "is a directory, expected a profile file");
+    // A device or a FIFO (also behind a symbolic link) would be read forever or block.
+    if (!S_ISREG(st.st_mode)) {
+        throw InputError(path, "",
+                         "is not a regular file (a device, FIFO or socket), expected a profile "
+                         "file");
+    }
     if (st.st_size == 0)
         throw InputError(path, "byte 0", "the file is empty, expected a profile");
 

@@ -140,6 +140,13 @@ CliProcess::CliProcess(const std::vector<std::string>& args, const CliOptions& o
         }
         for (const auto& [name, value] : options.env)
             ::setenv(name.c_str(), value.c_str(), 1);
+        if (options.fileSizeLimitBytes > 0) {
+            ::signal(SIGXFSZ, SIG_IGN);  // stays ignored across exec
+            const rlimit limit{rlim_t(options.fileSizeLimitBytes),
+                               rlim_t(options.fileSizeLimitBytes)};
+            if (::setrlimit(RLIMIT_FSIZE, &limit) != 0)
+                _exit(125);
+        }
         execv(argv[0], argv.data());
         _exit(127);
     }

@@ -37,6 +37,9 @@ struct CliOptions {
     // mean what they mean for a user (root reads and writes a 0444 file).
     bool unprivileged = false;
     std::vector<std::pair<std::string, std::string>> env;  // set for the child only
+    // RLIMIT_FSIZE for the child (0: none), with SIGXFSZ ignored: a write past it fails with
+    // EFBIG, as on a full disk, without needing a file system one could fill.
+    long fileSizeLimitBytes = 0;
 };
 
 // Runs REACH_CLI with args (no shell), capturing stdout and stderr completely.

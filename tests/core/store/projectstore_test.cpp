@@ -99,19 +99,20 @@ TEST_F(StoreDir, ReopeningKeepsDataAndDoesNotRerunMigrations) {
 }
 
 TEST_F(StoreDir, AppliesAMigrationMissingFromTheMiddle) {
-    // A project made before a lower-numbered migration was merged still receives it.
+    // A project made before a lower-numbered migration was merged still receives it. (Made here
+    // by undoing migration 2, which no later migration builds on: the schema check accepts only
+    // what the recorded migrations make.)
     const std::string path = file("gap.reach");
     const int latest = reach::latestSchemaVersion();
     {
         ProjectStore store = ProjectStore::open(path);
-        store.database().exec("DELETE FROM schema_version WHERE version = 1");
+        store.database().exec("DELETE FROM schema_version WHERE version = 2");
         store.database().exec(
-            "DROP TABLE kernel_operators; DROP TABLE kernels; DROP TABLE rule_sets;"
-            "DROP TABLE workloads");
+            "DROP TABLE eval_records; DROP TABLE record_sets; DROP TABLE mapping_presets");
     }
     ProjectStore store = ProjectStore::open(path);
     EXPECT_EQ(store.schemaVersion(), latest);
-    EXPECT_TRUE(store.database().tableExists("kernels"));
+    EXPECT_TRUE(store.database().tableExists("eval_records"));
 }
 
 TEST_F(StoreDir, SavingTheSameRuleSetTwiceKeepsOne) {

@@ -1,0 +1,1 @@
+ANALYZE; UPDATE sqlite_stat1 SET stat = '1000000 1000000' WHERE idx IS NOT NULL;

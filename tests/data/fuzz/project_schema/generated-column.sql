@@ -1,0 +1,1 @@
+ALTER TABLE kernels ADD COLUMN extra TEXT GENERATED ALWAYS AS (upper(name)) VIRTUAL;

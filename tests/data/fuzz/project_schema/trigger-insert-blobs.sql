@@ -1,0 +1,1 @@
+CREATE TRIGGER blobs AFTER INSERT ON kernels BEGIN INSERT INTO rule_sets(name, hash, json, saved_at) SELECT 'x', hex(randomblob(16)), randomblob(100000), '' FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100) SELECT x FROM c); END;

@@ -1,0 +1,1 @@
+PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = replace(sql, 'name TEXT NOT NULL', 'name TEXT NOT NULL DEFAULT (randomblob(1000000))') WHERE name = 'kernels'; PRAGMA writable_schema = OFF;
