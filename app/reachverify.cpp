@@ -224,6 +224,10 @@ int runKernelBench(const reach::VerifyOptions& o, reach::KernelBenchJob job) {
 }
 
 int main(int argc, char** argv) {
+    // The runner of a C++ candidate (internal: started by this program's own controller half,
+    // gpu/cudarunner.cpp). It holds no verdict; it only runs what it is asked to.
+    if (argc == 3 && std::string(argv[1]) == "--runner-channel")
+        return reach::runCandidateRunner(std::atoi(argv[2]));
     // A candidate runs as the same user: this process, which writes the verdict, must not be
     // reachable through ptrace or /proc/<pid>/fd (where a forged verdict could be written into
     // its pipes). Orphans of the candidate's processes come back here to be killed.

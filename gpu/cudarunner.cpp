@@ -1,25 +1,32 @@
-// The CUDA half of a verification job: it measures; core/verify/verdictpolicy.h decides (the
-// baseline time used, the roofline floor, the verdict). Only this file and its helpers in gpu/
-// see CUDA.
-#include <cublas_v2.h>
+// The controller's CUDA half of a C++ verification job (docs/verifier.md, "Trust boundary"): it
+// measures; core/verify/verdictpolicy.h decides (the baseline time used, the roofline floor, the
+// clock agreement, the verdict). The candidate never runs here: its reach_run runs in a runner
+// process (gpu/candidaterunner.cpp, reach-verify --runner-channel) that maps this process's input
+// and output buffers (gpu/sharedregion.h) and answers with claims. This process draws the
+// inputs, reads the outputs, inputs and canaries in its own memory, flushes L2 and queues the
+// spacer, keeps its own clock, and writes the verdict.
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <future>
+#include <random>
 #include <stdexcept>
 
 #include "core/verify/gputiminglock.h"
 #include "core/verify/oracle.h"
+#include "core/verify/sampledcheck.h"
 #include "core/verify/verdictpolicy.h"
 #include "gpu/cudahandles.h"
 #include "gpu/devicerunner.h"
 #include "gpu/nvmlclocks.h"
+#include "gpu/runnerclient.h"
+#include "gpu/sharedregion.h"
 #include "gpu/verifyjob.h"
-#include "reach/candidate.h"
 
 namespace reach {
 
@@ -28,111 +35,20 @@ namespace {
 using cuda::check;
 #define CK(x) check((x), #x)
 
-// One tensor with a canary region before and after it (out-of-bounds writes land there).
-struct DevTensor {
-    uint8_t* base = nullptr;
-    uint8_t* data = nullptr;
-    size_t bytes = 0;
-    size_t total = 0;
-};
-
-int64_t canaryDamage(const DevTensor& t) {
-    std::vector<uint8_t> before(kCanaryBytes), after(t.total - kCanaryBytes - t.bytes);
-    CK(cudaMemcpy(before.data(), t.base, before.size(), cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(after.data(), t.data + t.bytes, after.size(), cudaMemcpyDeviceToHost));
-    int64_t n = 0;
-    for (uint8_t b : before)
-        n += b != kCanaryByte;
-    for (uint8_t b : after)
-        n += b != kCanaryByte;
-    return n;
-}
-
-reach_tensor view(const DevTensor& d, const TensorSpec& s) {
-    reach_tensor t{};
-    t.data = d.data;
-    t.dtype = int32_t(s.dtype);
-    t.ndim = int32_t(s.shape.size());
-    for (size_t i = 0; i < s.shape.size() && i < 8; ++i)
-        t.shape[i] = s.shape[i];
-    return t;
-}
-
-// Owns every device allocation of the job, freed on any exit path.
+// Controller-private device memory (the second input set, the flush buffer), freed on any exit.
 struct Arena {
     std::vector<void*> ptrs;
     ~Arena() {
         for (void* p : ptrs)
             cudaFree(p);
     }
-    DevTensor tensor(size_t bytes) {
-        DevTensor t;
-        t.bytes = bytes;
-        t.total = 2 * kCanaryBytes + (bytes + 255) / 256 * 256;
-        t.base = static_cast<uint8_t*>(raw(t.total));
-        t.data = t.base + kCanaryBytes;
-        CK(cudaMemset(t.base, kCanaryByte, t.total));
-        return t;
-    }
     void* raw(size_t bytes) {
         void* p = nullptr;
-        CK(cudaMalloc(&p, bytes));
+        CK(cudaMalloc(&p, std::max<size_t>(bytes, 1)));
         ptrs.push_back(p);
         return p;
     }
 };
-
-using Launch = std::function<int()>;
-
-// The L2 flush buffer and the clock reader a job's timed loops share.
-struct TimingContext {
-    cudaStream_t stream = nullptr;
-    void* flush = nullptr;
-    size_t flushBytes = 0;
-    int reps = 100;
-    int warmup = 10;
-    const NvmlClocks* nvml = nullptr;
-};
-
-// Cold-L2 timing: before every repetition, outside the timed window, write a buffer of at
-// least twice the L2 size; each repetition has its own event pair; median of `reps`.
-TimingStats timeLaunch(const Launch& launch, const TimingContext& c) {
-    for (int i = 0; i < c.warmup; ++i) {
-        CK(cudaMemsetAsync(c.flush, i & 0xff, c.flushBytes, c.stream));
-        if (int rc = launch())
-            throw std::runtime_error("launch returned " + std::to_string(rc));
-    }
-    CK(cudaStreamSynchronize(c.stream));
-    const int clockBefore = c.nvml->smClockMhz();
-    std::vector<cuda::Event> start, stop;
-    for (int i = 0; i < c.reps; ++i) {
-        start.push_back(cuda::event());
-        stop.push_back(cuda::event());
-    }
-    for (int i = 0; i < c.reps; ++i) {
-        CK(cudaMemsetAsync(c.flush, i & 0xff, c.flushBytes, c.stream));
-        CK(cudaEventRecord(start[size_t(i)].get(), c.stream));
-        if (int rc = launch())
-            throw std::runtime_error("launch returned " + std::to_string(rc));
-        CK(cudaEventRecord(stop[size_t(i)].get(), c.stream));
-    }
-    CK(cudaStreamSynchronize(c.stream));
-    const int clockAfter = c.nvml->smClockMhz();
-    std::vector<double> us;
-    for (int i = 0; i < c.reps; ++i) {
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, start[size_t(i)].get(), stop[size_t(i)].get()));
-        us.push_back(double(ms) * 1000.0);
-    }
-    TimingStats t = TimingStats::fromSamples(us);
-    t.warmup = c.warmup;
-    t.l2Flushed = true;
-    t.l2FlushBytes = double(c.flushBytes);
-    t.smClockBeforeMhz = clockBefore;
-    t.smClockAfterMhz = clockAfter;
-    t.clockSource = c.nvml->available() ? "nvml" : "none";
-    return t;
-}
 
 // Device-to-device copy bandwidth (bytes read + written per second, GB/s): the memory ceiling
 // of the roofline, measured rather than taken from a datasheet.
@@ -157,113 +73,125 @@ double copyBandwidthGBs(Arena& a, cudaStream_t stream) {
     return 2.0 * double(bytes) / (ms[ms.size() / 2] * 1e-3) / 1e9;
 }
 
-// A loaded shared object; dlclose is left to process exit (one job per process, and a
-// candidate's static destructors must not run while its kernels may still be queued).
-struct Loaded {
-    void* handle = nullptr;
-    reach_run_fn fn = nullptr;
-    std::string error;
+// GPU work this process queues ahead of every call, on its own context: the L2 flush (a buffer
+// of max(2 x L2, 64 MiB) written, as triton's do_bench does) and then the same write repeated
+// until about kSpacerUs of GPU time is queued. The GPU runs one context at a time, so the
+// runner's work waits behind it: its launch latency is hidden as in do_bench, and its kernels
+// start on an L2 this process made cold. The runner can skip neither.
+constexpr double kSpacerUs = 250;
+
+struct Bench {
+    cudaStream_t stream = nullptr;
+    void* flush = nullptr;
+    size_t flushBytes = 0;
+    int flushes = 1;  // flush + spacer writes per repetition
+    const NvmlClocks* nvml = nullptr;
+
+    void queue() const {
+        for (int i = 0; i < flushes; ++i)
+            CK(cudaMemsetAsync(flush, i & 0xff, flushBytes, stream));
+    }
+    void measure() {
+        cuda::Event e0 = cuda::event(), e1 = cuda::event();
+        std::vector<float> ms;
+        for (int i = 0; i < 5; ++i) {
+            CK(cudaEventRecord(e0.get(), stream));
+            CK(cudaMemsetAsync(flush, i, flushBytes, stream));
+            CK(cudaEventRecord(e1.get(), stream));
+            CK(cudaEventSynchronize(e1.get()));
+            float m = 0;
+            CK(cudaEventElapsedTime(&m, e0.get(), e1.get()));
+            ms.push_back(m);
+        }
+        std::sort(ms.begin(), ms.end());
+        flushes = std::max(1, int(std::ceil(kSpacerUs / std::max(1.0, double(ms[2]) * 1000.0))));
+    }
 };
 
-Loaded loadObject(const std::string& so) {
-    Loaded l;
-    l.handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!l.handle) {
-        const char* e = dlerror();
-        l.error = std::string("dlopen: ") + (e ? e : "?");
-        return l;
+// One timed loop through the runner: per repetition `before(r)` (fresh inputs, outputs to the
+// sentinel), the flush and spacer queued, the controller's clock around the runner's call, then
+// `after(r)` (the outputs read back and checked). Samples of the timed repetitions only.
+struct Loop {
+    ClockSamples clock;
+    std::vector<double> eventUs;
+    int clockBefore = -1, clockAfter = -1;
+    std::string failure;  // a call that failed (its rc or CUDA error), or a check of `after`
+    bool cudaFault = false;
+};
+
+using Clock = std::chrono::steady_clock;
+
+Loop timedLoop(RunnerClient& runner, const Bench& bench, int reps, int warmup,
+               const std::function<void(int)>& before,
+               const std::function<std::optional<std::string>(int)>& after) {
+    Loop loop;
+    loop.clockBefore = bench.nvml->smClockMhz();
+    for (int r = 0; r < warmup + reps; ++r) {
+        before(r);
+        CK(cudaStreamSynchronize(bench.stream));
+        bench.queue();
+        const auto t0 = Clock::now();
+        const RunnerReply reply = runner.run(r);
+        const double judgeUs = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+        if (!reply.cudaError.empty() || reply.rc != 0) {
+            loop.cudaFault = !reply.cudaError.empty();
+            loop.failure = !reply.cudaError.empty()
+                               ? "CUDA error at call " + std::to_string(r) + ": " + reply.cudaError
+                               : "reach_run returned " + std::to_string(reply.rc) + " at call " +
+                                     std::to_string(r);
+            break;
+        }
+        if (r >= warmup) {
+            loop.clock.judgeUs.push_back(judgeUs);
+            loop.clock.runnerUs.push_back(reply.eventUs);
+            loop.eventUs.push_back(reply.eventUs);
+        }
+        if (after)
+            if (std::optional<std::string> bad = after(r); bad && loop.failure.empty())
+                loop.failure = "call " + std::to_string(r + 1) + " of " +
+                               std::to_string(warmup + reps) + ": " + *bad;
     }
-    l.fn = reinterpret_cast<reach_run_fn>(dlsym(l.handle, "reach_run"));
-    if (!l.fn)
-        l.error = "the shared object does not export extern \"C\" reach_run";
-    return l;
+    CK(cudaStreamSynchronize(bench.stream));
+    loop.clockAfter = bench.nvml->smClockMhz();
+    return loop;
 }
 
-// The job's device buffers: inputs uploaded, outputs filled with the sentinel.
-struct Buffers {
-    std::vector<DevTensor> in, out;
-    std::vector<reach_tensor> vin, vout;
-};
-
-Buffers upload(Arena& arena, const std::vector<HostTensor>& inputs,
-               const std::vector<TensorSpec>& outSpecs) {
-    Buffers b;
-    for (const auto& t : inputs) {
-        b.in.push_back(arena.tensor(t.bytes.size()));
-        CK(cudaMemcpy(b.in.back().data, t.bytes.data(), t.bytes.size(), cudaMemcpyHostToDevice));
-        b.vin.push_back(view(b.in.back(), t.spec));
-    }
-    for (const auto& s : outSpecs) {
-        b.out.push_back(arena.tensor(s.bytes()));
-        CK(cudaMemset(b.out.back().data, kSentinelByte, s.bytes()));
-        b.vout.push_back(view(b.out.back(), s));
-    }
-    CK(cudaDeviceSynchronize());
-    return b;
+TimingStats statsOf(const Loop& loop, const Bench& bench, int warmup) {
+    TimingStats t = TimingStats::fromSamples(loop.eventUs);
+    t.warmup = warmup;
+    t.l2Flushed = true;
+    t.l2FlushBytes = double(bench.flushBytes);
+    t.smClockBeforeMhz = loop.clockBefore;
+    t.smClockAfterMhz = loop.clockAfter;
+    t.clockSource = bench.nvml->available() ? "nvml" : "none";
+    return t;
 }
 
-// What the correctness run left behind: outputs, inputs as they are now, canary damage.
-struct Readback {
-    std::vector<HostTensor> outputs, inputsAfter;
-    int64_t canaryDamage = 0;
+// An input set in controller-private memory, copied into the shared inputs before a call.
+struct InputSet {
+    std::vector<HostTensor> host;
+    std::vector<void*> device;
+    std::shared_future<std::vector<std::vector<double>>> reference;
+    std::vector<double> maxAbs;
 };
 
-Readback readBack(const Buffers& b, const std::vector<HostTensor>& inputs,
-                  const std::vector<TensorSpec>& outSpecs) {
-    Readback r;
-    for (size_t k = 0; k < outSpecs.size(); ++k) {
-        HostTensor h(outSpecs[k]);
-        CK(cudaMemcpy(h.bytes.data(), b.out[k].data, h.bytes.size(), cudaMemcpyDeviceToHost));
-        r.outputs.push_back(std::move(h));
-        r.canaryDamage += canaryDamage(b.out[k]);
-    }
-    for (size_t k = 0; k < inputs.size(); ++k) {
-        HostTensor h(inputs[k].spec);
-        CK(cudaMemcpy(h.bytes.data(), b.in[k].data, h.bytes.size(), cudaMemcpyDeviceToHost));
-        r.inputsAfter.push_back(std::move(h));
-        r.canaryDamage += canaryDamage(b.in[k]);
+std::string self() {
+    std::error_code ec;
+    const std::string p = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    if (p.empty())
+        throw std::runtime_error("cannot tell where reach-verify is (/proc/self/exe)");
+    return p;
+}
+
+std::vector<HostTensor> readOutputs(const std::vector<SharedRegion>& out,
+                                    const std::vector<TensorSpec>& specs) {
+    std::vector<HostTensor> r;
+    for (size_t k = 0; k < specs.size(); ++k) {
+        HostTensor h(specs[k]);
+        CK(cudaMemcpy(h.bytes.data(), out[k].data(), h.bytes.size(), cudaMemcpyDeviceToHost));
+        r.push_back(std::move(h));
     }
     return r;
-}
-
-// The baseline timed the same way on the same buffers: cuBLAS for matmul, else the Reach
-// baseline kernel; a failure to time it is a note, not the candidate's verdict.
-BaselineInfo timeBaseline(const Problem& p, const std::string& baselineObject, Buffers& b,
-                          const TimingContext& tc) {
-    BaselineInfo info;
-    try {
-        if (p.op == "matmul") {
-            info.kind = "cublas";
-            info.source = "cublasGemmEx (CUBLAS_COMPUTE_32F, default algorithm)";
-            cuda::Cublas h = cuda::cublasOn(tc.stream);
-            const int64_t M = p.shape("a")[0], K = p.shape("a")[1], N = p.shape("b")[1];
-            const cudaDataType dt = p.dtype == DType::BF16 ? CUDA_R_16BF : CUDA_R_32F;
-            const float alpha = 1, beta = 0;
-            // Row-major C = A B is column-major C^T = B^T A^T.
-            const Launch gemm = [&] {
-                return int(cublasGemmEx(h.get(), CUBLAS_OP_N, CUBLAS_OP_N, int(N), int(M), int(K),
-                                        &alpha, b.in[1].data, dt, int(N), b.in[0].data, dt, int(K),
-                                        &beta, b.out[0].data, dt, int(N), CUBLAS_COMPUTE_32F,
-                                        CUBLAS_GEMM_DEFAULT));
-            };
-            info.timing = timeLaunch(gemm, tc);
-        } else if (!baselineObject.empty()) {
-            const Loaded base = loadObject(baselineObject);
-            if (!base.fn)
-                throw std::runtime_error(base.error);
-            info.kind = "reach_kernel";
-            info.source = "resources/baselines/" + p.op + ".cu";
-            const Launch launch = [&] {
-                return base.fn(b.vin.data(), int(b.vin.size()), b.vout.data(), int(b.vout.size()),
-                               tc.stream);
-            };
-            info.timing = timeLaunch(launch, tc);
-        }
-    } catch (const std::exception& e) {
-        info.note = std::string("baseline could not be timed: ") + e.what();
-        CK(cudaGetLastError());
-    }
-    return info;
 }
 
 }  // namespace
@@ -322,101 +250,277 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
     const Operator& op = *req.op;
     const VerifyOptions& o = *req.options;
 
-    Loaded cand = loadObject(req.candidateObject);
-    if (!cand.fn) {
-        r.verdict = verdict::kCompileError;
-        r.reasons = {"load: " + cand.error};
-        r.compile.log += "\n" + cand.error;
-        return;
-    }
-
     // Host side first: fresh inputs from the seed, and the double-precision reference in the
     // background while the GPU runs and times.
     std::vector<HostTensor> inputs = op.makeInputs(p, req.seed);
-    auto refFuture = std::async(std::launch::async, [&] { return op.reference(p, inputs); });
+    std::shared_future<std::vector<std::vector<double>>> refFuture =
+        std::async(std::launch::async, [&] { return op.reference(p, inputs); }).share();
+    const auto inSpecs = op.inputSpecs(p);
     const auto outSpecs = op.outputSpecs(p);
     NvmlClocks nvml;
     Arena arena;
     std::string phase = "setup";
+    std::unique_ptr<RunnerClient> runner;
+    const double callTimeout = 300;
     try {
         CK(cudaSetDevice(0));
+        CK(cudaFree(nullptr));
+        // Timed loops hold the GPU's lock exclusively; the rest of the job holds it shared.
+        GpuTimingLock gpuLock(GpuTimingLock::pathFromEnvironment(), GpuTimingLock::Mode::Shared);
+        if (!gpuLock.error().empty())
+            r.log += "timing lock not taken: " + gpuLock.error() + "\n";
         const cuda::Stream stream = cuda::nonBlockingStream();
-        Buffers bufs = upload(arena, inputs, outSpecs);
+        std::vector<SharedRegion> in, out;
+        for (const HostTensor& t : inputs) {
+            in.push_back(SharedRegion::create(t.bytes.size()));
+            CK(cudaMemcpy(in.back().data(), t.bytes.data(), t.bytes.size(),
+                          cudaMemcpyHostToDevice));
+        }
+        for (const TensorSpec& s : outSpecs) {
+            out.push_back(SharedRegion::create(s.bytes()));
+            CK(cudaMemset(out.back().data(), kSentinelByte, s.bytes()));
+        }
+        CK(cudaDeviceSynchronize());
+        std::vector<const SharedRegion*> inPtrs, outPtrs;
+        for (const SharedRegion& s : in)
+            inPtrs.push_back(&s);
+        for (const SharedRegion& s : out)
+            outPtrs.push_back(&s);
+        phase = "runner";
+        runner =
+            std::make_unique<RunnerClient>(self(), inPtrs, inSpecs, outPtrs, outSpecs, callTimeout);
+
+        Bench bench;
+        bench.stream = stream.get();
+        bench.flushBytes = std::max<size_t>(size_t(2 * r.device.l2Bytes), size_t(64) << 20);
+        bench.flush = arena.raw(bench.flushBytes);
+        bench.nvml = &nvml;
+        bench.measure();
+        auto sentinelOutputs = [&] {
+            for (size_t k = 0; k < out.size(); ++k)
+                CK(cudaMemsetAsync(out[k].data(), kSentinelByte, outSpecs[k].bytes(),
+                                   stream.get()));
+        };
+
+        // Trusted phase: Reach's baseline (cuBLAS, or its own kernel), loaded before the
+        // candidate and timed the way the candidate will be: the baseline's time, and the
+        // calibration of the controller's clock against the runner's.
+        std::optional<Loop> calibration;
+        BaselineInfo baseline;
+        const bool timing = o.timing;
+        if (timing) {
+            phase = "baseline";
+            nlohmann::json use;
+            std::string source;
+            if (o.baseline && p.op == "matmul") {
+                use = {{"which", "cublas"},
+                       {"m", p.shape("a")[0]},
+                       {"k", p.shape("a")[1]},
+                       {"n", p.shape("b")[1]},
+                       {"dtype", p.dtype == DType::BF16 ? "bf16" : "f32"}};
+                baseline.kind = "cublas";
+                baseline.source = "cublasGemmEx (CUBLAS_COMPUTE_32F, default algorithm)";
+            } else if (o.baseline && !req.baselineObject.empty()) {
+                use = {{"which", "object"}, {"path", req.baselineObject}};
+                baseline.kind = "reach_kernel";
+                baseline.source = "resources/baselines/" + p.op + ".cu";
+            }
+            std::string why;
+            if (!use.is_null() && runner->use(use, &why)) {
+                gpuLock.exclusive();
+                Loop b = timedLoop(
+                    *runner, bench, o.reps, o.warmup, [&](int) { sentinelOutputs(); }, nullptr);
+                gpuLock.shared();
+                if (b.failure.empty()) {
+                    baseline.timing = statsOf(b, bench, o.warmup);
+                    calibration = std::move(b);
+                } else {
+                    baseline.note = "baseline could not be timed: " + b.failure;
+                }
+            } else if (!use.is_null()) {
+                baseline.note = "baseline could not be loaded: " + why;
+            }
+        }
+
+        // The candidate, loaded in the runner: from here on everything it says is a claim.
+        phase = "load";
+        std::string loadError;
+        if (!runner->use({{"which", "object"}, {"path", req.candidateObject}}, &loadError)) {
+            r.verdict = verdict::kCompileError;
+            r.reasons = {"load: " + loadError};
+            r.compile.log += "\n" + loadError;
+            runner->end();
+            r.log += runner->log();
+            if (refFuture.valid())
+                refFuture.wait();
+            return;
+        }
 
         // The correctness run.
         phase = "candidate";
-        const Launch launch = [&] {
-            return cand.fn(bufs.vin.data(), int(bufs.vin.size()), bufs.vout.data(),
-                           int(bufs.vout.size()), stream.get());
-        };
-        const int rc = launch();
-        CK(cudaGetLastError());
+        sentinelOutputs();
+        for (const SharedRegion& s : in)
+            s.fillCanaries();
+        for (const SharedRegion& s : out)
+            s.fillCanaries();
         CK(cudaStreamSynchronize(stream.get()));
+        const RunnerReply first = runner->run(-1);
+        if (!first.cudaError.empty()) {
+            r.verdict = verdict::kCrashed;
+            r.reasons = {"crashed: " + first.cudaError};
+            runner->end();
+            r.log += runner->log();
+            refFuture.wait();
+            return;
+        }
+        const int rc = first.rc;
         phase = "readback";
-        const Readback after = readBack(bufs, inputs, outSpecs);
+        std::vector<HostTensor> outputs = readOutputs(out, outSpecs);
+        std::vector<HostTensor> inputsAfter;
+        int64_t canaryDamage = 0;
+        for (size_t k = 0; k < in.size(); ++k) {
+            HostTensor h(inputs[k].spec);
+            CK(cudaMemcpy(h.bytes.data(), in[k].data(), h.bytes.size(), cudaMemcpyDeviceToHost));
+            inputsAfter.push_back(std::move(h));
+            canaryDamage += in[k].canaryDamage();
+        }
+        for (const SharedRegion& s : out)
+            canaryDamage += s.canaryDamage();
 
         // Timing (also for failing candidates: the user sees what a cheat would have scored).
-        TimingContext tc;
-        tc.stream = stream.get();
-        tc.flushBytes = std::max<size_t>(size_t(2 * r.device.l2Bytes), size_t(64) << 20);
-        tc.flush = arena.raw(tc.flushBytes);
-        tc.reps = o.reps;
-        tc.warmup = o.warmup;
-        tc.nvml = &nvml;
-        if (o.timing && rc == 0) {
-            // Timing needs the whole GPU: other verifiers of a batch on this GPU wait here.
-            const GpuTimingLock gpuLock(GpuTimingLock::pathFromEnvironment());
-            if (!gpuLock.error().empty())
-                r.log += "timing lock not taken: " + gpuLock.error() + "\n";
-            phase = "candidate";
-            r.timing = timeLaunch(launch, tc);
-            phase = "baseline";
-            BaselineInfo b = timeBaseline(p, req.baselineObject, bufs, tc);
+        std::optional<std::string> timedFailure;
+        std::optional<ClockAgreement> agreement;
+        if (timing && rc == 0) {
+            phase = "timing";
+            // Two input sets, both drawn here and kept in private memory: set 0 the correctness
+            // run's, set 1 from the next seed (its reference computed while the GPU works). Each
+            // repetition gets one at random (a schedule the runner never sees), copied into the
+            // same buffers: a cache keyed on addresses returns the other set's answer.
+            InputSet sets[2];
+            sets[0].host = inputs;
+            sets[0].reference = refFuture;
+            sets[1].host = op.makeInputs(p, req.seed + 1);
+            sets[1].reference = std::async(std::launch::async, [&op, &p, &sets] {
+                                    return op.reference(p, sets[1].host);
+                                }).share();
+            for (InputSet& s : sets)
+                for (const HostTensor& t : s.host) {
+                    s.device.push_back(arena.raw(t.bytes.size()));
+                    CK(cudaMemcpy(s.device.back(), t.bytes.data(), t.bytes.size(),
+                                  cudaMemcpyHostToDevice));
+                }
+            std::random_device seedSource;
+            std::mt19937_64 rng((uint64_t(seedSource()) << 32) ^ seedSource());
+            std::vector<int> schedule(size_t(o.warmup + o.reps));
+            for (int& k : schedule)
+                k = int(rng() & 1);
+            const SamplePositions positions = drawSamplePositions(outSpecs, rng);
+            for (InputSet& s : sets)
+                s.maxAbs = finiteMaxAbs(s.reference.get());
+            gpuLock.exclusive();
+            Loop loop = timedLoop(
+                *runner, bench, o.reps, o.warmup,
+                [&](int rep) {
+                    const InputSet& s = sets[schedule[size_t(rep)]];
+                    for (size_t k = 0; k < in.size(); ++k)
+                        CK(cudaMemcpyAsync(in[k].data(), s.device[k], s.host[k].bytes.size(),
+                                           cudaMemcpyDeviceToDevice, stream.get()));
+                    sentinelOutputs();
+                },
+                [&](int rep) -> std::optional<std::string> {
+                    const InputSet& s = sets[schedule[size_t(rep)]];
+                    return checkSamples(readOutputs(out, outSpecs), s.reference.get(), s.maxAbs,
+                                        positions, req.thresholds);
+                });
+            gpuLock.shared();
+            if (loop.cudaFault) {
+                r.verdict = verdict::kCrashed;
+                r.reasons = {"crashed: " + loop.failure + " (during timing)"};
+                runner->end();
+                r.log += runner->log();
+                return;
+            }
+            r.timing = statsOf(loop, bench, o.warmup);
+            timedFailure = loop.failure.empty() ? std::nullopt : std::optional(loop.failure);
+            if (calibration)
+                agreement = clockAgreement(loop.clock, calibration->clock, false);
+            else
+                agreement = clockAgreement(loop.clock, {}, false);
+
             if (o.recordedBaselineUs > 0) {
-                b.recordedUs = o.recordedBaselineUs;
-                if (b.kind.empty()) {
-                    b.kind = "recorded";
-                    b.source = o.recordedBaselineSource;
+                baseline.recordedUs = o.recordedBaselineUs;
+                if (baseline.kind.empty()) {
+                    baseline.kind = "recorded";
+                    baseline.source = o.recordedBaselineSource;
                 }
             }
-            chooseBaselineTime(b);
-            if (!b.kind.empty())
-                r.baseline = b;
-            r.speedup = speedupOver(b, *r.timing);
-
+            chooseBaselineTime(baseline);
+            if (!baseline.kind.empty())
+                r.baseline = baseline;
+            r.speedup = speedupOver(baseline, *r.timing);
             phase = "roofline";
             r.roofline = rooflineFloor(op.minimalBytes(p, inputs), op.flops(p),
                                        copyBandwidthGBs(arena, stream.get()),
                                        peakTflops(r.device.arch, p.dtype), r.timing->medianUs);
         }
-        CK(cudaStreamSynchronize(stream.get()));
+        runner->end();
+        r.log += runner->log();
 
-        // The oracle, on the host.
+        // The oracle, on the host, on what this process read back.
         phase = "oracle";
-        const auto reference = refFuture.get();
+        const std::vector<std::vector<double>>& reference = refFuture.get();
         OracleInput oi;
         oi.problem = &p;
         oi.op = &op;
         oi.inputs = &inputs;
-        oi.inputsAfter = &after.inputsAfter;
-        oi.outputs = &after.outputs;
+        oi.inputsAfter = &inputsAfter;
+        oi.outputs = &outputs;
         oi.reference = &reference;
-        oi.canaryBytesChanged = after.canaryDamage;
+        oi.canaryBytesChanged = canaryDamage;
         oi.thresholds = req.thresholds;
         applyVerdict(r, rc, evaluateOutputs(oi));
+        if (r.timing) {
+            const bool ok = !timedFailure;
+            r.checks.push_back({"timed_outputs", ok ? 0.0 : 1.0, 0, ok,
+                                ok ? "every timed call's output matched its input set's reference "
+                                     "at the sampled elements"
+                                   : *timedFailure});
+            if (!ok) {
+                r.reasons.push_back("timed_outputs: " + *timedFailure +
+                                    " (stale, cached, skipped or late work?)");
+                r.verdict = verdict::kFail;
+            }
+            applyClockAgreement(r, *agreement);
+        }
+    } catch (const ChannelError& e) {
+        // The runner died, stopped answering or broke the protocol: the candidate's doing.
+        const bool silent = e.kind() == ChannelError::Kind::Silent;
+        r.verdict = silent ? verdict::kTimeout : verdict::kCrashed;
+        r.reasons = {std::string(silent ? "timeout: " : "crashed: ") + "the runner " +
+                     (silent ? "stopped answering" : "broke off") + " in phase " + phase + " (" +
+                     e.what() + ")"};
+        if (runner) {
+            runner->end();
+            r.log += runner->log();
+        }
+        if (refFuture.valid())
+            refFuture.wait();
     } catch (const cuda::Error& e) {
-        // A fault after the candidate ran is the candidate's (illegal address, launch failure);
-        // the context is now unusable, so report and stop.
-        const bool candidate = phase == "candidate" || phase == "readback";
-        r.verdict = candidate ? verdict::kCrashed : verdict::kError;
-        r.reasons = {std::string(candidate ? "crashed: " : "error: ") + e.what()};
+        // A fault in this process after the candidate ran (a poisoned context is the device's)
+        // is reported with the phase; the candidate's own faults come back as its reply.
+        r.verdict = verdict::kError;
+        r.reasons = {std::string("error: ") + e.what()};
         r.log += std::string("CUDA error in phase ") + phase + ": " + e.what() + "\n";
+        if (runner)
+            runner->end();
         if (refFuture.valid())
             refFuture.wait();
     } catch (const std::exception& e) {
         r.verdict = verdict::kError;
         r.reasons = {std::string("error: ") + e.what()};
         r.log += std::string("error in phase ") + phase + ": " + e.what() + "\n";
+        if (runner)
+            runner->end();
         if (refFuture.valid())
             refFuture.wait();
     }

@@ -20,6 +20,10 @@ DeviceInfo queryDevice() {
     return d;
 }
 
+int runCandidateRunner(int) {
+    return 3;  // nothing to run without CUDA
+}
+
 void runOnDevice(const DeviceRunRequest&, VerificationResult& r) {
     r.verdict = verdict::kNoGpu;
     r.reasons = {"no GPU: built without CUDA"};

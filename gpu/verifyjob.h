@@ -20,6 +20,10 @@ double measureCopyBandwidthGBs();
 // file. Without a GPU (or a build without CUDA) the verdict is "no_gpu".
 VerificationResult runVerifyJob(const VerifyOptions& o);
 
+// The runner of a C++ candidate (reach-verify --runner-channel FD; gpu/candidaterunner.cpp):
+// serves the controller on the channel until it says exit. Returns the process's exit status.
+int runCandidateRunner(int channelFd);
+
 // Compiles (or finds in the cache) options.candidateFile for the device's arch, nothing else.
 CompileInfo compileCandidateOnly(const VerifyOptions& o);
 

@@ -34,6 +34,8 @@ def resolve(ref, suite):
         return ROOT / "tests" / "data" / rest
     if kind == "resources":
         return ROOT / "resources" / "kernelbench" / rest
+    if kind == "res":
+        return ROOT / "resources" / rest
     if kind == "suite":
         if not suite:
             return None
@@ -45,9 +47,10 @@ def verify(args, problem, candidate, seed, extra=(), env=None):
     cmd = [args.verifier, "--problem", str(problem), "--candidate", str(candidate),
            "--seed", str(seed), "--reps", str(args.reps), "--warmup", str(args.warmup),
            "--worker-timeout", str(args.timeout)]
+    kb = str(problem).endswith(".py")
     if args.device == "cpu":
         cmd += ["--worker-device", "cpu", "--no-compile-baseline"]
-    if args.python:
+    if args.python and kb:
         cmd += ["--python", args.python]
     cmd += list(extra)
     t0 = time.time()

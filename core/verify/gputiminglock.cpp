@@ -13,7 +13,26 @@
 
 namespace reach {
 
-GpuTimingLock::GpuTimingLock(const std::string& path) {
+namespace {
+bool lockAs(int fd, int how) {
+    while (flock(fd, how) != 0)
+        if (errno != EINTR)
+            return false;
+    return true;
+}
+}  // namespace
+
+void GpuTimingLock::exclusive() {
+    if (m_fd >= 0)
+        lockAs(m_fd, LOCK_EX);
+}
+
+void GpuTimingLock::shared() {
+    if (m_fd >= 0)
+        lockAs(m_fd, LOCK_SH);
+}
+
+GpuTimingLock::GpuTimingLock(const std::string& path, Mode mode) {
     if (path.empty())
         return;
     const auto t0 = std::chrono::steady_clock::now();
@@ -24,12 +43,10 @@ GpuTimingLock::GpuTimingLock(const std::string& path) {
     }
     // Other users' batches on the same host lock the same file (umask would make it 0644).
     fchmod(fd, 0666);
-    while (flock(fd, LOCK_EX) != 0) {
-        if (errno != EINTR) {
-            m_error = path + ": flock: " + std::strerror(errno);
-            close(fd);
-            return;
-        }
+    if (!lockAs(fd, mode == Mode::Shared ? LOCK_SH : LOCK_EX)) {
+        m_error = path + ": flock: " + std::strerror(errno);
+        close(fd);
+        return;
     }
     m_fd = fd;
     m_waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

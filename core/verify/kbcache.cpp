@@ -70,8 +70,8 @@ json KbResultCache::entries() const {
         json table = json::object();
         std::error_code ec;
         int n = 0;
-        for (fs::directory_iterator it(scopeDir(kind), ec), end; !ec && it != end && n < kMaxEntries;
-             it.increment(ec)) {
+        for (fs::directory_iterator it(scopeDir(kind), ec), end;
+             !ec && it != end && n < kMaxEntries; it.increment(ec)) {
             const fs::path& f = it->path();
             if (f.extension() != ".json" || !hexKey(f.stem().string()))
                 continue;
@@ -104,10 +104,8 @@ int KbResultCache::store(const json& cacheStore) const {
         if (!knownKind(kind) || !hexKey(key) || !e.contains("value") ||
             !e.value("measured_at", json()).is_string())
             continue;
-        const json entry = {{"key", key},
-                            {"kind", kind},
-                            {"measured_at", e["measured_at"]},
-                            {"value", e["value"]}};
+        const json entry = {
+            {"key", key}, {"kind", kind}, {"measured_at", e["measured_at"]}, {"value", e["value"]}};
         const std::string text = dumpJson(entry);
         if (text.size() > kMaxEntryBytes)
             continue;

@@ -1,8 +1,10 @@
 #include "core/verify/processguard.h"
 
 #include <dirent.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +22,20 @@ void guardProcessFromCandidates() {
     const char* keep = std::getenv("REACH_DEBUG_DUMPABLE");
     if (!keep || std::string(keep) != "1")
         ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+std::vector<std::string> dropPrivilegesForCandidate() {
+    std::vector<std::string> notes;
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        notes.push_back("no_new_privs not set");
+    for (int cap = 0; cap < 64; ++cap)
+        ::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);  // fails without CAP_SETPCAP: then there is none
+    __user_cap_header_struct hdr{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[2] = {};
+    if (::syscall(SYS_capset, &hdr, data) != 0)
+        notes.push_back("capabilities not dropped (capset failed)");
+    return notes;
 }
 
 void becomeSubreaper() {

@@ -27,7 +27,10 @@ std::vector<std::string> sandboxArguments(const SandboxSpec& spec) {
                                   // The system as it is, read-only; devices as they are (the
                                   // GPU's /dev/nvidia* nodes), a fresh /proc and /tmp.
                                   "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc",
-                                  "/proc", "--tmpfs", "/tmp"};
+                                  "/proc", "--tmpfs", "/tmp",
+                                  // A /dev/shm of its own: the host's is a place to leave files
+                                  // for other processes, or to fill the host's memory.
+                                  "--tmpfs", "/dev/shm"};
     if (!spec.home.empty() && fs::is_directory(spec.home))
         a.insert(a.end(), {"--tmpfs", spec.home});
     // Binds come after the tmpfs over the home directory, so they show through it.

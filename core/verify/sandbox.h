@@ -7,9 +7,9 @@ namespace reach {
 
 // `reach-verify --sandbox`: the verifier (and the candidate it loads, and the Python worker)
 // runs under bubblewrap (Debian `bubblewrap`, docs/security.md). Inside: the system read-only,
-// no network, its own PID/IPC/UTS namespaces, a private /tmp, the user's home directory
-// replaced by an empty one, and visible again only what the job needs: the problem's and the
-// candidate's folders and Reach's files read-only, the compile cache writable. A malicious
+// no network, its own PID/IPC/UTS namespaces, a private /tmp and /dev/shm, the user's home
+// directory replaced by an empty one, and visible again only what the job needs: the problem's and
+// the candidate's folders and Reach's files read-only, the compile cache writable. A malicious
 // candidate can then still use the GPU and burn time, but cannot read the user's files, send
 // them anywhere, or change anything outside the cache.
 struct SandboxSpec {

@@ -86,9 +86,13 @@ std::string us(double v) {
 // (two messages, two synchronizations: an interquartile range of 40-330 us was measured on the
 // H200 machine with three verifies at once); a median of n samples has a standard error of about
 // 1.2533 * sigma / sqrt(n), with sigma = IQR / 1.349 for a normal spread. Host clocks (the CPU
-// test mode) share one busy machine with everything else: their floor and share are larger.
+// test mode) share one busy machine with everything else, and a process woken on an
+// oversubscribed core waits a scheduler slice or more: with three verifies and two busy loops on
+// the 2-core CI machine the median gap of a correct candidate exceeded its calibration by 4.7 ms.
+// Their floor is 10 ms, so on the CPU only hidden work above 10 ms a call is caught (the red
+// team's CPU cases hide 30 ms); the GPU's event clocks keep a 20 us floor.
 constexpr double kMinGpuUs = 20.0, kGpuShare = 0.05;
-constexpr double kMinHostUs = 2000.0, kHostShare = 0.25;
+constexpr double kMinHostUs = 10000.0, kHostShare = 0.25;
 constexpr double kSigmas = 4.0;
 
 double medianStandardError(const std::vector<double>& v) {
@@ -121,11 +125,13 @@ ClockAgreement clockAgreement(const ClockSamples& candidate, const ClockSamples&
     a.runnerExceedsJudge = a.candidateGapUs < 0;
     a.agrees = std::isfinite(a.hiddenUs) && !a.runnerExceedsJudge && a.hiddenUs <= a.allowanceUs;
     if (a.runnerExceedsJudge)
-        a.detail = "the runner reported " + us(claimed) + " us, longer than the judge's whole exchange (" +
-                   us(median(candidate.judgeUs)) + " us)";
+        a.detail = "the runner reported " + us(claimed) +
+                   " us, longer than the judge's whole exchange (" + us(median(candidate.judgeUs)) +
+                   " us)";
     else
-        a.detail = "runner " + us(claimed) + " us, judge " + us(a.judgeTimeUs) + " us (its exchange " +
-                   us(median(candidate.judgeUs)) + " us less the calibrated " + us(a.calibrationGapUs) +
+        a.detail = "runner " + us(claimed) + " us, judge " + us(a.judgeTimeUs) +
+                   " us (its exchange " + us(median(candidate.judgeUs)) +
+                   " us less the calibrated " + us(a.calibrationGapUs) +
                    " us): " + us(std::max(0.0, a.hiddenUs)) + " us unexplained, allowed " +
                    us(a.allowanceUs) + " us";
     return a;
@@ -142,17 +148,18 @@ void failIfPassed(VerificationResult& r, const std::string& reason) {
 void applyClockAgreement(VerificationResult& r, const ClockAgreement& a) {
     r.checks.push_back({"clock_agreement", a.hiddenUs, a.allowanceUs, a.agrees, a.detail});
     if (!a.agrees)
-        failIfPassed(r, "clock_agreement: the runner's clock disagrees with the judge's: " + a.detail +
-                            " (a forged time, or work outside the timed stream)");
+        failIfPassed(r, "clock_agreement: the runner's clock disagrees with the judge's: " +
+                            a.detail + " (a forged time, or work outside the timed stream)");
 }
 
 void applyRooflineCheck(VerificationResult& r) {
     if (!r.roofline || !r.timing || r.roofline->floorUs <= 0)
         return;
     const bool ok = !r.roofline->belowFloor;
-    const std::string d = "median " + us(r.timing->medianUs) + " us vs floor " +
-                          us(r.roofline->floorUs) + " us";
-    r.checks.push_back({"roofline_plausible", r.timing->medianUs, 0.9 * r.roofline->floorUs, ok, d});
+    const std::string d =
+        "median " + us(r.timing->medianUs) + " us vs floor " + us(r.roofline->floorUs) + " us";
+    r.checks.push_back(
+        {"roofline_plausible", r.timing->medianUs, 0.9 * r.roofline->floorUs, ok, d});
     if (!ok)
         failIfPassed(r, "roofline_plausible: faster than physically possible, " + d);
 }

@@ -40,11 +40,11 @@ struct ClockSamples {
     std::vector<double> runnerUs;
 };
 struct ClockAgreement {
-    double candidateGapUs = 0;    // median(judge - runner) of the candidate's repetitions
-    double calibrationGapUs = 0;  // the same for the problem's own code
-    double hiddenUs = 0;          // the difference: time the runner's clock did not show
-    double allowanceUs = 0;       // what jitter and the runner's own overhead explain
-    double judgeTimeUs = 0;       // the judge's own estimate: median(judge) - calibration gap
+    double candidateGapUs = 0;        // median(judge - runner) of the candidate's repetitions
+    double calibrationGapUs = 0;      // the same for the problem's own code
+    double hiddenUs = 0;              // the difference: time the runner's clock did not show
+    double allowanceUs = 0;           // what jitter and the runner's own overhead explain
+    double judgeTimeUs = 0;           // the judge's own estimate: median(judge) - calibration gap
     bool runnerExceedsJudge = false;  // the runner claimed more than the judge's whole exchange
     bool agrees = false;
     std::string detail;  // one line, for the check and the reason

@@ -2,10 +2,16 @@
 // Python worker, on the CPU (the worker's test device; CI has no GPU): the two verdicts, `fooled`,
 // the JSON contract, bad input as one line with exit 2, and the records they become.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
 
 #include "clirunner.h"
 
@@ -53,7 +59,7 @@ TEST_F(CliVerifyKernelBench, ZerosFoolKernelBenchOnAWideSoftmaxNotReach) {
 
 TEST_F(CliVerifyKernelBench, ACorrectCandidatePassesBothAndIsTimedAgainstEager) {
     const auto r = runCli(verify("23_Softmax.py", "softmax_correct.py"));
-    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_EQ(r.status, 0) << r.err << r.out;
     const json j = json::parse(r.out);
     EXPECT_EQ(j["verdict"], "pass");
     EXPECT_FALSE(j["fooled"].get<bool>());
@@ -193,6 +199,34 @@ TEST_F(CliVerifyKernelBench, AReVerifyReusesKernelBenchsVerdictAndRunsReachsAgai
     const auto third = runCli(verify("23_Softmax.py", "zeros_like.py", fresh));
     ASSERT_EQ(third.status, 1) << third.err;
     EXPECT_FALSE(json::parse(third.out)["kernelbench"].contains("reused"));
+}
+
+TEST_F(CliVerifyKernelBench, AChildHoldingTheWorkersPipesDoesNotHoldTheJob) {
+    // The candidate forks, at import, a child that keeps every descriptor of its process open for
+    // two minutes (KernelBench's reproduction loads it in the worker, whose stdout reach-verify
+    // reads): once the worker has exited, its output is read for a moment and its group killed,
+    // instead of the job waiting out the worker's timeout for an end of file.
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = runCli(verify("add_random.py", "forks_a_holder.py", {"--timeout", "300"}));
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(json::parse(r.out)["verdict"], "pass");
+    EXPECT_LT(s, 90) << "the job waited for the forked child";
+}
+
+TEST(ReachVerifyUsage, OneBadOptionIsOneLine) {
+    const std::string verifier =
+        std::filesystem::path(REACH_CLI).parent_path().string() + "/reach-verify";
+    FILE* p = ::popen((verifier + " --no-such-option 2>&1 1>/dev/null").c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string err;
+    char buf[4096];
+    while (size_t n = std::fread(buf, 1, sizeof buf, p))
+        err.append(buf, n);
+    const int status = ::pclose(p);
+    EXPECT_EQ(WEXITSTATUS(status), 2);
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(err.find("unknown argument '--no-such-option'"), std::string::npos) << err;
 }
 
 }  // namespace reach_test_cliverify_kernelbench_test

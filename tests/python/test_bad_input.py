@@ -34,6 +34,10 @@ RUNS = [
     kb("add_random", "add_correct", "--trials", "0"),
     ("frobnicate",),
     ("reach", "--problem", problem("add_random")),
+    reach("exits_at_import", "add_off_2e4", "--no-timing"),
+    reach("interrupt_in_inputs", "add_off_2e4", "--no-timing"),
+    kb("exits_at_import", "add_off_2e4", "--no-timing"),
+    kb("interrupt_in_inputs", "add_off_2e4", "--no-timing"),
 ]
 prefetch(RUNS, exec_=True)  # at import: discovery imports every module first, so all runs overlap
 
@@ -53,6 +57,18 @@ class BadInput(WorkerCase):
         for text in expected:
             self.assertIn(text, lines[0])
         return lines[0]
+
+    def test_a_problem_that_exits_or_is_interrupted_is_the_problems_fault(self):
+        # sys.exit(0) while the problem loads, KeyboardInterrupt from its get_inputs(): exit 2 and
+        # one line naming the problem, never the worker's exit 3 or the candidate's crash.
+        for mode in (reach, kb):
+            # (a candidate that prints nothing: KernelBench's order loads it before any input)
+            line = self.assertBadInput(mode("exits_at_import", "add_off_2e4", "--no-timing"),
+                                       "SystemExit")
+            self.assertTrue(line.startswith(problem("exits_at_import") + ": "), line)
+            line = self.assertBadInput(mode("interrupt_in_inputs", "add_off_2e4", "--no-timing"),
+                                       "KeyboardInterrupt")
+            self.assertTrue(line.startswith(problem("interrupt_in_inputs") + ": "), line)
 
     def test_problem_without_model(self):
         line = self.assertBadInput(reach("no_model", "add_correct", "--no-timing"), "missing Model")

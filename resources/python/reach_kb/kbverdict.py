@@ -26,7 +26,7 @@ import traceback
 
 from . import KERNELBENCH_REPRODUCED, gpulock, kbtiming, procwatch
 from .environment import set_seed, synchronize
-from .errors import CandidateLoadError
+from .errors import CandidateLoadError, UserError
 from .loading import describe, load_candidate
 from .tensors import dtype_of, kb_cast
 
@@ -154,6 +154,8 @@ def _run_loaded(torch, args, problem, prepared, device, res, cand, dtype, tol):
 
     try:
         _trials(torch, args, problem, prepared.model, custom, device, dtype, tol, res)
+    except UserError:
+        raise  # sys.exit() or KeyboardInterrupt from the problem: bad input, not a verdict
     except Exception as e:
         # The reference (or get_inputs) raised: KernelBench's outer catch blames the candidate.
         _runtime_error(res, e, "reference Model or get_inputs()")
@@ -185,7 +187,7 @@ def _run_loaded(torch, args, problem, prepared, device, res, cand, dtype, tol):
 def _timed(torch, args, problem, model, device, dtype, res):
     synchronize(torch, device)
     set_seed(torch, args.seed)
-    inputs = [kb_cast(x, device, dtype) for x in problem.get_inputs()]
+    inputs = [kb_cast(x, device, dtype) for x in _problem_side(problem, problem.get_inputs)]
     model = model.to(device=device, dtype=dtype)
     synchronize(torch, device)
     # Outside no_grad, as in KernelBench (its performance block is not under torch.no_grad()).
@@ -212,12 +214,12 @@ def _trials(torch, args, problem, model, custom, device, dtype, tol, res):
             # loop rebinds them only after, which holds two trials of a 6 GB problem at once.
             inputs = output = new = None
             set_seed(torch, ts)
-            inputs = [kb_cast(x, device, dtype) for x in problem.get_inputs()]
+            inputs = [kb_cast(x, device, dtype) for x in _problem_side(problem, problem.get_inputs)]
             set_seed(torch, ts)
             model = model.to(device=device, dtype=dtype)
             set_seed(torch, ts)
             custom = custom.to(device=device, dtype=dtype)
-            output = model(*inputs)
+            output = _problem_side(problem, model, *inputs)
             synchronize(torch, device)
             record = {"trial": trial, "seed": ts, "passed": False, "max_difference": None,
                       "avg_difference": None}
@@ -251,7 +253,7 @@ def _trials(torch, args, problem, model, custom, device, dtype, tol, res):
                     md["correctness_issue"] = "Output mismatch"
                     res["error_kind"] = "correctness_issue"
                     res["error"] = f"output mismatch (allclose atol=rtol={tol:g})"
-            except Exception as e:
+            except BaseException as e:  # SystemExit and KeyboardInterrupt from forward too
                 _runtime_error(res, e, f"ModelNew.forward at trial {trial}")
                 res["trials_passed"] = passed
                 return
@@ -262,6 +264,16 @@ def _trials(torch, args, problem, model, custom, device, dtype, tol, res):
     if res["correctness"]:
         res["error_kind"] = None
         res["error"] = None
+
+
+def _problem_side(problem, fn, *args):
+    """Calls problem code as KernelBench does (its exceptions are recorded as the candidate's
+    runtime error, one level up), except what would stop KernelBench itself: sys.exit() and
+    KeyboardInterrupt from the problem are the problem's fault, bad input (exit 2)."""
+    try:
+        return fn(*args)
+    except (KeyboardInterrupt, SystemExit) as e:
+        raise UserError(f"{problem.path}: the problem's code raised {describe(e)}")
 
 
 ALLCLOSE_CHUNK = 1 << 24

@@ -93,8 +93,9 @@ TEST(JobPairs, ArgsMaySetOnlyHowAJobIsMeasured) {
     // A job list may come from anyone: its args cannot loosen the oracle, choose the baseline,
     // run another interpreter or name a file.
     BatchScratch s("args");
-    const std::string ok = write(s, "ok.json",
-                                 R"([{"problem": "a.py", "candidate": "b.py", "args": ["--precision",
+    const std::string ok =
+        write(s, "ok.json",
+              R"([{"problem": "a.py", "candidate": "b.py", "args": ["--precision",
                                     "bf16", "--seed", "7", "--reps", "20", "--warmup", "3",
                                     "--seed-count", "2", "--worker-timeout", "600"]}])");
     ASSERT_EQ(readJobPairs(ok).at(0).args.size(), 12u);
@@ -110,9 +111,8 @@ TEST(JobPairs, ArgsMaySetOnlyHowAJobIsMeasured) {
         {R"(["--seed", "-1"])", "--seed followed by an integer below 2^64"},
     };
     for (const auto& [args, why] : refused) {
-        const std::string f = write(s, "bad.json",
-                                    R"([{"problem": "a.py", "candidate": "b.py", "args": )" + args +
-                                        "}]");
+        const std::string f = write(
+            s, "bad.json", R"([{"problem": "a.py", "candidate": "b.py", "args": )" + args + "}]");
         try {
             readJobPairs(f);
             FAIL() << args;

@@ -39,7 +39,8 @@ TEST(KbResultCache, EntriesComeBackUnderTheirOwnJobsFilesOnly) {
     BatchScratch s("kbcache");
     const std::string root = s.dir() + "/cache";
     const std::string p1 = file(s, "p1.py", "problem one"), p2 = file(s, "p2.py", "problem two");
-    const std::string c1 = file(s, "c1.py", "candidate one"), c2 = file(s, "c2.py", "candidate two");
+    const std::string c1 = file(s, "c1.py", "candidate one"),
+                      c2 = file(s, "c2.py", "candidate two");
     const KbResultCache job(root, p1, c1);
     ASSERT_TRUE(job.enabled());
     EXPECT_EQ(job.store(json::array({entry("baselines", 'a', json::array({{{"us", 12.5}}})),
@@ -65,8 +66,8 @@ TEST(KbResultCache, WhatAWorkerCannotStore) {
     BatchScratch s("kbcachebad");
     const std::string root = s.dir() + "/cache";
     const KbResultCache job(root, file(s, "p.py", "p"), file(s, "c.py", "c"));
-    json bad = json::array({entry("results", 'a', 1),            // not a kind of the cache
-                            entry("baselines", 'G', 1),          // not 64 hex digits
+    json bad = json::array({entry("results", 'a', 1),    // not a kind of the cache
+                            entry("baselines", 'G', 1),  // not 64 hex digits
                             {{"kind", "baselines"}, {"key", std::string(64, 'a')}},  // no value
                             entry("census", 'b', json::object())});
     bad[1]["key"] = "../../../etc/passwd";
@@ -76,7 +77,8 @@ TEST(KbResultCache, WhatAWorkerCannotStore) {
     EXPECT_FALSE(fs::exists(root + "/results/results"));
     EXPECT_FALSE(fs::exists(s.dir() + "/etc"));
     // An entry too large is dropped.
-    EXPECT_EQ(job.store(json::array({entry("census", 'd', std::string(KbResultCache::kMaxEntryBytes, 'x'))})),
+    EXPECT_EQ(job.store(json::array(
+                  {entry("census", 'd', std::string(KbResultCache::kMaxEntryBytes, 'x'))})),
               0);
 }
 
