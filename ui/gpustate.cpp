@@ -41,6 +41,14 @@ GpuState gpuStateFromDeviceInfo(const QByteArray& stdoutJson, bool verifierStart
 
 GpuProbe::GpuProbe(QObject* parent) : QObject(parent) {}
 
+GpuProbe::~GpuProbe() {
+    if (!m_process)
+        return;
+    m_process->disconnect(this);
+    m_process->kill();
+    m_process->waitForFinished(2000);
+}
+
 void GpuProbe::start(const QString& verifier) {
     m_process = new QProcess(this);
     auto done = [this](bool started) {

@@ -27,6 +27,9 @@ class GpuProbe : public QObject {
     Q_OBJECT
 public:
     explicit GpuProbe(QObject* parent = nullptr);
+    // A window closed (or a load refused) before the answer: the probe is killed and reaped,
+    // not left running behind a destroyed QProcess.
+    ~GpuProbe() override;
     void start(const QString& verifier);
 
 signals:
