@@ -41,11 +41,15 @@ RunnerProcess::RunnerProcess(const std::vector<std::string>& argv, MessageChanne
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (::getppid() != parent)
             ::_exit(127);
-        const int null = ::open("/dev/null", O_RDONLY);
-        ::dup2(null, 0);
-        ::dup2(out[1], 1);
-        ::dup2(out[1], 2);
-        ::dup2(channelFd, 3);  // dup2 clears close-on-exec on the copy
+        // Each source moves above the targets first (close-on-exec, so the copies die at exec):
+        // a source already at 0-3 (a controller started with stdin closed, a channel end at 3)
+        // would otherwise be overwritten, or dup2(3, 3) would keep its close-on-exec flag.
+        const int null = ::fcntl(::open("/dev/null", O_RDONLY | O_CLOEXEC), F_DUPFD_CLOEXEC, 10);
+        const int logFd = ::fcntl(out[1], F_DUPFD_CLOEXEC, 10);
+        const int channel = ::fcntl(channelFd, F_DUPFD_CLOEXEC, 10);
+        if (null < 0 || logFd < 0 || channel < 0 || ::dup2(null, 0) < 0 || ::dup2(logFd, 1) < 0 ||
+            ::dup2(logFd, 2) < 0 || ::dup2(channel, 3) < 0)
+            ::_exit(127);
         ::execv(args[0], args.data());
         ::_exit(127);
     }
