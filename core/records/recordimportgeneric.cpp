@@ -5,6 +5,7 @@
 #include <charconv>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -337,6 +338,20 @@ std::vector<EvalRecord> importMapped(const std::string& path, const ColumnMappin
         }
         if (!list->is_array())
             throw InputError(path, "top level", "expected an array of objects");
+        // A mapped key no record has is a misspelt mapping, as a missing CSV column is: read
+        // as "absent in every row" it would give 0 winners of N and exit 0.
+        std::vector<std::string> keys;
+        std::set<std::string> seen;
+        for (const json& o : *list)
+            if (o.is_object())
+                for (const auto& [k, v] : o.items())
+                    if (seen.insert(k).second)
+                        keys.push_back(k);
+        for (const auto& [field, column] : mapping.fields)
+            if (!list->empty() && !seen.count(column))
+                throw InputError(path, "record 1",
+                                 "no key \"" + column + "\" for " + field +
+                                     " in any record; keys: " + columnsList(keys));
         for (size_t i = 0; i < list->size(); ++i) {
             const json& o = (*list)[i];
             const std::string place = "record " + std::to_string(i + 1);

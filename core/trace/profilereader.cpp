@@ -56,6 +56,14 @@ Workload readProfile(const std::string& path, const ProgressFn& progress, std::s
         ByteSource source(path, stop);
         w = readKineto(source, progress, stop, kineto);
     }
+    // A JSON list of anything is a valid Chrome trace of nothing: a leaderboard dump or a
+    // record file given here would otherwise be a workload of 0 us (and a breakdown of it).
+    if (w.eventCount == 0)
+        throw InputError(path, "",
+                         "no GPU kernel, memcpy or memset event: expected a profile of GPU "
+                         "work (a PyTorch profiler trace with CUDA activities, or an "
+                         "Nsight Systems export; evaluation records are read by "
+                         "`reach-cli speedups`)");
     w.name = workloadNameFromPath(path);
     w.source = path;
     return w;

@@ -151,6 +151,23 @@ TEST(CliSpeedups, BadInputExitsTwoWithOneLineNamingFileAndField) {
     EXPECT_EQ(runCli({"speedups", kSmall, "--map", "speed=x"}).status, 2);
 }
 
+TEST(CliSpeedups, AMappedKeyThatNoRecordHasIsOneLineNotZeroWinners) {
+    // A real leaderboard dump's rows as a JSON list; "speedup" is misspelt in the mapping.
+    const std::string rows = std::string(REACH_TEST_DATA) + "/bad-cli/leaderboard_list.json";
+    auto r =
+        runCli({"speedups", rows, "--map", "problem=problem", "--map", "speedup=no_such_field"});
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    ASSERT_EQ(r.errLines().size(), 1u) << r.err;
+    EXPECT_NE(r.err.find(rows), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("no key \"no_such_field\" for speedup"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("eager_ms_median"), std::string::npos) << r.err;  // the keys it has
+    // The same rows with a key they do have are records.
+    r = runCli({"speedups", rows, "--map", "problem=problem", "--map",
+                "candidate_time=eager_ms_min", "--map", "baseline_time=eager_ms_median", "--json"});
+    EXPECT_EQ(r.status, 0) << r.err;
+}
+
 TEST(CliSpeedups, NoInputSummarizesTheBundledSample) {
     // Like the GUI: the sample's measured sets and the study's published summaries.
     const json doc = parseOk(runCli({"speedups", "--json"}));
