@@ -384,22 +384,15 @@ std::optional<VerifyJob> SpeedupView::defaultJob(const EvalRecord& r, QString* w
             *why = qs(reason);
         return std::nullopt;
     }
+    // The files, the record's precision and the limits: core/project/recordjob.h's one rule.
+    VerifyProcessRequest request = resolved->request;
+    setJobTimeout(request, resolved->kernelBenchFormat, std::nullopt);
     VerifyJob job;
-    job.problemPath = qs(resolved->request.problemFile);
-    job.candidatePath = qs(resolved->request.candidateFile);
-    for (const std::string& a : resolved->request.extraArgs)
+    job.problemPath = qs(request.problemFile);
+    job.candidatePath = qs(request.candidateFile);
+    for (const std::string& a : request.extraArgs)
         job.extraArguments << qs(a);
-    if (resolved->kernelBenchFormat) {
-        // Two Python workers (KernelBench's verdict, then Reach's), each with PyTorch's start-up,
-        // its builds and a torch.compile baseline: a longer limit, half of it for each.
-        job.timeoutMs = 30 * 60 * 1000;
-        job.extraArguments << QStringLiteral("--worker-timeout") << QStringLiteral("810");
-        // The precision the record was measured in, when it is one the worker knows.
-        const QString precision = qs(r.dtype);
-        if (precision == QLatin1String("fp32") || precision == QLatin1String("bf16") ||
-            precision == QLatin1String("fp16"))
-            job.extraArguments << QStringLiteral("--precision") << precision;
-    }
+    job.timeoutMs = int(request.timeoutSeconds * 1000);
     return job;
 }
 

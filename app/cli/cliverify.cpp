@@ -51,15 +51,10 @@ std::vector<std::string> passThrough(const CliArgs& args) {
     return extra;
 }
 
-// A KernelBench-format job runs two Python processes (each with PyTorch's start-up, builds and
-// a torch.compile baseline): its default limit is longer, and each worker gets half of it.
-double timeoutFor(const CliArgs& args, const std::string& problem, const std::string& candidate,
-                  std::vector<std::string>& extra) {
-    const bool python = isKernelBenchFormat(problem, candidate);
-    const double t = args.number("--timeout", 1, 86400).value_or(python ? 1800 : 60);
-    if (python)
-        extra.insert(extra.end(), {"--worker-timeout", std::to_string(int(t * 0.45))});
-    return t;
+// The job's limits: --timeout, else the one rule of core/project/recordjob.h.
+void setTimeout(const CliArgs& args, VerifyProcessRequest& req) {
+    setJobTimeout(req, isKernelBenchFormat(req.problemFile, req.candidateFile),
+                  args.number("--timeout", 1, 86400));
 }
 
 // reach-verify said the input is bad (exit 2): its one line already names the file and the place;
@@ -158,7 +153,7 @@ int runOne(const CliArgs& args, CliIo& io) {
     req.problemFile = *problem;
     req.candidateFile = *candidate;
     req.extraArgs = passThrough(args);
-    req.timeoutSeconds = timeoutFor(args, *problem, *candidate, req.extraArgs);
+    setTimeout(args, req);
     VerificationResult r = runVerifierProcess(req);
     throwIfBadInput(r, *problem);
     throwIfNoGpu(r, *candidate);
@@ -202,7 +197,7 @@ int runRecord(const CliArgs& args, const std::vector<std::string>& trusted, CliI
     req.verifier = findVerifierExecutable();
     for (const std::string& a : passThrough(args))
         req.extraArgs.push_back(a);
-    req.timeoutSeconds = timeoutFor(args, req.problemFile, req.candidateFile, req.extraArgs);
+    setTimeout(args, req);
     VerifierRun run;
     const VerificationResult r = runVerifierProcess(req, &run);
     throwIfBadInput(r, req.problemFile);

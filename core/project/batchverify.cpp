@@ -24,17 +24,6 @@ bool isSqliteFile(const std::string& path) {
     return in.gcount() == 16 && std::string(head, 15) == "SQLite format 3";
 }
 
-// A KernelBench-format job runs two Python processes (each with PyTorch's start-up, builds and a
-// torch.compile baseline): its default limit is longer, and each worker gets under half of it
-// (as `reach-cli verify` does for one job).
-void setTimeout(BatchJob& job, const std::optional<double>& given) {
-    const double t = given.value_or(job.kernelBenchFormat ? 1800 : 60);
-    job.request.timeoutSeconds = t;
-    if (job.kernelBenchFormat)
-        job.request.extraArgs.insert(job.request.extraArgs.end(),
-                                     {"--worker-timeout", std::to_string(int(t * 0.45))});
-}
-
 std::string recordLabel(const EvalRecord& r) {
     std::string s = r.storeId ? "#" + std::to_string(r.storeId) + " "
                               : "line " + std::to_string(r.sourceLine) + " ";
@@ -64,7 +53,7 @@ void addJob(BatchPlan& plan, BatchJob job, EvalRecord record, const BatchJobDefa
     }
     job.request.extraArgs.insert(job.request.extraArgs.end(), d.extraArgs.begin(),
                                  d.extraArgs.end());
-    setTimeout(job, timeout ? timeout : d.timeoutSeconds);
+    setJobTimeout(job.request, job.kernelBenchFormat, timeout ? timeout : d.timeoutSeconds);
     job.index = int(plan.jobs.size());
     plan.jobs.push_back(std::move(job));
     plan.records.push_back(std::move(record));

@@ -189,7 +189,21 @@ std::optional<RecordJob> jobForRecord(const EvalRecord& r, const RecordJobOption
         std::snprintf(text, sizeof text, "%.17g", *base);
         job.request.extraArgs = {"--baseline-us", text};
     }
+    // Re-verified in the precision it was measured in: a bf16 record judged at fp32 is another
+    // measurement (and another tolerance).
+    if (python && (r.dtype == "fp32" || r.dtype == "bf16" || r.dtype == "fp16"))
+        job.request.extraArgs.insert(job.request.extraArgs.end(), {"--precision", r.dtype});
     return job;
+}
+
+void setJobTimeout(VerifyProcessRequest& request, bool kernelBenchFormat,
+                   std::optional<double> seconds) {
+    const double t = seconds.value_or(kernelBenchFormat ? kKernelBenchVerifyTimeoutSeconds
+                                                        : kVerifyTimeoutSeconds);
+    request.timeoutSeconds = t;
+    if (kernelBenchFormat)
+        request.extraArgs.insert(request.extraArgs.end(),
+                                 {"--worker-timeout", std::to_string(int(t * 0.45))});
 }
 
 }  // namespace reach

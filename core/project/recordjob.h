@@ -26,9 +26,20 @@ struct RecordJob {
 };
 
 // nullopt with `why` (one line) when the record names no candidate, a file is missing, or a path
-// leaves the trusted folders. The GUI's Re-verify and `reach-cli verify --record` both use it.
+// leaves the trusted folders. A KernelBench-format record's job carries the precision it was
+// measured in (--precision fp32|bf16|fp16; other dtypes are left to the problem). The GUI's
+// Re-verify, `reach-cli verify --record` and `verify --batch` over records all use it; the limits
+// come from setJobTimeout.
 std::optional<RecordJob> jobForRecord(const EvalRecord& record, const RecordJobOptions& options,
                                       std::string* why);
+
+// A verify job's limits, one rule for the GUI, `reach-cli verify` and batches: `seconds` for the
+// whole of reach-verify (default 60 s, 1800 s for a KernelBench-format job, whose two Python
+// workers each pay PyTorch's start-up, builds and a torch.compile baseline), and for such a job
+// --worker-timeout at 45 % of it for each worker.
+inline constexpr double kVerifyTimeoutSeconds = 60, kKernelBenchVerifyTimeoutSeconds = 1800;
+void setJobTimeout(VerifyProcessRequest& request, bool kernelBenchFormat,
+                   std::optional<double> seconds);
 
 // The job for one line of a job list (core/verify/batchjobs.h): the problem and candidate as the
 // list names them, relative to the list's folder, under the same rule: both must lie inside the

@@ -5,8 +5,11 @@
 //   *crash*   abort() after writing to stderr      *hang*    sleep far beyond any timeout
 //   *garbage* print text that is not JSON          *nogpu*   verdict no_gpu
 //   *fail*    verdict fail with a reason           anything else: verdict pass
+// With REACH_FAKE_VERIFIER_ARGS set, it appends its arguments to that file, one JSON list per
+// run (the parity tests compare what the GUI and reach-cli asked of the verifier).
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -14,6 +17,12 @@
 #include "core/verify/verification.h"
 
 int main(int argc, char** argv) {
+    if (const char* log = std::getenv("REACH_FAKE_VERIFIER_ARGS")) {
+        nlohmann::json args = nlohmann::json::array();
+        for (int i = 1; i < argc; ++i)
+            args.push_back(argv[i]);
+        std::ofstream(log, std::ios::app) << args.dump() << "\n";
+    }
     std::string problem, candidate;
     for (int i = 1; i + 1 < argc; ++i) {
         const std::string a = argv[i];

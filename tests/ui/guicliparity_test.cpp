@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/project/openplan.h"
@@ -159,6 +160,108 @@ private slots:
         QCOMPARE(gr.verification, Verification::Failed);
         QCOMPARE(cr.verification, gr.verification);
         QCOMPARE(cr.verificationReasons, gr.verificationReasons);
+    }
+
+    // One rule for a record's verify job (core/project/recordjob.h): files, the record's
+    // precision, the limits and the baseline are what the GUI's Re-verify and `reach-cli verify
+    // --record` ask of the verifier, for a C++ record and a KernelBench-format one alike.
+    void aRecordsVerifyJobIsTheSameFromTheGuiAndTheCli_data() {
+        QTest::addColumn<QString>("candidate");
+        QTest::addColumn<QString>("problem");
+        QTest::addColumn<QString>("dtype");
+        QTest::addColumn<bool>("kernelBench");
+        QTest::newRow("cpp") << "kernels/k.cu"
+                             << "problems/p1.json"
+                             << "bf16" << false;
+        QTest::newRow("kernelbench bf16") << "kernels/k.py"
+                                          << "problems/p1.py"
+                                          << "bf16" << true;
+        QTest::newRow("kernelbench fp16") << "kernels/k.py"
+                                          << "problems/p1.py"
+                                          << "fp16" << true;
+    }
+    void aRecordsVerifyJobIsTheSameFromTheGuiAndTheCli() {
+        QFETCH(QString, candidate);
+        QFETCH(QString, problem);
+        QFETCH(QString, dtype);
+        QFETCH(bool, kernelBench);
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath("kernels") && QDir(dir.path()).mkpath("problems"));
+        const QString recordsFile = dir.filePath("records.jsonl");
+        {
+            std::ofstream out(recordsFile.toStdString());
+            out << json{{"problem_id", "p1"},
+                        {"suite", "Reach"},
+                        {"model", "m"},
+                        {"backend", "cuda"},
+                        {"dtype", dtype.toStdString()},
+                        {"compiled", true},
+                        {"correct", true},
+                        {"baseline_eager_us", 100},
+                        {"candidate_time_us", 40},
+                        {"artifact_path", candidate.toStdString()}}
+                       .dump()
+                << "\n";
+        }
+        QFile(dir.filePath(candidate)).open(QIODevice::WriteOnly);
+        QFile(dir.filePath(problem)).open(QIODevice::WriteOnly);
+        const auto records = readReachJsonl(recordsFile.toStdString());
+        const QString project = dir.filePath("p.reach");
+        {
+            ProjectStore store = ProjectStore::open(project.toStdString());
+            importRecordSet(store, "records", recordsFile.toStdString(), "reach-jsonl", records);
+        }
+        const QString guiArgs = dir.filePath("gui.args"), cliArgs = dir.filePath("cli.args");
+        // No warm PyTorch server for the GUI's KernelBench-format job: the stand-in verifier
+        // runs no Python.
+        qputenv("REACH_PYTHON", "/bin/false");
+
+        qputenv("REACH_FAKE_VERIFIER_ARGS", guiArgs.toUtf8());
+        const OpenPlan plan = planOpen({project.toStdString()});
+        SpeedupView view;
+        view.model()->setSets({{QStringLiteral("records"), plan.evaluations[0].records, {}}});
+        view.setProjectPath(project);
+        VerifyQueue queue;
+        queue.setProgram(QStringLiteral(REACH_FAKE_VERIFIER));
+        view.setVerifyQueue(&queue);
+        view.setRunConsentAsker([](const QStringList&) { return true; });
+        QSignalSpy idle(&queue, &VerifyQueue::idle);
+        QCOMPARE(view.reverify({{0, 0}}), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(idle.count(), 1, 20000);
+
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("REACH_VERIFY", REACH_FAKE_VERIFIER);
+        env.insert("REACH_FAKE_VERIFIER_ARGS", cliArgs);
+        const int64_t id = plan.evaluations[0].records[0].storeId;
+        cliJson({"verify", "--record", QStringLiteral("#%1").arg(id), "--project", project}, env);
+        qunsetenv("REACH_FAKE_VERIFIER_ARGS");
+        qunsetenv("REACH_PYTHON");
+
+        // Each option as the verifier read it (the last of a repeated one wins there too).
+        auto options = [](const QString& file) {
+            std::ifstream in(file.toStdString());
+            std::string line;
+            std::getline(in, line);
+            const json a = json::parse(line, nullptr, false);
+            std::map<std::string, std::string> o;
+            for (size_t i = 0; a.is_array() && i + 1 < a.size(); ++i)
+                if (a[i].get<std::string>().rfind("--", 0) == 0)
+                    o[a[i].get<std::string>()] = a[i + 1].get<std::string>();
+            return o;
+        };
+        const auto gui = options(guiArgs), cli = options(cliArgs);
+        QVERIFY2(!gui.empty() && !cli.empty(), "the stand-in verifier was not run by both");
+        for (const char* key :
+             {"--problem", "--candidate", "--precision", "--worker-timeout", "--baseline-us"})
+            QCOMPARE(QString::fromStdString(gui.count(key) ? gui.at(key) : "(none)"),
+                     QString::fromStdString(cli.count(key) ? cli.at(key) : "(none)"));
+        QVERIFY(QString::fromStdString(gui.at("--candidate")).endsWith(candidate));
+        if (kernelBench) {
+            QCOMPARE(QString::fromStdString(cli.at("--precision")), dtype);
+            QCOMPARE(cli.at("--worker-timeout"), std::string("810"));  // 45 % of 1800 s
+        } else {
+            QVERIFY(!cli.count("--precision"));  // a C++ problem names its own dtype
+        }
     }
 };
 

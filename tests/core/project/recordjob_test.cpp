@@ -138,4 +138,42 @@ TEST(RecordJob, ReachsOwnResourcesAndAKernelBenchCheckout) {
     EXPECT_NE(why.find("KernelBench folder"), std::string::npos) << why;
 }
 
+TEST(RecordJob, AKernelBenchRecordIsReverifiedInItsOwnPrecision) {
+    Layout l;
+    Layout::touch(l.records / "problems" / "23_Softmax.py");
+    Layout::touch(l.records / "kernels" / "k.py");
+    auto args = [&](const std::string& dtype) {
+        EvalRecord r = l.record("kernels/k.py", "23_Softmax");
+        r.dtype = dtype;
+        std::string why;
+        const auto job = jobForRecord(r, noResources(), &why);
+        EXPECT_TRUE(job) << why;
+        return job ? job->request.extraArgs : std::vector<std::string>{};
+    };
+    using V = std::vector<std::string>;
+    EXPECT_EQ(args("bf16"), (V{"--precision", "bf16"}));
+    EXPECT_EQ(args("fp16"), (V{"--precision", "fp16"}));
+    EXPECT_EQ(args("fp32"), (V{"--precision", "fp32"}));
+    EXPECT_EQ(args(""), V{});      // unknown: the problem's own
+    EXPECT_EQ(args("int8"), V{});  // not a precision the worker takes
+    // A C++ record: its problem file names the dtype.
+    EvalRecord c = l.record("kernels/k.cu");
+    c.dtype = "bf16";
+    std::string why;
+    EXPECT_EQ(jobForRecord(c, noResources(), &why)->request.extraArgs, V{});
+}
+
+TEST(RecordJob, OneRuleForTheLimits) {
+    VerifyProcessRequest cpp, kb, kbGiven;
+    setJobTimeout(cpp, false, std::nullopt);
+    EXPECT_EQ(cpp.timeoutSeconds, kVerifyTimeoutSeconds);
+    EXPECT_TRUE(cpp.extraArgs.empty());
+    setJobTimeout(kb, true, std::nullopt);
+    EXPECT_EQ(kb.timeoutSeconds, kKernelBenchVerifyTimeoutSeconds);
+    EXPECT_EQ(kb.extraArgs, (std::vector<std::string>{"--worker-timeout", "810"}));
+    setJobTimeout(kbGiven, true, 100.0);
+    EXPECT_EQ(kbGiven.timeoutSeconds, 100.0);
+    EXPECT_EQ(kbGiven.extraArgs, (std::vector<std::string>{"--worker-timeout", "45"}));
+}
+
 }  // namespace reach_test_recordjob_test
