@@ -4,7 +4,10 @@
 - core/ includes no Qt, no CUDA and no QCustomPlot header, and nothing from gpu/, ui/ or app/;
 - each core folder includes only itself and the folders below it, in the order of CORE_LAYERS;
 - gpu/ includes no Qt header and nothing from ui/ or app/;
-- only ui/ (and the app/tests that drive it) includes qcustomplot.h.
+- only ui/ (and the app/tests that drive it) includes qcustomplot.h;
+- ui/ lives in rooms (UI_ROOMS, bottom to top); a room includes only itself, the rooms below it and
+  the shell's base (UI_BASE); the rest of the shell (mainwindow, snapshot, ...) is above every
+  room, and the base includes no room.
 
 Exit 0 when every rule holds, 1 with one line per violation (file:line: what) otherwise.
 Usage: scripts/check_layers.py [REPO_ROOT]
@@ -21,6 +24,10 @@ QT = re.compile(r"^(Q[A-Za-z0-9]+|Qt[A-Za-z]+/.*|q[a-z]+\.h)$")
 CUDA = re.compile(r"^(cuda[a-zA-Z_]*\.h|cuda/.*|cublas.*\.h|cufft.*|curand.*|nvml\.h|nvrtc\.h|"
                   r"cooperative_groups.*|mma\.h|cuda_runtime.*)$")
 SOURCE = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh", ".in")
+
+# ui/'s rooms, bottom to top, and the shell files at ui/'s top that every room may use.
+UI_ROOMS = ["models", "figure", "plots", "verify", "dialogs", "views"]
+UI_BASE = {"qtstrings", "theme", "session", "messagelog"}
 
 
 def files_under(root, top):
@@ -86,6 +93,45 @@ def check(root):
             for lineno, kind, name in includes(path):
                 if name == "qcustomplot.h":
                     problems.append(f"{rel}:{lineno}: only ui/ includes qcustomplot.h")
+    problems += check_ui(root)
+    return problems
+
+
+def check_ui(root):
+    problems = []
+    rank = {name: i for i, name in enumerate(UI_ROOMS)}
+    for path in files_under(root, "ui"):
+        rel = os.path.relpath(path, root)
+        parts = rel.split(os.sep)
+        stem = os.path.splitext(parts[-1])[0]
+        if len(parts) == 2:
+            mine = -1 if stem in UI_BASE else len(UI_ROOMS)  # the shell: below or above all
+        elif len(parts) == 3 and parts[1] in rank:
+            mine = rank[parts[1]]
+        else:
+            problems.append(f"{rel}: ui files live at ui/'s top (the shell) or in one of the rooms "
+                            f"{', '.join(UI_ROOMS)}")
+            continue
+        for lineno, kind, name in includes(path):
+            where = f"{rel}:{lineno}"
+            if kind != '"':
+                continue
+            sub = name.split("/")
+            if sub[0] != "ui":
+                if "/" not in name and not name.endswith(".moc") and \
+                        os.path.exists(os.path.join(root, "ui", name)):
+                    problems.append(f"{where}: include \"{name}\" by its path from the root")
+                continue
+            if len(sub) == 2:
+                target = -1 if os.path.splitext(sub[1])[0] in UI_BASE else len(UI_ROOMS)
+            elif len(sub) == 3 and sub[1] in rank:
+                target = rank[sub[1]]
+            else:
+                problems.append(f"{where}: {name} is in no room of ui/")
+                continue
+            if target > mine:
+                problems.append(f"{where}: {rel} includes {name}, above it (rooms: "
+                                f"shell base < {' < '.join(UI_ROOMS)} < shell)")
     return problems
 
 
@@ -99,4 +145,4 @@ if __name__ == "__main__":
     if found:
         print(f"check_layers: {len(found)} violation(s)", file=sys.stderr)
         sys.exit(1)
-    print("check_layers: core, gpu and ui keep their layers")
+    print("check_layers: core, gpu and ui keep their layers and rooms")

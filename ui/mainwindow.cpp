@@ -1,4 +1,4 @@
-#include "mainwindow.h"
+#include "ui/mainwindow.h"
 
 #include <qcustomplot.h>
 
@@ -28,26 +28,26 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "batchdialog.h"
-#include "breakdownview.h"
-#include "comparisondialog.h"
 #include "core/analysis/projection.h"
 #include "core/base/csv.h"
 #include "core/base/inputerror.h"
-#include "exportdialog.h"
-#include "figureexporter.h"
-#include "gpustate.h"
-#include "headroomplot.h"
-#include "kernelmodel.h"
-#include "messagebar.h"
-#include "projectbrowser.h"
-#include "projectionview.h"
-#include "rooflineview.h"
-#include "rulesetmodel.h"
-#include "session.h"
-#include "speedupview.h"
-#include "theme.h"
-#include "verifyqueue.h"
+#include "ui/dialogs/batchdialog.h"
+#include "ui/dialogs/comparisondialog.h"
+#include "ui/figure/exportdialog.h"
+#include "ui/figure/figureexporter.h"
+#include "ui/messagebar.h"
+#include "ui/models/kernelmodel.h"
+#include "ui/models/rulesetmodel.h"
+#include "ui/plots/headroomplot.h"
+#include "ui/session.h"
+#include "ui/theme.h"
+#include "ui/verify/gpustate.h"
+#include "ui/verify/verifyqueue.h"
+#include "ui/views/breakdownview.h"
+#include "ui/views/projectbrowser.h"
+#include "ui/views/projectionview.h"
+#include "ui/views/rooflineview.h"
+#include "ui/views/speedupview.h"
 
 // Q_INIT_RESOURCE declares a function and must be used outside any namespace; the resources
 // live in the static reach_ui library, so nothing registers them unless asked.

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/project/figuredata.h"
-#include "ui/figureexporter.h"
+#include "ui/figure/figureexporter.h"
 #include "ui/messagelog.h"
 
 class QAbstractItemModel;

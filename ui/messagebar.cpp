@@ -1,4 +1,4 @@
-#include "messagebar.h"
+#include "ui/messagebar.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

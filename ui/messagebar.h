@@ -3,7 +3,7 @@
 #include <QFrame>
 #include <QString>
 
-#include "messagelog.h"
+#include "ui/messagelog.h"
 
 class QLabel;
 class QToolButton;

@@ -1,4 +1,4 @@
-#include "messagelog.h"
+#include "ui/messagelog.h"
 
 #include <QPlainTextEdit>
 #include <algorithm>

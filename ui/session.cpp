@@ -1,4 +1,4 @@
-#include "session.h"
+#include "ui/session.h"
 
 #include <QFileInfo>
 #include <QFutureWatcher>

@@ -1,4 +1,4 @@
-#include "snapshot.h"
+#include "ui/snapshot.h"
 
 #include <qcustomplot.h>
 
@@ -7,8 +7,8 @@
 #include <QTabWidget>
 #include <QTimer>
 
-#include "mainwindow.h"
-#include "session.h"
+#include "ui/mainwindow.h"
+#include "ui/session.h"
 
 namespace reach {
 

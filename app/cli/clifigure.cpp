@@ -21,14 +21,14 @@
 #include "core/project/openplan.h"
 #include "core/records/recordreader.h"
 #include "core/records/suspicion.h"
-#include "ui/breakdownview.h"
-#include "ui/figureexporter.h"
-#include "ui/headroomplot.h"
-#include "ui/projectionview.h"
-#include "ui/recordsmodel.h"
-#include "ui/rooflineview.h"
+#include "ui/figure/figureexporter.h"
+#include "ui/models/recordsmodel.h"
+#include "ui/plots/headroomplot.h"
+#include "ui/plots/speedupplot.h"
 #include "ui/session.h"
-#include "ui/speedupplot.h"
+#include "ui/views/breakdownview.h"
+#include "ui/views/projectionview.h"
+#include "ui/views/rooflineview.h"
 
 namespace reach::cli {
 

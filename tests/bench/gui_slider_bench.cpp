@@ -25,9 +25,9 @@
 #include "core/records/evaluationset.h"
 #include "core/records/recordimportkernelbench.h"
 #include "ui/mainwindow.h"
-#include "ui/projectionview.h"
 #include "ui/session.h"
 #include "ui/snapshot.h"
+#include "ui/views/projectionview.h"
 
 namespace {
 

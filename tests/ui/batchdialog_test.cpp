@@ -9,8 +9,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "ui/batchdialog.h"
-#include "ui/verifyqueue.h"
+#include "ui/dialogs/batchdialog.h"
+#include "ui/verify/verifyqueue.h"
 #include "uitestsupport.h"
 
 using namespace reach;

@@ -24,12 +24,12 @@
 #include "core/analysis/breakdown.h"
 #include "core/analysis/kernelname.h"
 #include "core/analysis/ruleedit.h"
-#include "ui/addruledialog.h"
-#include "ui/breakdownview.h"
-#include "ui/projectbrowser.h"
-#include "ui/rulesetmodel.h"
+#include "ui/dialogs/addruledialog.h"
+#include "ui/models/rulesetmodel.h"
 #include "ui/session.h"
 #include "ui/theme.h"
+#include "ui/views/breakdownview.h"
+#include "ui/views/projectbrowser.h"
 #include "uitestsupport.h"
 
 using namespace reach;

@@ -12,7 +12,7 @@
 
 #include "core/analysis/breakdown.h"
 #include "core/analysis/profilediff.h"
-#include "ui/comparisondialog.h"
+#include "ui/dialogs/comparisondialog.h"
 #include "ui/session.h"
 #include "uitestsupport.h"
 

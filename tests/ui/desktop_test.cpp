@@ -15,13 +15,13 @@
 #include <QTreeWidget>
 #include <QUrl>
 
-#include "ui/breakdownview.h"
 #include "ui/mainwindow.h"
-#include "ui/projectbrowser.h"
-#include "ui/projectionview.h"
 #include "ui/session.h"
-#include "ui/speedupview.h"
 #include "ui/theme.h"
+#include "ui/views/breakdownview.h"
+#include "ui/views/projectbrowser.h"
+#include "ui/views/projectionview.h"
+#include "ui/views/speedupview.h"
 #include "uitestsupport.h"
 
 using namespace reach;

@@ -20,8 +20,8 @@
 #include "core/base/inputerror.h"
 #include "core/base/sha256.h"
 #include "plotstestdata.h"
-#include "ui/figureexporter.h"
-#include "ui/speedupplot.h"
+#include "ui/figure/figureexporter.h"
+#include "ui/plots/speedupplot.h"
 #include "uitestsupport.h"
 
 using namespace reach;

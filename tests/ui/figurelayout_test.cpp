@@ -19,14 +19,14 @@
 #include <QtTest>
 
 #include "plotstestdata.h"
-#include "ui/breakdownview.h"
-#include "ui/figureexporter.h"
-#include "ui/figurelabels.h"
-#include "ui/headroomplot.h"
-#include "ui/projectionview.h"
-#include "ui/rooflineview.h"
+#include "ui/figure/figureexporter.h"
+#include "ui/figure/figurelabels.h"
+#include "ui/plots/headroomplot.h"
+#include "ui/plots/speedupplot.h"
 #include "ui/session.h"
-#include "ui/speedupplot.h"
+#include "ui/views/breakdownview.h"
+#include "ui/views/projectionview.h"
+#include "ui/views/rooflineview.h"
 #include "uitestsupport.h"
 
 using namespace reach;

@@ -17,7 +17,7 @@
 #include "core/store/recordstore.h"
 #include "core/store/verificationstore.h"
 #include "ui/session.h"
-#include "ui/speedupview.h"
+#include "ui/views/speedupview.h"
 #include "uitestsupport.h"
 
 using namespace reach;

@@ -16,14 +16,14 @@
 
 #include "core/analysis/kernelname.h"
 #include "core/headroom/headroom.h"
-#include "ui/breakdownview.h"
-#include "ui/headroomplot.h"
-#include "ui/kernelmodel.h"
+#include "core/project/workloadheadroom.h"
 #include "ui/mainwindow.h"
-#include "ui/projectionview.h"
-#include "ui/rooflineview.h"
+#include "ui/models/kernelmodel.h"
+#include "ui/plots/headroomplot.h"
 #include "ui/session.h"
-#include "ui/workloadheadroom.h"
+#include "ui/views/breakdownview.h"
+#include "ui/views/projectionview.h"
+#include "ui/views/rooflineview.h"
 #include "uitestsupport.h"
 
 using namespace reach;

@@ -10,11 +10,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "ui/breakdownview.h"
 #include "ui/mainwindow.h"
-#include "ui/projectionview.h"
 #include "ui/session.h"
-#include "ui/speedupview.h"
+#include "ui/views/breakdownview.h"
+#include "ui/views/projectionview.h"
+#include "ui/views/speedupview.h"
 #include "uitestsupport.h"
 
 using namespace reach;

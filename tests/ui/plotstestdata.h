@@ -9,7 +9,7 @@
 #include "core/records/recordimport.h"
 #include "core/records/recordimportkernelbench.h"
 #include "core/records/suspicion.h"
-#include "ui/recordsmodel.h"
+#include "ui/models/recordsmodel.h"
 
 namespace plotstest {
 

@@ -10,8 +10,8 @@
 #include <set>
 
 #include "core/analysis/projection.h"
-#include "ui/projectionview.h"
 #include "ui/session.h"
+#include "ui/views/projectionview.h"
 #include "uitestsupport.h"
 
 using namespace reach;

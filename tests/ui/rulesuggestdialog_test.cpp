@@ -12,9 +12,9 @@
 
 #include "core/analysis/breakdown.h"
 #include "core/analysis/rulesuggest.h"
-#include "ui/breakdownview.h"
-#include "ui/rulesuggestdialog.h"
+#include "ui/dialogs/rulesuggestdialog.h"
 #include "ui/session.h"
+#include "ui/views/breakdownview.h"
 #include "uitestsupport.h"
 
 using namespace reach;

@@ -10,11 +10,11 @@
 
 #include "core/base/inputerror.h"
 #include "core/trace/profilereader.h"
-#include "ui/breakdownview.h"
 #include "ui/mainwindow.h"
 #include "ui/session.h"
 #include "ui/snapshot.h"
 #include "ui/theme.h"
+#include "ui/views/breakdownview.h"
 #include "uitestsupport.h"
 
 using namespace reach;

@@ -23,7 +23,7 @@
 #include "core/store/recordstore.h"
 #include "core/store/verificationstore.h"
 #include "plotstestdata.h"
-#include "ui/speedupview.h"
+#include "ui/views/speedupview.h"
 
 using namespace reach;
 

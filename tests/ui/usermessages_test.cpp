@@ -17,14 +17,14 @@
 
 #include "core/base/inputerror.h"
 #include "core/trace/profilereader.h"
-#include "ui/breakdownview.h"
-#include "ui/figureexporter.h"
+#include "ui/figure/figureexporter.h"
 #include "ui/mainwindow.h"
 #include "ui/messagebar.h"
 #include "ui/messagelog.h"
-#include "ui/projectbrowser.h"
-#include "ui/rulesetmodel.h"
+#include "ui/models/rulesetmodel.h"
 #include "ui/session.h"
+#include "ui/views/breakdownview.h"
+#include "ui/views/projectbrowser.h"
 #include "uitestsupport.h"
 
 using namespace reach;

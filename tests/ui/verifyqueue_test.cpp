@@ -8,7 +8,7 @@
 #include <QTimer>
 #include <QtTest>
 
-#include "ui/verifyqueue.h"
+#include "ui/verify/verifyqueue.h"
 
 using reach::VerifyJob;
 using reach::VerifyOutcome;

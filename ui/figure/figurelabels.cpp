@@ -1,0 +1,149 @@
+#include "ui/figure/figurelabels.h"
+
+#include <QSet>
+#include <QStringList>
+#include <algorithm>
+
+namespace reach {
+
+namespace {
+
+struct Parts {
+    QString name, tag;
+};
+
+Parts splitLabel(const QString& label) {
+    const qsizetype newline = label.indexOf(QLatin1Char('\n'));
+    if (newline >= 0) {
+        return {label.left(newline),
+                label.mid(newline + 1).split(QLatin1Char('\n')).join(QStringLiteral(", "))};
+    }
+    const qsizetype bracket = label.lastIndexOf(QStringLiteral(" ["));
+    if (bracket > 0 && label.endsWith(QLatin1Char(']')))
+        return {label.left(bracket), label.mid(bracket + 2, label.size() - bracket - 3)};
+    return {label, {}};
+}
+
+bool fitsAsItIs(const QString& label, const QFontMetricsF& tm, double room, qsizetype capacity) {
+    const QStringList lines = label.split(QLatin1Char('\n'));
+    if (lines.size() > capacity)
+        return false;
+    return std::all_of(lines.begin(), lines.end(),
+                       [&](const QString& l) { return tm.horizontalAdvance(l) <= room; });
+}
+
+// The name on at most `lines` lines of `room`: wrapped at spaces, the last line elided.
+QString shortenName(const QString& name, const QFontMetricsF& tm, double room, qsizetype lines,
+                    Qt::TextElideMode mode) {
+    if (tm.horizontalAdvance(name) <= room || lines <= 1)
+        return tm.elidedText(name, mode, room);
+    QStringList out{QString()};
+    const QStringList words = name.split(QLatin1Char(' '));
+    for (qsizetype i = 0; i < words.size(); ++i) {
+        const QString joined = out.back().isEmpty() ? words[i] : out.back() + ' ' + words[i];
+        if (out.back().isEmpty() || tm.horizontalAdvance(joined) <= room) {
+            out.back() = joined;
+        } else if (out.size() < lines) {
+            out << words[i];
+        } else {
+            out.back() = joined + ' ' + QStringList(words.mid(i + 1)).join(' ');
+            break;
+        }
+    }
+    for (QString& line : out)
+        line = tm.elidedText(line.trimmed(), mode, room);
+    return out.join(QLatin1Char('\n'));
+}
+
+QString fitOne(const Parts& p, const QFontMetricsF& tm, double room, qsizetype capacity,
+               Qt::TextElideMode mode) {
+    if (p.tag.isEmpty())
+        return shortenName(p.name, tm, room, capacity, mode);
+    if (capacity >= 2) {
+        return shortenName(p.name, tm, room, capacity - 1, mode) + QLatin1Char('\n') +
+               tm.elidedText(p.tag, Qt::ElideLeft, room);
+    }
+    // The tag keeps at most 45 % of the line (a name needs letters to be recognised), and its
+    // end when shortened: the hardware ("...A100]"), the file or the number that tells it apart.
+    const QString tag = QStringLiteral(" [") + p.tag + QLatin1Char(']');
+    // ... but never less than its last word whole (the device, the number), up to 70 %.
+    const QString lastWord =
+        QStringLiteral(" [\u2026") + p.tag.section(QLatin1Char(' '), -1) + QLatin1Char(']');
+    const double tagWidth =
+        std::min({tm.horizontalAdvance(tag),
+                  std::max(room * 0.45, tm.horizontalAdvance(lastWord) + 1.0), room * 0.7});
+    const QString shownTag =
+        tm.horizontalAdvance(tag) <= tagWidth
+            ? tag
+            : QStringLiteral(" [") + tm.elidedText(p.tag + QLatin1Char(']'), Qt::ElideLeft,
+                                                   tagWidth - tm.horizontalAdvance(" ["));
+    return tm.elidedText(p.name, mode, room - tm.horizontalAdvance(shownTag)) + shownTag;
+}
+
+bool allDistinct(const QMap<double, QString>& labels) {
+    QSet<QString> seen;
+    for (const QString& l : labels) {
+        if (seen.contains(l))
+            return false;
+        seen.insert(l);
+    }
+    return true;
+}
+
+}  // namespace
+
+QMap<double, QString> fitCategoryLabels(const QMap<double, QString>& labels,
+                                        const QFontMetricsF& metrics, double room,
+                                        qsizetype capacity) {
+    capacity = std::max<qsizetype>(1, capacity);
+    const bool fit = std::all_of(labels.begin(), labels.end(), [&](const QString& l) {
+        return fitsAsItIs(l, metrics, room, capacity);
+    });
+    if (fit)
+        return labels;
+    QMap<double, QString> out;
+    for (Qt::TextElideMode mode : {Qt::ElideRight, Qt::ElideMiddle, Qt::ElideLeft}) {
+        out.clear();
+        for (auto it = labels.begin(); it != labels.end(); ++it) {
+            out.insert(it.key(),
+                       fitsAsItIs(it.value(), metrics, room, capacity)
+                           ? it.value()
+                           : fitOne(splitLabel(it.value()), metrics, room, capacity, mode));
+        }
+        if (allDistinct(out))
+            return out;
+    }
+    // Still alike (names that differ only in what no elision keeps): number the look-alikes, in
+    // key order; the CSV beside the figure has the full names.
+    QMap<QString, int> seen;
+    for (auto it = out.begin(); it != out.end(); ++it) {
+        const int n = ++seen[it.value()];
+        if (n < 2)
+            continue;
+        const QString suffix = QStringLiteral(" (%1)").arg(n);
+        it.value() = fitOne(splitLabel(labels.value(it.key())), metrics,
+                            room - metrics.horizontalAdvance(suffix), capacity, Qt::ElideLeft) +
+                     suffix;
+    }
+    return out;
+}
+
+QString wrapToWidth(const QString& text, const QFontMetricsF& metrics, double width) {
+    QStringList out;
+    for (const QString& paragraph : text.split(QLatin1Char('\n'))) {
+        QString line;
+        for (const QString& word : paragraph.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            const QString longer = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+            if (!line.isEmpty() && metrics.horizontalAdvance(longer) > width) {
+                out << line;
+                line = word;
+            } else {
+                line = longer;
+            }
+        }
+        out << line;
+    }
+    return out.join(QLatin1Char('\n'));
+}
+
+}  // namespace reach

@@ -1,0 +1,115 @@
+#include "ui/models/projectionmodel.h"
+
+#include <QColor>
+
+namespace reach {
+
+ProjectionModel::ProjectionModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void ProjectionModel::setWorkloads(const std::vector<ProjectWorkload>& workloads) {
+    beginResetModel();
+    m_rows.clear();
+    for (const ProjectWorkload& w : workloads)
+        m_rows.push_back({w, {}});
+    recompute();
+    endResetModel();
+}
+
+void ProjectionModel::setParameters(double winRate, double medianSpeedup) {
+    if (winRate == m_winRate && medianSpeedup == m_median)
+        return;
+    m_winRate = winRate;
+    m_median = medianSpeedup;
+    recompute();
+    if (!m_rows.empty())
+        emit dataChanged(index(0, GainPercent), index(rowCount() - 1, WallGainPercent));
+    emit parametersChanged();
+}
+
+void ProjectionModel::recompute() {
+    for (Row& r : m_rows) {
+        r.projection = projectWorkload(r.entry, m_winRate, m_median);
+    }
+}
+
+int ProjectionModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int ProjectionModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ProjectionModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const Row& r = m_rows[size_t(index.row())];
+    const Projection& p = r.projection;
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+            case Name:
+                return toQString(r.entry.name);
+            case Origin:
+                return toQString(r.entry.origin);
+            case AddressableShare:
+                return QString::number(100.0 * p.addressableShare, 'f', 1) + QLatin1Char('%');
+            case GainPercent:
+                return QString::number(100.0 * p.savedShare, 'f', 2) + QLatin1Char('%');
+            case EndToEnd:
+                return QString::number(p.endToEndSpeedup, 'f', 4) + QLatin1Char('x');
+            case WallGainPercent:
+                if (const auto wall = p.wallSavedShare())
+                    return QString::number(100.0 * *wall, 'f', 2) + QLatin1Char('%');
+                return tr("no span");
+            case BusyShare:
+                if (p.wall)
+                    return QString::number(100.0 * p.wall->busyShare(), 'f', 1) + QLatin1Char('%');
+                return tr("no span");
+        }
+    }
+    if (role == Qt::ToolTipRole) {
+        if (index.column() == WallGainPercent || index.column() == BusyShare) {
+            if (!p.wall)
+                return tr("A published row has GPU-time shares only: no profiled span.");
+            const std::string warning = wallClockWarning(*p.wall);
+            return warning.empty() ? tr("Saved GPU time over the profiled span, idle gaps as "
+                                        "they are.")
+                                   : toQString(warning);
+        }
+    }
+    if (role == Qt::ForegroundRole && index.column() == BusyShare && p.wall && p.wall->mostlyIdle())
+        return QColor(0xb0, 0x50, 0x00);
+    if (role == ValueRole) {
+        switch (index.column()) {
+            case AddressableShare:
+                return p.addressableShare;
+            case GainPercent:
+                return 100.0 * p.savedShare;
+            case EndToEnd:
+                return p.endToEndSpeedup;
+            case WallGainPercent:
+                if (const auto wall = p.wallSavedShare())
+                    return 100.0 * *wall;
+                return {};
+            case BusyShare:
+                if (p.wall)
+                    return p.wall->busyShare();
+                return {};
+        }
+    }
+    if (role == Qt::TextAlignmentRole)
+        return index.column() >= AddressableShare ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                                  : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+    return {};
+}
+
+QVariant ProjectionModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, o, role);
+    static const char* names[] = {"Workload",        "Source",     "Addressable",
+                                  "Gain (GPU time)", "End-to-end", "Gain (wall clock)",
+                                  "GPU busy"};
+    return section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+}  // namespace reach

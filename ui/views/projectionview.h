@@ -1,0 +1,142 @@
+#pragma once
+
+#include "core/project/figuredata.h"
+
+#include <QPoint>
+#include <QWidget>
+#include <optional>
+#include <vector>
+
+#include "ui/models/projectionmodel.h"
+
+class QComboBox;
+class QCPBars;
+class QCPColorMap;
+class QCPColorScale;
+class QCPGraph;
+class QCPItemLine;
+class QCPItemText;
+class QCPTextElement;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QFormLayout;
+class QLabel;
+class QSlider;
+
+namespace reach {
+
+class Session;
+struct EvaluationSet;
+
+// What-if projection: win rate and median speedup (sliders + spin boxes, presets) -> projected
+// gain per workload (bars with values) and, for one workload, a heat map of the gain over
+// (win rate, median) with the current point marked. The assumptions of the formula are printed
+// under the plots. Slider moves touch only the bars and the marker (on its own buffered layer).
+class ProjectionView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ProjectionView(Session* session, QWidget* parent = nullptr);
+
+    ProjectionModel* model() const { return m_model; }
+    QCustomPlot* barPlot() const { return m_bars; }
+    QCustomPlot* heatPlot() const { return m_heat; }
+    QCPBars* gainBars() const { return m_gainBars; }
+    QCPColorMap* heatMap() const { return m_map; }
+    QCPGraph* marker() const { return m_marker; }
+    QSlider* winRateSlider() const { return m_winSlider; }
+    QSlider* medianSlider() const { return m_medianSlider; }
+    QString valueLabel(int row) const;  // the text printed at a workload's bar
+    // The speed-of-light bound drawn across a workload's bar (percent of GPU time, as the bar):
+    // core/headroom's headroom share of the addressable kernels, or of all kernels; nullopt when
+    // the row has no estimate (nothing is drawn then).
+    std::optional<double> boundPercent(int row, bool addressableOnly) const;
+    // The legend entries of the two bound lines (no data: the lines are items).
+    QCPGraph* boundLegend(bool addressableOnly) const {
+        return addressableOnly ? m_boundLegend : m_boundAllLegend;
+    }
+    QString footerText() const;  // the caption under the bars (the rule set)
+    // The heat map under the mouse at `pos` (heat plot pixels): its tooltip text (empty outside
+    // the map), and a click there, which sets the sliders to that point.
+    QString heatTipText(const QPoint& pos) const;
+    bool pickFromHeatMap(const QPoint& pos);
+    int heatRow() const { return m_heatRow; }
+
+    double winRate() const { return m_model->winRate(); }
+    double medianSpeedup() const { return m_model->medianSpeedup(); }
+    void setParameters(double winRate, double medianSpeedup);
+    void setHeatRow(int row);
+    // What the bar figure plots (core/project/figuredata.h): its CSV.
+    FigureTable figureData() const;
+    // Presets by index: 0 KernelBench L1 frontier, 1 DLRM-Bench, 2 the selected evaluation set.
+    bool applyPreset(int preset);
+    void setSelectedEvaluation(int index);  // index into Session::evaluations(), -1 for none
+
+    // Median slider position <-> speedup: log scale from 1x (0) to 10x (kSliderSteps).
+    static constexpr int kSliderSteps = 1000;
+    static double medianFromSlider(int position);
+    static int sliderFromMedian(double median);
+
+public slots:
+    void refreshStyle();
+
+signals:
+    void parametersChanged(double winRate, double medianSpeedup);
+
+private:
+    struct HeatPoint {
+        double winRate = 0, median = 1, gainPercent = 0;
+    };
+    QFormLayout* createControls();
+    void createBarPlot();
+    void createHeatMap();
+    void createHeatMarkers();
+    void createLayout(QFormLayout* form);
+    void connectControls();
+    void updateFooter();
+    void fitValueLabels();
+    std::optional<HeatPoint> heatPointAt(const QPoint& pos) const;
+    void showHeatTip(const QPoint& pos, const QPoint& global);
+    void setByHand(double winRate, double medianSpeedup);
+    void onWorkloadsChanged();
+    void updateBars();
+    void updateMarker();
+    void updateBounds();
+    double labelAnchor(int row) const;
+    void rebuildHeatMap();
+    QString idleWarnings() const;
+    void syncControls();
+
+    Session* m_session;
+    ProjectionModel* m_model;
+    QSlider* m_winSlider;
+    QDoubleSpinBox* m_winSpin;
+    QSlider* m_medianSlider;
+    QDoubleSpinBox* m_medianSpin;
+    QComboBox* m_presets;
+    QComboBox* m_heatWorkload;
+    QLabel* m_assumptions;
+    // Where the current (w, m) came from, printed with the assumptions under the plot.
+    QString m_source = QStringLiteral("the DLRM-Bench summary, 5/12, 1.552x (published)");
+    QCustomPlot* m_bars;
+    QCustomPlot* m_heat;
+    QCPBars* m_gainBars = nullptr;
+    QCPColorMap* m_map = nullptr;
+    QCPColorScale* m_scale = nullptr;
+    QCPGraph* m_marker = nullptr;
+    QCPGraph* m_references = nullptr;
+    QCPItemText* m_markerLabel = nullptr;
+    QCPTextElement* m_heatTitle = nullptr;
+    QCPTextElement* m_barsFooter = nullptr;
+    bool m_axisHeld = false;
+    double m_baseUpper = 1;  // the gain axis's end before the value labels ask for room  // a
+                             // slider is being dragged: the gain axis does not shrink
+    std::vector<QCPItemText*> m_valueLabels;
+    // Per row: the speed-of-light lines (addressable, all kernels; null without an estimate).
+    std::vector<std::pair<QCPItemLine*, QCPItemLine*>> m_boundLines;
+    QCPGraph* m_boundLegend = nullptr;
+    QCPGraph* m_boundAllLegend = nullptr;
+    int m_heatRow = -1;
+    int m_selectedEvaluation = -1;
+};
+
+}  // namespace reach
