@@ -19,6 +19,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -338,9 +339,11 @@ void MainWindow::createStatusBar() {
     connect(probe, &GpuProbe::finished, this, [this](const GpuState& gpu) {
         m_gpuText = gpu.text();
         m_gpuLabel->setText(m_gpuText);
-        m_gpuLabel->setToolTip(
-            gpu.available() ? tr("reach-verify answers: candidates can be verified") : gpu.reason);
-        m_verifyQueue->setGpuAvailable(gpu.available(), gpu.reason);
+        m_gpuLabel->setToolTip(gpu.available()
+                                   ? tr("reach-verify answers: candidates can be verified")
+                                   : noGpuAdvice(gpu.reason));
+        m_verifyQueue->setGpuAvailable(gpu.available(),
+                                       gpu.available() ? QString() : noGpuAdvice(gpu.reason));
         m_gpuChecked = true;
         emit gpuChecked();
     });
@@ -657,7 +660,12 @@ void MainWindow::setDark(bool dark) {
 
 void MainWindow::restoreSettings() {
     QSettings settings;
-    resize(1440, 900);  // first start; a saved geometry replaces it
+    // First start: 1440x900, or less on a smaller screen (a 1280x720 laptop, with room for the
+    // frame and a panel); a saved geometry replaces it (Qt fits that to the screen).
+    QSize first(1440, 900);
+    if (const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen())
+        first = first.boundedTo(screen->availableGeometry().size() * 0.94);
+    resize(first);
     m_split->setSizes({300, 1140});
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());

@@ -23,6 +23,7 @@
 #include "core/store/recordstore.h"
 #include "core/store/verificationstore.h"
 #include "plotstestdata.h"
+#include "ui/verify/gpustate.h"
 #include "ui/views/speedupview.h"
 
 using namespace reach;
@@ -423,11 +424,20 @@ void SpeedupViewTest::withoutGpuTheActionsSaySoAndAreDisabled() {
     QVERIFY(!m_view->reverifyAction()->isEnabled());
     QVERIFY(!m_view->reverifySuspiciousAction()->isEnabled());
     QVERIFY(m_view->reverifyAction()->toolTip().contains("no CUDA device"));
-    bool labelSaysSo = false;
-    for (QLabel* l : m_view->findChildren<QLabel*>()) {
-        labelSaysSo = labelSaysSo || l->text().contains("no CUDA device");
-    }
-    QVERIFY(labelSaysSo);
+    // A short word in the bar that never widens it; the reason in its tooltip.
+    auto* label = m_view->findChild<QLabel*>(QStringLiteral("verificationUnavailable"));
+    QVERIFY(label);
+    QVERIFY(label->text().startsWith(QStringLiteral("Verification unavailable")));
+    QVERIFY(label->toolTip().contains("no CUDA device"));
+    QCOMPARE(label->sizePolicy().horizontalPolicy(), QSizePolicy::Ignored);
+    // What the main window passes on for the CUDA runtime's own words: a sentence with what to do.
+    const QString raw = QStringLiteral(
+        "cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version");
+    const QString advice = noGpuAdvice(raw);
+    QVERIFY2(advice.startsWith(QStringLiteral("No NVIDIA GPU")), qPrintable(advice));
+    QVERIFY(advice.contains(QStringLiteral("Profiles, records and figures work as usual.")));
+    QVERIFY(advice.endsWith(QStringLiteral("(") + raw + QStringLiteral(")")));
+    QVERIFY(noGpuAdvice(QStringLiteral("reach-verify not found")).contains("REACH_VERIFY"));
     QCOMPARE(m_view->reverify({{0, 0}}), 0);
 
     // A verifier that reports no_gpu switches the actions off by itself.

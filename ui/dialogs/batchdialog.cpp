@@ -21,6 +21,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "ui/verify/gpustate.h"
 #include "ui/verify/verifyqueue.h"
 
 namespace reach {
@@ -91,9 +92,10 @@ BatchDialog::BatchDialog(VerifyQueue* queue, const QString& project, QWidget* pa
                 gpus << QString::number(i);
             if (n > 0)
                 m_gpus->setText(gpus.join(QLatin1Char(',')));
-            else
-                m_gpus->setPlaceholderText(
-                    tr("no GPU: %1").arg(d.value(QStringLiteral("reason")).toString()));
+            else {
+                m_gpus->setPlaceholderText(tr("no GPU here (see the tooltip)"));
+                m_gpus->setToolTip(noGpuAdvice(d.value(QStringLiteral("reason")).toString()));
+            }
             detect->setEnabled(true);
             probe->deleteLater();
         });

@@ -17,6 +17,34 @@ QString GpuState::text() const {
     return QObject::tr("GPU: %1").arg(device);
 }
 
+QString noGpuAdvice(const QString& reason) {
+    const QString r = reason.toLower();
+    QString what;
+    if (r.contains(QLatin1String("reach-verify not found")))
+        what = QObject::tr(
+            "Reach's verifier (reach-verify) is not installed beside Reach: reinstall Reach, or "
+            "set REACH_VERIFY to its path.");
+    else if (r.contains(QLatin1String("driver version is insufficient")) ||
+             r.contains(QLatin1String("no cuda-capable device")) ||
+             r.contains(QLatin1String("no cuda device")))
+        what = QObject::tr(
+            "No NVIDIA GPU with a recent enough driver is visible on this machine, and kernels "
+            "are verified on a GPU: run Reach where one is, or send the records to one with "
+            "View > Batch Verification (Slurm).");
+    else if (r.contains(QLatin1String("without the cuda toolkit")))
+        what = QObject::tr(
+            "This Reach was built without CUDA, so it cannot verify kernels: use a build with "
+            "the CUDA toolkit.");
+    else if (r.contains(QLatin1String("checking")))
+        return QObject::tr("Reach is still asking the verifier about the GPU.");
+    else
+        what = QObject::tr("Kernels cannot be verified on this machine.");
+    what += QLatin1Char(' ') + QObject::tr("Profiles, records and figures work as usual.");
+    if (!reason.isEmpty())
+        what += QStringLiteral(" (%1)").arg(reason);
+    return what;
+}
+
 GpuState gpuStateFromDeviceInfo(const QByteArray& stdoutJson, bool verifierStarted) {
     GpuState s;
     s.checked = true;

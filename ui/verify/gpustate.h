@@ -19,6 +19,11 @@ struct GpuState {
     QString text() const;  // "GPU: NVIDIA H200 (sm_90)" / "no GPU" / "checking GPU..."
 };
 
+// Why verification cannot run here, as a sentence that says what to do (the verifier's own words,
+// such as "cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version", end
+// it in parentheses). Everything but verification still works, and the sentence says so.
+QString noGpuAdvice(const QString& reason);
+
 // Reads what `reach-verify --device-info` printed (its "device" JSON object) and how it exited.
 GpuState gpuStateFromDeviceInfo(const QByteArray& stdoutJson, bool verifierStarted);
 

@@ -82,6 +82,7 @@ QHBoxLayout* BreakdownView::buildControls() {
 void BreakdownView::buildPlot() {
     m_plot = new QCustomPlot(this);
     m_plot->setMinimumHeight(220);
+    m_plot->setMinimumWidth(kPlotMinimumWidth);
     m_plot->setMouseTracking(true);
     for (Category c : kCategories)
         m_bars[size_t(c)] = makeBars(m_plot, toQString(categoryLabel(c)), Theme::categoryColor(c));
@@ -165,6 +166,7 @@ QWidget* BreakdownView::buildDrillDown() {
     m_table->setWordWrap(false);
 
     m_drillPlot = new QCustomPlot(this);
+    m_drillPlot->setMinimumWidth(kPlotMinimumWidth);
     m_drillBars = makeBars(m_drillPlot, {}, Theme::categoryColor(Category::Addressable));
     m_drillBars->setWidth(0.7);
     m_drillPlot->xAxis->setLabel(tr("Time (ms)"));

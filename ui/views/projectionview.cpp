@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -115,7 +116,11 @@ QFormLayout* ProjectionView::createControls() {
     presetRow->addStretch(1);
     presetRow->addWidget(new QLabel(tr("Heat map for:"), this));
     m_heatWorkload = new QComboBox(this);
-    m_heatWorkload->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // As wide as about 28 characters, never as wide as the longest workload name (a dozen real
+    // traces widened the window past a 1280 px screen); the list itself shows whole names.
+    m_heatWorkload->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_heatWorkload->setMinimumContentsLength(28);
+    m_heatWorkload->view()->setMinimumWidth(m_heatWorkload->fontMetrics().averageCharWidth() * 60);
     presetRow->addWidget(m_heatWorkload);
     form->addRow(presetRow);
 
@@ -125,6 +130,7 @@ QFormLayout* ProjectionView::createControls() {
 void ProjectionView::createBarPlot() {
     // Bars: projected gain per workload.
     m_bars = new QCustomPlot(this);
+    m_bars->setMinimumWidth(kPlotMinimumWidth);
     m_gainBars = new QCPBars(m_bars->yAxis, m_bars->xAxis);
     m_gainBars->setWidthType(QCPBars::wtPlotCoords);
     m_gainBars->setWidth(0.62);
@@ -156,6 +162,7 @@ void ProjectionView::createBarPlot() {
 void ProjectionView::createHeatMap() {
     // Heat map: gain over (win rate, median) for one workload; y is log10(median).
     m_heat = new QCustomPlot(this);
+    m_heat->setMinimumWidth(kPlotMinimumWidth);
     m_map = new QCPColorMap(m_heat->xAxis, m_heat->yAxis);
     m_map->setSelectable(QCP::stNone);
     // Cell centres where core's projectionGrid evaluates the formula: the map shows its numbers.
@@ -396,9 +403,12 @@ void ProjectionView::onWorkloadsChanged() {
     {
         const QSignalBlocker block(m_heatWorkload);
         m_heatWorkload->clear();
-        for (int r = 0; r < m_model->rowCount(); ++r)
-            m_heatWorkload->addItem(toQString(m_model->workload(r).name) + QStringLiteral(" (") +
-                                    toQString(m_model->workload(r).origin) + QLatin1Char(')'));
+        for (int r = 0; r < m_model->rowCount(); ++r) {
+            const QString text = toQString(m_model->workload(r).name) + QStringLiteral(" (") +
+                                 toQString(m_model->workload(r).origin) + QLatin1Char(')');
+            m_heatWorkload->addItem(text);
+            m_heatWorkload->setItemData(r, text, Qt::ToolTipRole);
+        }
     }
     // Keep the heat map's workload; else show the one with the most addressable time.
     int row = -1;

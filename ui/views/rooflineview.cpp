@@ -60,6 +60,7 @@ RooflineView::RooflineView(Session* session, QWidget* parent)
 
     m_plot = new QCustomPlot(this);
     m_plot->setMinimumHeight(240);
+    m_plot->setMinimumWidth(kPlotMinimumWidth);
     m_plot->setMouseTracking(true);
     m_plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
     m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);

@@ -30,7 +30,9 @@
 #include "core/store/verificationstore.h"
 #include "core/verify/verification.h"
 #include "ui/figure/figurestyle.h"
+#include "ui/plots/plotrows.h"
 #include "ui/theme.h"
+#include "ui/verify/gpustate.h"
 
 namespace reach {
 
@@ -70,6 +72,9 @@ SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
     auto* suspiciousButton = new QToolButton(this);
     suspiciousButton->setDefaultAction(m_reverifySuspicious);
     m_gpuLabel = new QLabel(this);
+    m_gpuLabel->setObjectName(QStringLiteral("verificationUnavailable"));
+    m_gpuLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_gpuLabel->setMinimumWidth(0);
     m_progress = new QProgressBar(this);
     m_progress->setMaximumWidth(160);
     m_progress->setVisible(false);
@@ -114,6 +119,7 @@ SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
 
     m_plot = new QCustomPlot(this);
     m_plot->setMinimumHeight(220);
+    m_plot->setMinimumWidth(kPlotMinimumWidth);
     m_plot->setAntialiasedElements(QCP::aeAll);
     connect(m_plot, &QCustomPlot::plottableClick, this, &SpeedupView::onPlottableClick);
     m_plot->setMouseTracking(true);
@@ -311,7 +317,9 @@ void SpeedupView::updateActions() {
     } else if (!gpu) {
         why = m_queue->gpuReason().isEmpty() ? tr("no GPU") : m_queue->gpuReason();
     }
-    m_gpuLabel->setText(why.isEmpty() ? QString() : tr("Verification unavailable: %1").arg(why));
+    // A short word in the bar (it never widens the window); the whole sentence in its tooltip.
+    m_gpuLabel->setText(why.isEmpty() ? QString() : tr("Verification unavailable (why?)"));
+    m_gpuLabel->setToolTip(why);
     m_reverify->setEnabled(gpu && !selectedRecords().empty());
     m_reverifySuspicious->setEnabled(gpu && !m_model->suspiciousRecords().empty());
     const QString suffix = why.isEmpty() ? QString() : tr(" (unavailable: %1)").arg(why);
@@ -500,7 +508,7 @@ void SpeedupView::applyOutcome(const VerifyOutcome& outcome) {
     const VerificationResult& result = outcome.result;
     if (result.verdict == verdict::kNoGpu) {
         if (m_queue)
-            m_queue->setGpuAvailable(false, qs(result.device.reason));
+            m_queue->setGpuAvailable(false, noGpuAdvice(qs(result.device.reason)));
         emit statusMessage(tr("%1: no GPU (%2)").arg(problem, qs(result.device.reason)));
         return;
     }
