@@ -82,18 +82,23 @@ BreakdownBar breakdownBar(const ProjectWorkload& w, bool span) {
 FigureTable breakdownFigureTable(const std::vector<ProjectWorkload>& workloads, bool span) {
     FigureTable t;
     const std::string of = span ? "_share_of_span" : "_share_of_gpu_time";
-    t.columns = {"workload", "origin"};
+    // "label": what the axis calls the row (RowLabel: short name and GPU); the whole name and
+    // device beside it.
+    t.columns = {"label", "workload", "origin"};
     for (Category c : kCategories)
         t.columns.push_back(std::string(categoryKey(c)) + of);
     t.columns.push_back(span ? "idle_share_of_span" : "not_split_by_study_share");
     t.columns.push_back(span ? "span_ms" : "gpu_time_ms");
     t.columns.push_back("rules");
-    for (const ProjectWorkload& w : workloads) {
+    const std::vector<RowLabel> labels = rowLabels(workloads);
+    for (size_t i = 0; i < workloads.size(); ++i) {
+        const ProjectWorkload& w = workloads[i];
         const BreakdownBar bar = breakdownBar(w, span);
         // Cells built in place (emplace_back of a double or a string): GCC 12 warned
         // -Wmaybe-uninitialized about moving a temporary variant<string, double> into the row.
         std::vector<FigureTable::Cell> row;
         row.reserve(t.columns.size());
+        row.emplace_back(std::in_place_type<std::string>, labels[i].text());
         row.emplace_back(std::in_place_type<std::string>, w.name);
         row.emplace_back(std::in_place_type<std::string>, w.origin);
         for (Category c : kCategories)
@@ -114,7 +119,8 @@ FigureTable breakdownFigureTable(const std::vector<ProjectWorkload>& workloads, 
 FigureTable projectionFigureTable(const std::vector<ProjectWorkload>& workloads, double w,
                                   double m) {
     FigureTable t;
-    t.columns = {"workload",
+    t.columns = {"label",
+                 "workload",
                  "origin",
                  "addressable_share_of_gpu_time",
                  "win_rate",
@@ -124,12 +130,15 @@ FigureTable projectionFigureTable(const std::vector<ProjectWorkload>& workloads,
                  "busy_share_of_span",
                  "projected_gain_percent_of_wall_clock",
                  "end_to_end_speedup_wall_x"};
-    for (const ProjectWorkload& entry : workloads) {
+    const std::vector<RowLabel> labels = rowLabels(workloads);
+    for (size_t i = 0; i < workloads.size(); ++i) {
+        const ProjectWorkload& entry = workloads[i];
         // Both bases; published rows have no span: their wall-clock columns are empty (NaN).
         const Projection p = projectWorkload(entry, w, m);
         const auto wall = p.wallSavedShare();
-        t.add({entry.name, entry.origin, p.addressableShare, w, m, 100.0 * p.savedShare,
-               p.endToEndSpeedup, p.wall ? p.wall->busyShare() : kNaN, wall ? 100.0 * *wall : kNaN,
+        t.add({labels[i].text(), entry.name, entry.origin, p.addressableShare, w, m,
+               100.0 * p.savedShare, p.endToEndSpeedup, p.wall ? p.wall->busyShare() : kNaN,
+               wall ? 100.0 * *wall : kNaN,
                p.wallEndToEndSpeedup() ? *p.wallEndToEndSpeedup() : kNaN});
     }
     return t;

@@ -1,5 +1,7 @@
 #include "core/project/project.h"
 
+#include "core/project/workloadlabels.h"
+
 #include <algorithm>
 
 namespace reach {
@@ -28,9 +30,16 @@ std::string ProjectWorkload::shortOrigin() const {
 }
 
 std::vector<RowLabel> rowLabels(const std::vector<ProjectWorkload>& workloads) {
-    std::vector<RowLabel> out;
+    std::vector<std::string> names;
     for (const ProjectWorkload& w : workloads)
-        out.push_back({w.name, w.shortOrigin()});
+        names.push_back(w.name);
+    const std::vector<std::string> shortened = shortNames(names);
+    std::vector<RowLabel> out;
+    for (size_t i = 0; i < workloads.size(); ++i) {
+        const ProjectWorkload& w = workloads[i];
+        out.push_back({shortened[i], w.published ? w.origin : gpuModel(w.origin),
+                       w.name + " (" + w.origin + ")"});
+    }
     auto count = [&out](const RowLabel& l) {
         return std::count_if(out.begin(), out.end(), [&l](const RowLabel& o) {
             return o.name == l.name && o.tag == l.tag;
@@ -42,7 +51,7 @@ std::vector<RowLabel> rowLabels(const std::vector<ProjectWorkload>& workloads) {
     for (size_t i = 0; i < out.size(); ++i) {
         if (twin[i] && workloads[i].workload && !workloads[i].workload->source.empty()) {
             const std::string& src = workloads[i].workload->source;
-            out[i].tag += ", " + src.substr(src.find_last_of('/') + 1);
+            out[i].tag += (out[i].tag.empty() ? "" : ", ") + src.substr(src.find_last_of('/') + 1);
         }
     }
     const std::vector<RowLabel> plain = out;
@@ -51,7 +60,7 @@ std::vector<RowLabel> rowLabels(const std::vector<ProjectWorkload>& workloads) {
         for (size_t j = 0; j < i; ++j)
             seen += plain[j].name == plain[i].name && plain[j].tag == plain[i].tag;
         if (seen > 0)
-            out[i].tag += " #" + std::to_string(seen + 1);
+            out[i].tag += (out[i].tag.empty() ? "#" : " #") + std::to_string(seen + 1);
     }
     return out;
 }

@@ -41,12 +41,18 @@ struct ProjectWorkload {
 ProjectWorkload measuredWorkload(std::shared_ptr<const Workload> workload,
                                  std::shared_ptr<const Breakdown> breakdown);
 
-// What an axis calls each row: its name, and a tag that tells it apart from rows of the same
-// name: the origin ("H200", "published, A100"); where that is not enough (the same workload
-// profiled twice on one device), also the profile's file name, and as a last resort "#2".
-// The breakdown and the projection views, and their figures, label rows with it.
+// What an axis calls each row: its short name (core/project/workloadlabels.h: the shortest
+// part of the name no other row has), and a tag that tells it apart from rows of the same name:
+// the GPU's model ("H200"; a published row's origin, "published, A100"; none for a profile that
+// names no device); where that is not enough (the same workload profiled twice on one device),
+// also the profile's file name, and as a last resort "#2". The breakdown, projection and
+// headroom views, their figures and CSVs label rows with it; `full` (the whole name and
+// device) goes to tooltips and provenance.
 struct RowLabel {
     std::string name, tag;
+    std::string full;
+    // "name [tag]", or the name alone when there is no tag.
+    std::string text() const { return tag.empty() ? name : name + " [" + tag + "]"; }
 };
 std::vector<RowLabel> rowLabels(const std::vector<ProjectWorkload>& workloads);
 

@@ -24,6 +24,7 @@
 #include "core/analysis/breakdown.h"
 #include "core/analysis/kernelname.h"
 #include "core/analysis/ruleedit.h"
+#include "core/project/workloadlabels.h"
 #include "ui/dialogs/addruledialog.h"
 #include "ui/models/rulesetmodel.h"
 #include "ui/session.h"
@@ -239,10 +240,16 @@ private slots:
         QVERIFY(ticker);
         QSet<QString> labels;
         int shared = 0;
+        std::vector<std::string> names;
+        for (int r = 0; r < model.rowCount(); ++r)
+            names.push_back(model.workload(r).name);
+        const std::vector<std::string> shortened = shortNames(names);
         for (int r = 0; r < model.rowCount(); ++r) {
             const QString name = QString::fromStdString(model.workload(r).name);
             const QString label = ticker->ticks().value(view.keyOfRow(r));
-            QVERIFY2(label.startsWith(name.left(12)), qPrintable(label));
+            // The row's short name (core/project/workloadlabels.h), then its tag.
+            QVERIFY2(label.startsWith(QString::fromStdString(shortened[size_t(r)])),
+                     qPrintable(label));
             labels.insert(label);
             if (name == QStringLiteral("DLRM inference") ||
                 name == QStringLiteral("ResNet-50 inference")) {

@@ -108,8 +108,7 @@ void HeadroomPlot::rebuild() {
         }
         const double key = next--;
         m_keys[size_t(row)] = key;
-        ticker->addTick(key, toQString(names[size_t(row)].name) + QStringLiteral(" [") +
-                                 toQString(names[size_t(row)].tag) + QLatin1Char(']'));
+        ticker->addTick(key, toQString(names[size_t(row)].text()));
         const Headroom& h = *wh.headroom;
         for (Category c : kCategories) {
             keys[size_t(c)].prepend(key);

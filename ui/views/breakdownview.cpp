@@ -353,9 +353,7 @@ void BreakdownView::rebuildPlot() {
         const double key = keyOfRow(row);
         // One label per row, at the middle of its bar pair when the operator split is shown.
         const bool pair = op && m_model->hasOperatorSplit(row);
-        ticker->addTick(pair ? key - kSplitOffset : key,
-                        toQString(labels[size_t(row)].name) + QStringLiteral(" [") +
-                            toQString(labels[size_t(row)].tag) + QLatin1Char(']'));
+        ticker->addTick(pair ? key - kSplitOffset : key, toQString(labels[size_t(row)].text()));
         double total = 0;
         for (Category c : kCategories) {
             const double v = 100.0 * m_model->share(row, c);

@@ -579,8 +579,7 @@ void ProjectionView::updateBars() {
         values[n - 1 - row] = gain;
         maxGain = std::max(maxGain, labelAnchor(row));
         const ProjectWorkload& w = m_model->workload(row);
-        ticker->addTick(key, toQString(labels[size_t(row)].name) + QLatin1Char('\n') +
-                                 toQString(labels[size_t(row)].tag));
+        ticker->addTick(key, toQString(labels[size_t(row)].text()));
         QCPItemText* t = m_valueLabels[size_t(row)];
         // Both bases: of GPU time (the bar) and of the profiled wall clock, with the busy share
         // beside it; a mostly idle GPU is flagged (kLowBusyShare).

@@ -47,7 +47,8 @@ TEST(FigureData, BreakdownBarsSplitEachWorkloadIntoItsCategories) {
         }
     }
     const FigureTable t = breakdownFigureTable(p.workloads, false);
-    EXPECT_EQ(t.columns[2], "library_optimized_share_of_gpu_time");
+    EXPECT_EQ(t.columns[0], "label");  // what the axis shows; the whole name and origin beside
+    EXPECT_EQ(t.columns[3], "library_optimized_share_of_gpu_time");
     EXPECT_EQ(t.rows.size(), 8u);
 }
 
@@ -55,9 +56,12 @@ TEST(FigureData, ProjectionTableIsTheFormula) {
     const Project p = openInputs({kDatasets + "/paper/table3.json"}, std::nullopt);
     const FigureTable t = projectionFigureTable(p.workloads, 0.417, 1.552);
     ASSERT_EQ(t.rows.size(), 7u);
-    EXPECT_EQ(t.columns[5], "projected_gain_percent");
+    EXPECT_EQ(t.columns[6], "projected_gain_percent");
     // DLRM inference: 0.582 * 0.417 * (1 - 1/1.552) = 8.63 % (the study's Table 3).
-    EXPECT_NEAR(std::get<double>(t.rows[6][5]), 8.63, 0.01);
+    EXPECT_NEAR(std::get<double>(t.rows[6][6]), 8.63, 0.01);
+    // The published names, shortened for the axis, whole in "workload".
+    EXPECT_EQ(std::get<std::string>(t.rows[0][0]), "R1-Distill-Llama-70B [published, A100]");
+    EXPECT_EQ(std::get<std::string>(t.rows[0][1]), "DeepSeek-R1-Distill-Llama-70B inference");
 }
 
 TEST(FigureData, HeatMapGridIsTheFormulaAtCellCentres) {

@@ -1,0 +1,163 @@
+#include "core/project/workloadlabels.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <regex>
+
+namespace reach {
+
+namespace {
+
+std::string lower(std::string s) {
+    for (char& c : s)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// GPU families as papers write them, lower case, matched against one word.
+bool isHardwareWord(const std::string& word) {
+    static const std::regex kFamilies(
+        "(a[0-9]{2,3}|h[0-9]{3}|b[0-9]{3}|gh200|gb200|l[0-9]{1,2}s?|v100|p100|k80|t4|"
+        "mi[0-9]{2,3}[a-z]?|rtx[0-9]{4}|w[0-9]{4})");
+    return std::regex_match(lower(word), kFamilies);
+}
+
+struct Word {
+    size_t begin, end;  // in the name
+    std::string key;    // lower case
+};
+
+// Words are split at _ - . and spaces, but a dot inside a number ("qwen2.5", "1.5b") and a dash
+// before a digit ("ResNet-50", "Llama-70B") belong to their word: a model's name stays whole.
+bool separatorAt(const std::string& name, size_t i) {
+    auto digit = [&](size_t k) {
+        return k < name.size() && std::isdigit(static_cast<unsigned char>(name[k]));
+    };
+    if (name[i] == '.')
+        return !(i > 0 && digit(i - 1) && digit(i + 1));
+    if (name[i] == '-')
+        return !(i > 0 && digit(i + 1));
+    return name[i] == '_' || name[i] == ' ';
+}
+
+std::vector<Word> words(const std::string& name) {
+    std::vector<Word> out;
+    size_t i = 0;
+    while (i < name.size()) {
+        while (i < name.size() && separatorAt(name, i))
+            ++i;
+        const size_t b = i;
+        while (i < name.size() && !separatorAt(name, i))
+            ++i;
+        if (i > b)
+            out.push_back({b, i, lower(name.substr(b, i - b))});
+    }
+    return out;
+}
+
+bool containsRun(const std::vector<Word>& hay, const std::vector<Word>& needle, size_t a,
+                 size_t b) {
+    const size_t n = b - a + 1;
+    for (size_t s = 0; s + n <= hay.size(); ++s) {
+        bool all = true;
+        for (size_t k = 0; k < n && all; ++k)
+            all = hay[s + k].key == needle[a + k].key;
+        if (all)
+            return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+std::string gpuModel(const std::string& device) {
+    if (device.empty() || device == "profile")
+        return {};
+    static const std::regex kModel(
+        "\\b(GH200|GB200|[AHBLVPK][0-9]{1,4}S?|T4|MI[0-9]{2,3}[A-Z]?|RTX ?[0-9]{4}[A-Za-z ]*?)"
+        "(?=$|[^0-9A-Za-z])",
+        std::regex::icase);
+    std::smatch m;
+    if (std::regex_search(device, m, kModel)) {
+        std::string s = m[1].str();
+        while (!s.empty() && s.back() == ' ')
+            s.pop_back();
+        for (char& c : s)
+            c = char(std::toupper(static_cast<unsigned char>(c)));
+        return s;
+    }
+    std::string rest = device;
+    for (const char* vendor : {"NVIDIA ", "AMD Instinct ", "AMD ", "Intel "})
+        if (rest.rfind(vendor, 0) == 0)
+            rest = rest.substr(std::string(vendor).size());
+    return rest.substr(0, rest.find(' '));
+}
+
+std::vector<std::string> shortNames(const std::vector<std::string>& names, size_t keepUpTo) {
+    std::vector<std::vector<Word>> all;
+    for (const std::string& n : names)
+        all.push_back(words(n));
+    // A word that begins two or more other names names their collection ("tracelens", "hta"):
+    // never added to a short name for context.
+    auto collectionPrefix = [&](size_t self, const std::string& key) {
+        int n = 0;
+        for (size_t j = 0; j < all.size(); ++j)
+            n += j != self && !all[j].empty() && all[j][0].key == key;
+        return n >= 2;
+    };
+    std::vector<std::string> out;
+    for (size_t i = 0; i < names.size(); ++i) {
+        const std::string& name = names[i];
+        const std::vector<Word>& w = all[i];
+        if (name.size() <= keepUpTo || w.empty()) {
+            out.push_back(name);
+            continue;
+        }
+        auto unique = [&](size_t a, size_t b) {
+            for (size_t j = 0; j < all.size(); ++j)
+                if (j != i && containsRun(all[j], w, a, b))
+                    return false;
+            return true;
+        };
+        auto length = [&](size_t a, size_t b) { return w[b].end - w[a].begin; };
+        // The shortest run that no other name has, not starting or ending on a hardware word.
+        size_t bestA = 0, bestB = 0, best = std::string::npos;
+        for (size_t a = 0; a < w.size(); ++a) {
+            if (isHardwareWord(w[a].key))
+                continue;
+            for (size_t b = a; b < w.size(); ++b) {
+                if (length(a, b) >= best)
+                    break;
+                if (!isHardwareWord(w[b].key) && unique(a, b)) {
+                    best = length(a, b);
+                    bestA = a;
+                    bestB = b;
+                    break;
+                }
+            }
+        }
+        if (best == std::string::npos) {
+            out.push_back(name);  // inside another name, or the same: the tag tells them apart
+            continue;
+        }
+        // Context: neighbouring words while the label stays within keepUpTo, right first.
+        for (bool grew = true; grew;) {
+            grew = false;
+            if (bestB + 1 < w.size() && !isHardwareWord(w[bestB + 1].key) &&
+                length(bestA, bestB + 1) <= keepUpTo) {
+                ++bestB;
+                grew = true;
+            } else if (bestA > 0 && !isHardwareWord(w[bestA - 1].key) &&
+                       !collectionPrefix(i, w[bestA - 1].key) &&
+                       length(bestA - 1, bestB) <= keepUpTo) {
+                --bestA;
+                grew = true;
+            }
+        }
+        out.push_back(name.substr(w[bestA].begin, length(bestA, bestB)));
+    }
+    return out;
+}
+
+}  // namespace reach
