@@ -302,12 +302,57 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
                                    stream.get()));
         };
 
+        // Timed repetitions, baseline's and candidate's alike: two input sets, both drawn here
+        // and kept in private memory (set 0 the correctness run's, set 1 from the next seed, its
+        // reference computed while the GPU works). Each repetition gets one at random (a
+        // schedule the runner never sees), copied into the same buffers, so a cache keyed on
+        // addresses returns the other set's answer; its outputs are read back and checked at
+        // sampled elements after the call.
+        const bool timing = o.timing;
+        InputSet sets[2];
+        std::vector<int> schedule;
+        SamplePositions positions;
+        if (timing) {
+            sets[0].host = inputs;
+            sets[0].reference = refFuture;
+            sets[1].host = op.makeInputs(p, req.seed + 1);
+            sets[1].reference = std::async(std::launch::async, [&op, &p, &sets] {
+                                    return op.reference(p, sets[1].host);
+                                }).share();
+            for (InputSet& s : sets)
+                for (const HostTensor& t : s.host) {
+                    s.device.push_back(arena.raw(t.bytes.size()));
+                    CK(cudaMemcpy(s.device.back(), t.bytes.data(), t.bytes.size(),
+                                  cudaMemcpyHostToDevice));
+                }
+            std::random_device seedSource;
+            std::mt19937_64 rng((uint64_t(seedSource()) << 32) ^ seedSource());
+            schedule.resize(size_t(o.warmup + o.reps));
+            for (int& k : schedule)
+                k = int(rng() & 1);
+            positions = drawSamplePositions(outSpecs, rng);
+            for (InputSet& s : sets)
+                s.maxAbs = finiteMaxAbs(s.reference.get());
+        }
+        auto loadSet = [&](int rep) {
+            const InputSet& s = sets[schedule[size_t(rep)]];
+            for (size_t k = 0; k < in.size(); ++k)
+                CK(cudaMemcpyAsync(in[k].data(), s.device[k], s.host[k].bytes.size(),
+                                   cudaMemcpyDeviceToDevice, stream.get()));
+            sentinelOutputs();
+        };
+        auto checkSet = [&](int rep) -> std::optional<std::string> {
+            const InputSet& s = sets[schedule[size_t(rep)]];
+            return checkSamples(readOutputs(out, outSpecs), s.reference.get(), s.maxAbs, positions,
+                                req.thresholds);
+        };
+
         // Trusted phase: Reach's baseline (cuBLAS, or its own kernel), loaded before the
-        // candidate and timed the way the candidate will be: the baseline's time, and the
-        // calibration of the controller's clock against the runner's.
+        // candidate and timed exactly the way the candidate will be (the same copies before
+        // and read-backs after each call, which move the host's share of the exchange): the
+        // baseline's time, and the calibration of the controller's clock against the runner's.
         std::optional<Loop> calibration;
         BaselineInfo baseline;
-        const bool timing = o.timing;
         if (timing) {
             phase = "baseline";
             nlohmann::json use;
@@ -328,15 +373,16 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
             std::string why;
             if (!use.is_null() && runner->use(use, &why)) {
                 gpuLock.exclusive();
-                Loop b = timedLoop(
-                    *runner, bench, o.reps, o.warmup, [&](int) { sentinelOutputs(); }, nullptr);
+                Loop b = timedLoop(*runner, bench, o.reps, o.warmup, loadSet, checkSet);
                 gpuLock.shared();
-                if (b.failure.empty()) {
+                if (b.failure.empty())
                     baseline.timing = statsOf(b, bench, o.warmup);
-                    calibration = std::move(b);
-                } else {
+                else
                     baseline.note = "baseline could not be timed: " + b.failure;
-                }
+                // Its clocks calibrate the candidate's loop whatever its values were; a loop
+                // that faulted or stopped early has too few repetitions to.
+                if (!b.cudaFault && int(b.clock.judgeUs.size()) == o.reps)
+                    calibration = std::move(b);
             } else if (!use.is_null()) {
                 baseline.note = "baseline could not be loaded: " + why;
             }
@@ -358,6 +404,11 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
 
         // The correctness run.
         phase = "candidate";
+        // The correctness run's inputs: the baseline's loop left either set in the buffers.
+        if (timing)
+            for (size_t k = 0; k < in.size(); ++k)
+                CK(cudaMemcpyAsync(in[k].data(), sets[0].device[k], inputs[k].bytes.size(),
+                                   cudaMemcpyDeviceToDevice, stream.get()));
         sentinelOutputs();
         for (const SharedRegion& s : in)
             s.fillCanaries();
@@ -392,46 +443,8 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
         std::optional<ClockAgreement> agreement;
         if (timing && rc == 0) {
             phase = "timing";
-            // Two input sets, both drawn here and kept in private memory: set 0 the correctness
-            // run's, set 1 from the next seed (its reference computed while the GPU works). Each
-            // repetition gets one at random (a schedule the runner never sees), copied into the
-            // same buffers: a cache keyed on addresses returns the other set's answer.
-            InputSet sets[2];
-            sets[0].host = inputs;
-            sets[0].reference = refFuture;
-            sets[1].host = op.makeInputs(p, req.seed + 1);
-            sets[1].reference = std::async(std::launch::async, [&op, &p, &sets] {
-                                    return op.reference(p, sets[1].host);
-                                }).share();
-            for (InputSet& s : sets)
-                for (const HostTensor& t : s.host) {
-                    s.device.push_back(arena.raw(t.bytes.size()));
-                    CK(cudaMemcpy(s.device.back(), t.bytes.data(), t.bytes.size(),
-                                  cudaMemcpyHostToDevice));
-                }
-            std::random_device seedSource;
-            std::mt19937_64 rng((uint64_t(seedSource()) << 32) ^ seedSource());
-            std::vector<int> schedule(size_t(o.warmup + o.reps));
-            for (int& k : schedule)
-                k = int(rng() & 1);
-            const SamplePositions positions = drawSamplePositions(outSpecs, rng);
-            for (InputSet& s : sets)
-                s.maxAbs = finiteMaxAbs(s.reference.get());
             gpuLock.exclusive();
-            Loop loop = timedLoop(
-                *runner, bench, o.reps, o.warmup,
-                [&](int rep) {
-                    const InputSet& s = sets[schedule[size_t(rep)]];
-                    for (size_t k = 0; k < in.size(); ++k)
-                        CK(cudaMemcpyAsync(in[k].data(), s.device[k], s.host[k].bytes.size(),
-                                           cudaMemcpyDeviceToDevice, stream.get()));
-                    sentinelOutputs();
-                },
-                [&](int rep) -> std::optional<std::string> {
-                    const InputSet& s = sets[schedule[size_t(rep)]];
-                    return checkSamples(readOutputs(out, outSpecs), s.reference.get(), s.maxAbs,
-                                        positions, req.thresholds);
-                });
+            Loop loop = timedLoop(*runner, bench, o.reps, o.warmup, loadSet, checkSet);
             gpuLock.shared();
             if (loop.cudaFault) {
                 r.verdict = verdict::kCrashed;

@@ -31,6 +31,11 @@ RunnerClient::RunnerClient(const std::string& self, const std::vector<const Shar
     m_channel = std::move(mine);
     m_process = std::make_unique<RunnerProcess>(
         std::vector<std::string>{self, "--runner-channel", "3"}, std::move(theirs));
+    if (inputs.size() + outputs.size() > size_t(MessageChannel::kMaxFds))
+        throw std::runtime_error("the problem has " +
+                                 std::to_string(inputs.size() + outputs.size()) +
+                                 " tensors; at most " + std::to_string(MessageChannel::kMaxFds) +
+                                 " can be shared with the runner");
     json hello = {{"op", "hello"}, {"inputs", json::array()}, {"outputs", json::array()}};
     std::vector<int> fds;
     for (size_t i = 0; i < inputs.size(); ++i) {

@@ -28,7 +28,9 @@ private:
 class MessageChannel {
 public:
     static constexpr size_t kMaxMessage = size_t(128) << 10;
-    static constexpr int kMaxFds = 8;
+    // One descriptor per shared tensor, all in the runner's first message (a multi-table
+    // embedding has ten); Linux allows 253 (SCM_MAX_FD). A problem with more is refused.
+    static constexpr int kMaxFds = 64;
 
     MessageChannel() = default;
     explicit MessageChannel(int fd) : m_fd(fd) {}

@@ -18,7 +18,9 @@ import time
 # A datagram must fit the socket's buffer (net.core.wmem_max, 208 KiB by default): messages are
 # claims and commands, so 128 KiB is plenty; long texts (a compile log) are cut by the sender.
 MAX_MESSAGE = 128 << 10
-MAX_FDS = 8
+# One descriptor per shared tensor: a problem's inputs and outputs cross in one message (a
+# multi-table embedding has ten). Linux allows 253 per message (SCM_MAX_FD).
+MAX_FDS = 64
 
 
 class ProtocolError(Exception):

@@ -16,6 +16,7 @@
 import os
 import time
 
+from . import channel
 from .errors import UserError
 from .loading import describe
 from .sharedmem import Region
@@ -107,6 +108,10 @@ class Layout:
             else:
                 raise UserError(f"{problem_path}: get_inputs() item {i} is a {type(x).__name__}; "
                                 f"the oracle takes tensors and plain numbers, strings or None")
+        tensors = sum(1 for s in self.specs if s["kind"] == "tensor")
+        if tensors > channel.MAX_FDS:  # each crosses to the runner as one descriptor
+            raise UserError(f"{problem_path}: get_inputs() returns {tensors} tensors; "
+                            f"at most {channel.MAX_FDS} can be shared with the runner")
 
     def values(self, inputs):
         return [x for x, s in zip(inputs, self.specs) if s["kind"] == "value"]

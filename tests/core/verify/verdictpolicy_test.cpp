@@ -136,12 +136,35 @@ TEST(ClockAgreement, NoisyClocksWidenTheAllowanceByTheMediansStandardError) {
         noisy.judgeUs.push_back(100 + 300 + (i % 2 ? 60 : -60));
     }
     const ClockAgreement quiet = clockAgreement(noisy, noisy, false);
-    EXPECT_NEAR(quiet.allowanceUs, 4 * std::hypot(11.15, 11.15), 1.0);
+    // ... plus the drift between two loops, 8 % of the calibrated gap of 300 us.
+    EXPECT_NEAR(quiet.allowanceUs, 4 * std::hypot(11.15, 11.15) + 0.08 * 300, 1.0);
     EXPECT_TRUE(quiet.agrees) << quiet.detail;
     ClockSamples hiding = noisy;
     for (double& j : hiding.judgeUs)
         j += 100;  // 100 us a call the runner's clock did not show
     EXPECT_FALSE(clockAgreement(hiding, noisy, false).agrees);
+}
+
+TEST(ClockAgreement, TheHostsDriftBetweenLoopsIsNotAForgery) {
+    // Measured on the H200: an honest torch.relu of 130 us whose median gap sat 79 us above its
+    // calibrated 879 us, with gaps spread like the real ones (IQR about 130 us). It passes; the
+    // same loop hiding 2570 us a call (the 20x short matmul) does not, nor 200 us a call.
+    ClockSamples cal, honest;
+    for (int i = 0; i < 50; ++i) {
+        cal.runnerUs.push_back(130);
+        cal.judgeUs.push_back(130 + 879 + ((i % 5) - 2) * 20.0);
+        honest.runnerUs.push_back(130);
+        honest.judgeUs.push_back(130 + 958 + ((i % 5) - 2) * 60.0);
+    }
+    const ClockAgreement a = clockAgreement(honest, cal, false);
+    EXPECT_TRUE(a.agrees) << a.detail;
+    EXPECT_NEAR(a.hiddenUs, 79, 1);
+    for (double hidden : {200.0, 2570.0}) {
+        ClockSamples forged = honest;
+        for (double& j : forged.judgeUs)
+            j += hidden;
+        EXPECT_FALSE(clockAgreement(forged, cal, false).agrees) << hidden;
+    }
 }
 
 TEST(ClockAgreement, ARunnerClaimingMoreThanTheWholeExchangeIsNotATime) {
