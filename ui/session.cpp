@@ -24,9 +24,16 @@ struct ReclassifyResult {
     std::vector<std::shared_ptr<const Breakdown>> breakdowns;  // parallel to the inputs
 };
 
+// What a rule set says, whatever it is called: an edit renames the set ("... (edited)"), and
+// undoing every edit must compare equal to the set as it was loaded.
+std::string ruleContent(RuleSet rules) {
+    rules.setName("");
+    return rules.toJson();
+}
+
 }  // namespace
 
-Session::Session(QObject* parent) : QObject(parent) {}
+Session::Session(QObject* parent) : QObject(parent), m_savedRules(ruleContent(m_project.rules)) {}
 
 Session::~Session() {
     cancelJobs();
@@ -72,6 +79,7 @@ void Session::install(Project project) {
     const bool rulesChangedNow = project.rules.hash() != m_project.rules.hash() ||
                                  project.rules.name() != m_project.rules.name();
     m_project = std::move(project);
+    startRuleHistory();
     if (rulesChangedNow)
         emit rulesChanged();
     emitProjectReplaced();
@@ -144,6 +152,7 @@ void Session::adoptLoaded(Project project) {
     ++m_generation;
     m_pending.reset();
     m_project = std::move(project);
+    startRuleHistory();
     emit rulesChanged();
     emitProjectReplaced();
 }
@@ -185,11 +194,27 @@ bool Session::renameEvaluationSet(int index, const QString& name) {
     return true;
 }
 
+void Session::startRuleHistory() {
+    // Another project's rules: the last one's edits cannot be undone into it.
+    m_undo.clear();
+    m_redo.clear();
+    m_savedRules = ruleContent(m_project.rules);
+    emit ruleHistoryChanged();
+}
+
+bool Session::hasUnsavedRuleEdits() const {
+    return m_project.storePath.empty() && ruleContent(m_project.rules) != m_savedRules;
+}
+
+void Session::markRulesSaved() {
+    m_savedRules = ruleContent(m_project.rules);
+}
+
 void Session::setRules(RuleSet rules, bool keepInProject) {
     // A rule set loaded or restored as a whole starts a new history.
     m_undo.clear();
     m_redo.clear();
-    m_unsavedEdits = false;
+    m_savedRules = ruleContent(rules);
     emit ruleHistoryChanged();
     applyRules(std::move(rules), keepInProject);
 }
@@ -198,7 +223,6 @@ void Session::editRules(RuleSet rules) {
     rules.setName(editedRuleSetName(rules.name()));
     m_undo.push_back(m_project.rules);
     m_redo.clear();
-    m_unsavedEdits = true;
     emit ruleHistoryChanged();
     applyRules(std::move(rules), true);
 }
@@ -209,7 +233,6 @@ void Session::undoRuleEdit() {
     m_redo.push_back(m_project.rules);
     RuleSet previous = std::move(m_undo.back());
     m_undo.pop_back();
-    m_unsavedEdits = true;
     emit ruleHistoryChanged();
     applyRules(std::move(previous), true);
 }
@@ -220,7 +243,6 @@ void Session::redoRuleEdit() {
     m_undo.push_back(m_project.rules);
     RuleSet next = std::move(m_redo.back());
     m_redo.pop_back();
-    m_unsavedEdits = true;
     emit ruleHistoryChanged();
     applyRules(std::move(next), true);
 }

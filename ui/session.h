@@ -68,8 +68,10 @@ public:
     void redoRuleEdit();
     // Edits that exist nowhere but in this window: not saved to a rule file, and no .reach
     // project open that keeps them.
-    bool hasUnsavedRuleEdits() const { return m_unsavedEdits && m_project.storePath.empty(); }
-    void markRulesSaved() { m_unsavedEdits = false; }
+    // Hand edits that no file holds: the rule set differs from the one last loaded or saved
+    // (undoing every edit leaves nothing unsaved).
+    bool hasUnsavedRuleEdits() const;
+    void markRulesSaved();
 
     bool isBusy() const { return m_activeJobs > 0; }
 
@@ -96,6 +98,7 @@ private:
     void install(Project project);
     void applyRules(RuleSet rules, bool keepInProject);
     void emitProjectReplaced();
+    void startRuleHistory();
     void startLoad(const QString& label, OpenPlan plan);
     void startReclassify();
     void acceptLoaded(const LoadResult& result);
@@ -105,7 +108,7 @@ private:
     // A project made only of profiles waits here until its first workload has been read.
     std::optional<Project> m_pending;
     std::vector<RuleSet> m_undo, m_redo;  // rule sets before (after) each hand edit
-    bool m_unsavedEdits = false;
+    std::string m_savedRules;             // ruleContent() of the set last loaded or saved
 
     // Every open/import belongs to a generation; opening a new project starts a new one and
     // cancels the jobs of the old one, whose late results are then ignored.

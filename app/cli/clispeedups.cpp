@@ -127,7 +127,7 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
                 continue;
             }
             if (store && !set.storeId)
-                importRecordSet(*store, set.origin, set.origin,
+                importRecordSet(*store, set.name, set.origin,  // named as the GUI names it
                                 detectRecordFormat(set.origin, read), set.records);
             if (set.storeId && !options.denominator && set.denominator != set.attempted)
                 options.denominator = set.denominator;  // a project's stored denominator

@@ -50,7 +50,7 @@ std::string_view decisionKey(Decision d) {
 std::string ClassifiedKernel::decidedBy() const {
     switch (decision) {
         case Decision::Rule:
-            return "rule " + std::to_string(rule);
+            return "rule " + std::to_string(rule + 1);  // counted from 1, as the rule table
         case Decision::Operator:
             return "operator " + decidingOperator;
         case Decision::Kind:

@@ -31,6 +31,7 @@ struct ClassifiedKernel {
     std::string decidingOperator;        // the operator that decided (Decision::Operator)
     std::optional<Category> opCategory;  // by the dominant opinionated launching operator
     // "rule 24", "operator aten::mm", "kind memcpy", "unclassified": what JSON and GUI show.
+    // Rules count from 1 here, as the rule table and error messages count them.
     std::string decidedBy() const;
 };
 

@@ -168,7 +168,7 @@ std::vector<RuleSuggestion> suggestRules(const Breakdown& b) {
             // The user's set knows nothing; Reach's own rules recognise the name's shape.
             s.rule.category = builtin->category;
             s.rule.family = builtin->family.empty() ? "custom" : builtin->family;
-            s.basis = "Reach's built-in rule " + std::to_string(builtin->rule) + " says " +
+            s.basis = "Reach's built-in rule " + std::to_string(builtin->rule + 1) + " says " +
                       std::string(categoryKey(s.rule.category));
         } else {
             s.guessed = true;

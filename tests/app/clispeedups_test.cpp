@@ -1,9 +1,13 @@
 // reach-cli speedups: the JSON contract, grouping, the editable denominator, mapped CSV input,
 // KernelBench run results with the real baselines, storing in a project, and bad input (exit 2).
 #include <gtest/gtest.h>
+
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "clirunner.h"
+#include "core/store/projectstore.h"
+#include "core/store/recordstore.h"
 
 namespace reach_test_clispeedups_test {  // unity builds: this file's names stay its own
 
@@ -143,6 +147,15 @@ TEST(CliSpeedups, BadInputExitsTwoWithOneLineNamingFileAndField) {
     EXPECT_EQ(runCli({"speedups", kSmall, bad, "--project", project}).status, 2);
     const json stored = parseOk(runCli({"speedups", "--project", project, "--json"}));
     EXPECT_EQ(stored["groups"][0]["attempted"], 10);  // small.jsonl only
+    // The stored set is named as the GUI names an import (the file's stem), not by its
+    // absolute path; the path stays its source.
+    {
+        const auto store = reach::ProjectStore::open(project, reach::ProjectStore::Mode::MustExist);
+        const auto sets = reach::recordSets(store);
+        ASSERT_EQ(sets.size(), 1u);
+        EXPECT_EQ(sets[0].name, std::filesystem::path(kSmall).stem().string());
+        EXPECT_EQ(sets[0].source, kSmall);
+    }
 
     r = runCli({"speedups", kRun});
     EXPECT_EQ(r.status, 2);

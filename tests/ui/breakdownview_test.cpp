@@ -8,6 +8,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSet>
@@ -574,6 +575,33 @@ private slots:
         m_view->setSpanShares(false);
         m_view->selectSegment(firstMeasuredRow(*m_view->model()), Category::LibraryOptimized);
         m_view->kernelModel()->clear();
+    }
+
+    // Another project (Ctrl+O): the drill-down shows the new project's first profile, never the
+    // workload and kernels of the last one beside the new bars.
+    void anotherProjectResetsTheDrillDown() {
+        Session session;
+        QString error;
+        QVERIFY2(session.openDefault(&error), qPrintable(error));
+        BreakdownView view(&session);
+        QVERIFY(test::waitIdle(session));
+        const int row = firstMeasuredRow(*view.model());
+        QVERIFY(view.selectSegment(row, Category::Overhead));
+        const QString before = toQString(view.model()->workload(row).name);
+        const Breakdown* old = view.kernelModel()->breakdown();
+        QVERIFY(old);
+
+        QVERIFY2(session.openProject(
+                     QStringLiteral(REACH_TEST_DATA "/kineto/reordered_triton.json"), &error),
+                 qPrintable(error));
+        QVERIFY(test::waitIdle(session));
+        QCOMPARE(view.model()->rowCount(), 1);
+        const QString now = toQString(view.model()->workload(0).name);
+        QVERIFY(now != before);
+        QCOMPARE(view.kernelModel()->breakdown(), view.model()->workload(0).breakdown.get());
+        QCOMPARE(view.kernelModel()->category(), Category::Addressable);
+        const QString title = view.findChild<QLabel*>(QStringLiteral("drillTitle"))->text();
+        QVERIFY2(title.contains(now) && !title.contains(before), qPrintable(title));
     }
 
 private:

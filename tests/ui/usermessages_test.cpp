@@ -246,7 +246,43 @@ private slots:
         QVERIFY(window.session()->hasUnsavedRuleEdits());
         QVERIFY(test::waitIdle(*window.session()));
 
+        // Every edit undone: the rules are the saved ones again, and Ctrl+Q asks nothing.
+        window.session()->undoRuleEdit();
+        QVERIFY(test::waitIdle(*window.session()));
+        QVERIFY(!window.session()->hasUnsavedRuleEdits());
+        window.session()->redoRuleEdit();
+        QVERIFY(window.session()->hasUnsavedRuleEdits());
+        QVERIFY(test::waitIdle(*window.session()));
+
         answerNextPrompt(QStringLiteral("unsavedRulesPrompt"), QMessageBox::Discard);
+        QVERIFY(window.close());
+    }
+
+    // Ctrl+Q after undoing every rule edit of the sample: nothing to ask, the window closes.
+    void undoneEditsAreNotUnsaved() {
+        MainWindow window;
+        window.show();
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        RuleSetModel* rules = window.browser()->rulesModel();
+        QVERIFY(rules->setData(rules->index(0, RuleSetModel::Family), QStringLiteral("x")));
+        QVERIFY(test::waitIdle(*window.session()));
+        QVERIFY(rules->setData(rules->index(1, RuleSetModel::Family), QStringLiteral("y")));
+        QVERIFY(test::waitIdle(*window.session()));
+        QVERIFY(window.session()->hasUnsavedRuleEdits());
+        while (window.session()->canUndoRuleEdit()) {
+            window.session()->undoRuleEdit();
+            QVERIFY(test::waitIdle(*window.session()));
+        }
+        QVERIFY(!window.session()->hasUnsavedRuleEdits());
+        // A prompt, if one came, is cancelled (so the test fails rather than waits).
+        QTimer::singleShot(2000, [] {
+            for (QWidget* w : QApplication::topLevelWidgets()) {
+                auto* box = qobject_cast<QMessageBox*>(w);
+                if (box && box->isVisible())
+                    box->button(QMessageBox::Cancel)->click();
+            }
+        });
         QVERIFY(window.close());
     }
 };

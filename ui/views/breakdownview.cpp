@@ -126,6 +126,7 @@ void BreakdownView::buildPlot() {
 // The kernels of the clicked segment: header with "Add rule...", filter, table and chart.
 QWidget* BreakdownView::buildDrillDown() {
     m_drillTitle = new QLabel(tr("Click a segment to see its kernels."), this);
+    m_drillTitle->setObjectName(QStringLiteral("drillTitle"));
     m_drillTitle->setWordWrap(true);
     m_addRule = new QPushButton(tr("Add rule..."), this);
     m_addRule->setToolTip(tr("Classify the selected kernel with a new rule (re-classifies live)"));
@@ -238,6 +239,8 @@ void BreakdownView::connectSignals() {
             &QSortFilterProxyModel::setFilterFixedString);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this] { m_addRule->setEnabled(m_kernelView->rowCount() > 0); });
+    // Another project: nothing of the last one's drill-down may stay beside the new bars.
+    connect(m_session, &Session::projectOpened, this, &BreakdownView::clearSelection);
     connect(m_session, &Session::workloadsChanged, this, &BreakdownView::onWorkloadsChanged);
     connect(m_session, &Session::rulesChanged, this, &BreakdownView::rebuildPlot);
 }
@@ -322,16 +325,26 @@ void BreakdownView::onWorkloadsChanged() {
             return;
         }
     }
+    // The picked workload is gone (removed, or another project): its kernels must not stay.
+    clearSelection();
     // Nothing picked yet: open the drill-down on the addressable kernels of the first profile,
     // so a newcomer sees what the bars are made of.
-    if (m_selectedName.isEmpty()) {
-        for (int r = 0; r < m_model->rowCount(); ++r) {
-            if (m_model->workload(r).breakdown) {
-                selectSegment(r, Category::Addressable);
-                return;
-            }
+    for (int r = 0; r < m_model->rowCount(); ++r) {
+        if (m_model->workload(r).breakdown) {
+            selectSegment(r, Category::Addressable);
+            return;
         }
     }
+}
+
+void BreakdownView::clearSelection() {
+    m_selectedRow = -1;
+    m_selectedName.clear();
+    m_selectedCategory = Category::Addressable;
+    m_kernels->clear();
+    m_drillTitle->setText(tr("Click a segment to see its kernels."));
+    m_addRule->setEnabled(false);
+    updateDrill();
 }
 
 void BreakdownView::rebuildPlot() {

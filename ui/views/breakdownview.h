@@ -100,6 +100,7 @@ private:
     QSplitter* splitPlotAndDrillDown(QWidget* drill);
     void connectSignals();
     void onWorkloadsChanged();
+    void clearSelection();  // no segment picked: an empty drill-down
     void rebuildPlot();
     void updateLegendEntries();
     void frameSelectedSegment(double width);

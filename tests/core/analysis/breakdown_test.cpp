@@ -184,6 +184,23 @@ TEST(Breakdown, TheLaunchingOperatorDecidesWhatNoNameRuleMatches) {
     EXPECT_DOUBLE_EQ(j["decided_by"]["rule"].get<double>(), 0.0);
 }
 
+// "Decided by" counts rules from 1, as the rule table and the rule errors do: the first rule of
+// a set is "rule 1".
+TEST(Breakdown, DecidedByCountsRulesFromOne) {
+    RuleSet rules;
+    Rule first;
+    first.pattern = "^my_gemm";
+    first.category = Category::LibraryOptimized;
+    rules.insertRule(0, first);
+    Workload w;
+    w.gpuTimeUs = 100;
+    w.kernels = {kernel("my_gemm_kernel", 100, {})};
+    const Breakdown b = computeBreakdown(w, rules);
+    ASSERT_EQ(b.kernels.size(), 1u);
+    EXPECT_EQ(b.kernels[0].rule, 0);
+    EXPECT_EQ(b.kernels[0].decidedBy(), "rule 1");
+}
+
 TEST(Breakdown, GraphLaunchedTimeIsReported) {
     Workload w = sample();
     w.kernels[0].graphCalls = 2;
