@@ -37,6 +37,10 @@ struct ColumnMapping {
 // file, "line N" (CSV) or "record N" (JSON, 1-based), and the column.
 std::vector<EvalRecord> importMapped(const std::string& path, const ColumnMapping& mapping);
 
+// The columns a mapping can name, read as importMapped reads them: the CSV header, or the keys of
+// the JSON list's objects in first-seen order. Throws InputError when the file is neither.
+std::vector<std::string> mappableColumns(const std::string& path);
+
 // CSV rows as cells, with the 1-based line each row starts on (quoted cells may span lines).
 struct CsvRow {
     int64_t line = 0;
