@@ -327,7 +327,7 @@ struct MappedTable {
     json doc;                            // JSON: the document
     std::optional<std::string> listKey;  // JSON: the key of the list in a top-level object
     std::vector<CsvRow> rows;            // CSV: every row, the header first
-    std::vector<std::string> columns;    // the CSV header, or the objects' keys in first-seen order
+    std::vector<std::string> columns;    // the CSV header or the keys (mappableColumns)
     bool isJson = false;
 
     const json& list() const { return listKey ? doc.at(*listKey) : doc; }

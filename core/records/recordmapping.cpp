@@ -29,8 +29,9 @@ bool isTimeField(const std::string& field) {
 std::string shapeKey(const std::vector<std::string>& columns) {
     const std::set<std::string> sorted(columns.begin(), columns.end());
     std::string joined;
+    // Length-prefixed, so no name can pass for two ("a\nb" is not the columns a and b).
     for (const std::string& c : sorted)
-        joined += c + '\n';
+        joined += std::to_string(c.size()) + ':' + c;
     return Sha256::hex(joined);
 }
 

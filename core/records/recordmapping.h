@@ -13,7 +13,7 @@ namespace reach {
 // What the GUI's mapping dialog needs beside importMapped, kept here so that it is tested without
 // widgets and so that the dialog only shows what core computes.
 
-// A file's shape: the SHA-256 of its sorted, distinct column names (one per line). Two exports
+// A file's shape: the SHA-256 of its sorted, distinct column names. Two exports
 // of the same tool have the same shape whatever their column order or row count, so a mapping
 // chosen once is offered again for the next one.
 std::string shapeKey(const std::vector<std::string>& columns);

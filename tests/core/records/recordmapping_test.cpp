@@ -36,11 +36,21 @@ ColumnMapping leaderboardTimes() {
 
 }  // namespace
 
-TEST(RecordMapping, ColumnsAreTheKeysInFirstSeenOrder) {
+TEST(RecordMapping, ColumnsAreTheKeysAndTheHeader) {
+    // JSON: each object's keys in name order (the JSON reader's), keys new in later objects after.
     EXPECT_EQ(
         mappableColumns(kLeaderboard),
-        (std::vector<std::string>{"problem", "max_abs_ref", "numel", "zeros_pass_allclose",
-                                  "ref_fro", "eager_ms_median", "eager_ms_min", "eager_ms_max"}));
+        (std::vector<std::string>{"eager_ms_max", "eager_ms_median", "eager_ms_min", "max_abs_ref",
+                                  "numel", "problem", "ref_fro", "zeros_pass_allclose"}));
+    reach::test::TempFolder dir;
+    EXPECT_EQ(mappableColumns(write(dir, "b.csv", "\xEF\xBB\xBFtask, x ,llm\nsoftmax,1.5,m\n")),
+              (std::vector<std::string>{"task", "x", "llm"}));
+    try {
+        mappableColumns(write(dir, "c.json", R"({"rows": [1, 2]})"));
+        FAIL() << "a list of numbers has no columns";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.place(), "top level");
+    }
 }
 
 TEST(RecordMapping, ShapeKeyIgnoresOrderAndRepeats) {
