@@ -34,6 +34,8 @@
 #include "core/base/inputerror.h"
 #include "ui/dialogs/batchdialog.h"
 #include "ui/dialogs/comparisondialog.h"
+#include "ui/dialogs/guidedialog.h"
+#include "ui/dialogs/mappingdialog.h"
 #include "ui/figure/exportdialog.h"
 #include "ui/figure/figureexporter.h"
 #include "ui/messagebar.h"
@@ -153,6 +155,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_session, &Session::loadWarning, this,
             [this](const QString& message) { report(MessageLog::Severity::Warning, message); });
     connect(m_session, &Session::projectOpened, this, &MainWindow::onProjectOpened);
+    connect(m_session, &Session::mappingNeeded, this, &MainWindow::openMappingDialog);
     connect(m_browser->rulesModel(), &RuleSetModel::editRejected, this,
             [this](const QString& message) { report(MessageLog::Severity::Error, message); });
     connect(m_session, &Session::openFailed, this, [this] {
@@ -312,6 +315,9 @@ void MainWindow::createMenus() {
     });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* guide =
+        help->addAction(tr("&Guide"), QKeySequence::HelpContents, this, [this] { showGuide(); });
+    guide->setObjectName(QStringLiteral("helpGuide"));
     help->addAction(tr("&About Reach"), this, [this] {
         QMessageBox::about(this, tr("About Reach"),
                            tr("<b>Reach %1</b><p>How much of a real GPU workload can new kernels "
@@ -416,8 +422,12 @@ void MainWindow::importFiles(const QStringList& dropped) {
     QStringList failed;
     auto collect = connect(m_session, &Session::loadError, this,
                            [&failed](const QString& message) { failed << message; });
+    // A file that needs a column mapping is no recent file either: reopening it has no mapping.
+    auto mapped = connect(m_session, &Session::mappingNeeded, this,
+                          [&failed](const QString& path) { failed << path + QLatin1Char(':'); });
     m_session->importProfiles(paths);
     disconnect(collect);
+    disconnect(mapped);
     for (const QString& p : paths) {
         const bool refused = std::any_of(failed.begin(), failed.end(), [&p](const QString& m) {
             return m.startsWith(p + QLatin1Char(':'));
@@ -425,6 +435,36 @@ void MainWindow::importFiles(const QStringList& dropped) {
         if (!refused)
             rememberRecent(p);
     }
+}
+
+// Non-modal, so the window stays usable behind it; the import happens only on OK, through the
+// session's mapped import (the CLI's planOpen -> importMapped).
+void MainWindow::openMappingDialog(const QString& path) {
+    auto* dialog = new MappingDialog(path, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        QString error;
+        if (!m_session->importMapped(dialog->path(), dialog->mapping(), &error))
+            report(MessageLog::Severity::Error, error);
+        else
+            report(
+                MessageLog::Severity::Info,
+                tr("%1: imported with a column mapping").arg(QFileInfo(dialog->path()).fileName()));
+    });
+    dialog->show();
+}
+
+void MainWindow::showGuide(const QString& section) {
+    if (!m_guide)
+        m_guide = new GuideDialog(this);
+    const int index = m_tabs->currentIndex();
+    const QString anchor = !section.isEmpty() ? section
+                           : index >= 0       ? m_views[size_t(index)].key
+                                              : QString();
+    m_guide->show();
+    m_guide->raise();
+    m_guide->activateWindow();
+    m_guide->showSection(anchor);
 }
 
 void MainWindow::onOpen() {

@@ -22,6 +22,7 @@ class QTabWidget;
 namespace reach {
 
 class BreakdownView;
+class GuideDialog;
 class ProjectBrowser;
 class ProjectionView;
 class RooflineView;
@@ -82,6 +83,10 @@ public:
     bool exportFigureAndReport(QString path, FigureFormat chosen = FigureFormat::Pdf,
                                const QString& figureKey = {});
 
+    // Help > Guide (F1): the guide, at `section` (a view's key), else at the current view's.
+    void showGuide(const QString& section = {});
+    GuideDialog* guide() const { return m_guide; }  // null until first shown
+
     // Asks what to do with rule edits that would be lost (save, discard, cancel); true: go on.
     bool confirmDiscardRuleEdits();
     // Puts a message in the session's log and, unless it is only information, in the bar.
@@ -107,6 +112,7 @@ private:
     void setDark(bool dark);
     void onOpen();
     void onImport();
+    void openMappingDialog(const QString& path);
     void onExportFigure(const QString& figureKey = {});
     void onExportData();
     void updateRecordSets();
@@ -124,7 +130,8 @@ private:
     RooflineView* m_roofline;
     VerifyQueue* m_verifyQueue;
     std::vector<View> m_views;
-    View m_headroomFigure;  // a figure without a tab of its own
+    View m_headroomFigure;           // a figure without a tab of its own
+    GuideDialog* m_guide = nullptr;  // kept once made: reopening keeps its size and place
     QMenu* m_recentMenu = nullptr;
     QLabel* m_gpuLabel = nullptr;
     QLabel* m_jobLabel = nullptr;

@@ -115,23 +115,32 @@ bool Session::openProject(const QString& path, QString* error) {
     return true;
 }
 
+// What a plan holds ready (published workloads, evaluation sets) joins the open project at once.
+void Session::addReadyParts(OpenPlan& plan) {
+    for (ProjectWorkload& w : plan.published)
+        m_project.workloads.push_back(std::move(w));
+    for (EvaluationSet& e : plan.evaluations)
+        m_project.evaluations.push_back(std::move(e));
+    for (std::string& s : plan.sources)
+        m_project.sources.push_back(std::move(s));
+    for (const std::string& w : plan.warnings)
+        emit loadWarning(toQString(w));
+    if (!plan.published.empty())
+        emit workloadsChanged();
+    if (!plan.evaluations.empty())
+        emit evaluationsChanged();
+}
+
 void Session::importProfiles(const QStringList& paths) {
     OpenPlan all;
     for (const QString& path : paths) {
         try {
+            if (needsColumnMapping(path.toStdString())) {
+                emit mappingNeeded(path);
+                continue;
+            }
             OpenPlan one = planOpen({path.toStdString()});
-            for (ProjectWorkload& w : one.published)
-                m_project.workloads.push_back(std::move(w));
-            for (EvaluationSet& e : one.evaluations)
-                m_project.evaluations.push_back(std::move(e));
-            for (std::string& s : one.sources)
-                m_project.sources.push_back(std::move(s));
-            for (const std::string& w : one.warnings)
-                emit loadWarning(toQString(w));
-            if (!one.published.empty())
-                emit workloadsChanged();
-            if (!one.evaluations.empty())
-                emit evaluationsChanged();
+            addReadyParts(one);
             for (std::string& p : one.profiles)
                 all.profiles.push_back(std::move(p));
             for (std::string& s : one.stores)
@@ -145,6 +154,21 @@ void Session::importProfiles(const QStringList& paths) {
     if (all.hasWorkloadsToRead()) {
         startLoad(tr("Importing %n profile(s)", nullptr, int(all.profiles.size())), std::move(all));
     }
+}
+
+bool Session::importMapped(const QString& path, const ColumnMapping& mapping, QString* error) {
+    OpenOptions options;
+    options.records.mapping = mapping;
+    try {
+        // Read whole before anything is added: a bad row leaves the project as it was.
+        OpenPlan plan = planOpen({path.toStdString()}, options);
+        addReadyParts(plan);
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    return true;
 }
 
 void Session::adoptLoaded(Project project) {

@@ -42,7 +42,13 @@ public:
     bool openProject(const QString& path, QString* error = nullptr);
     // Adds inputs (profiles, published tables, records files) to the open project: what is small
     // at once, profiles in the background. An unreadable input emits loadError and adds nothing.
+    // A records file in a shape no reader knows (core's needsColumnMapping) is not read: the
+    // session emits mappingNeeded for it, and the window asks the user for a mapping.
     void importProfiles(const QStringList& paths);
+    // Adds a records file read with `mapping`, through the plan and reader the CLI's
+    // `speedups --map` uses (planOpen -> importMapped). All or nothing: a bad cell adds no record;
+    // false with the one-line error (file, place, what was expected).
+    bool importMapped(const QString& path, const ColumnMapping& mapping, QString* error = nullptr);
     void addEvaluationSet(EvaluationSet set);
     // The project browser's context menu. Renames are shown everywhere (views, figures); a
     // .reach file on disk is not changed by them.
@@ -91,10 +97,12 @@ signals:
     void loadError(const QString& message);    // one line, as reach-cli prints it
     void loadWarning(const QString& message);  // loaded, with a problem (one line)
     void openFailed();  // nothing of a pending open could be read; the open project stays
+    void mappingNeeded(const QString& path);  // a records file that only a mapping can read
 
 private:
     struct LoadResult;
     void adopt(OpenPlan plan);
+    void addReadyParts(OpenPlan& plan);
     void install(Project project);
     void applyRules(RuleSet rules, bool keepInProject);
     void emitProjectReplaced();

@@ -227,6 +227,33 @@ OpenPlan planOpen(const std::vector<std::string>& inputs, const OpenOptions& opt
     return plan;
 }
 
+bool needsColumnMapping(const std::string& path) {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+        return false;
+    const bool csv = endsWith(path, ".csv") || endsWith(path, ".CSV");
+    if (!csv && !endsWith(path, ".json") && !endsWith(path, ".JSON"))
+        return false;
+    if (!csv) {
+        if (kindOf(path, {}) != InputKind::Profile ||
+            head(path).find("\"traceEvents\"") != std::string::npos)
+            return false;  // a project, published table, known records or a Kineto trace
+    }
+    if (!detectRecordFormat(path, {}).empty())
+        return false;
+    std::vector<std::string> columns;
+    try {
+        columns = mappableColumns(path);
+    } catch (const InputError&) {
+        return false;  // not a table: the reader the name asks for says what is wrong
+    }
+    // A JSON list of Chrome trace events is a profile in the array format, not a table.
+    const auto has = [&](const char* c) {
+        return std::find(columns.begin(), columns.end(), c) != columns.end();
+    };
+    return !columns.empty() && !(has("ph") && has("ts"));
+}
+
 OpenPlan planSample() {
     const std::string dir = findDatasetsDir();
     if (dir.empty()) {

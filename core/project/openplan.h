@@ -56,6 +56,12 @@ struct OpenPlan {
 // or records file. Nothing large is read here.
 OpenPlan planOpen(const std::vector<std::string>& inputs, const OpenOptions& options = {});
 
+// Whether `path` is a records file in a shape no reader knows, which only a column mapping
+// (OpenOptions::records.mapping) can read: a .csv or .json file that is a table (a CSV header, a
+// JSON list of objects or an object holding one) and neither a profile, a project, a published
+// table nor a format detectRecordFormat knows. The GUI asks for a mapping instead of an error.
+bool needsColumnMapping(const std::string& path);
+
 // The bundled sample's plan; throws InputError when its datasets cannot be found or read.
 OpenPlan planSample();
 

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -317,71 +319,95 @@ std::vector<CsvRow> parseCsv(const std::string& text, const std::string& source)
     return rows;
 }
 
-std::vector<EvalRecord> importMapped(const std::string& path, const ColumnMapping& mapping) {
-    mapping.validate(path);
+namespace {
+
+// A mappable file as read: its columns and how to reach its rows. One reading for the import and
+// for the GUI's mapping dialog, so the columns the dialog offers are the ones the import accepts.
+struct MappedTable {
+    json doc;                            // JSON: the document
+    std::optional<std::string> listKey;  // JSON: the key of the list in a top-level object
+    std::vector<CsvRow> rows;            // CSV: every row, the header first
+    std::vector<std::string> columns;    // the CSV header or the keys (mappableColumns)
+    bool isJson = false;
+
+    const json& list() const { return listKey ? doc.at(*listKey) : doc; }
+};
+
+MappedTable readMappedTable(const std::string& path) {
     const std::string text = readAll(path);
     const auto first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
-    std::vector<EvalRecord> records;
+    MappedTable table;
     if (first != std::string::npos && (text[first] == '[' || text[first] == '{')) {
-        const json doc = parseJson(text, path, "expected a JSON list");
-        const json* list = &doc;
-        if (doc.is_object()) {
-            list = nullptr;
-            for (const auto& [k, v] : doc.items()) {
+        table.isJson = true;
+        table.doc = parseJson(text, path, "expected a JSON list");
+        if (table.doc.is_object()) {
+            for (const auto& [k, v] : table.doc.items()) {
                 if (v.is_array() && !v.empty() && v[0].is_object()) {
-                    list = &v;
+                    table.listKey = k;
                     break;
                 }
             }
-            if (!list)
+            if (!table.listKey)
                 throw InputError(path, "top level", "expected an array of objects");
         }
-        if (!list->is_array())
+        if (!table.list().is_array())
             throw InputError(path, "top level", "expected an array of objects");
-        // A mapped key no record has is a misspelt mapping, as a missing CSV column is: read
-        // as "absent in every row" it would give 0 winners of N and exit 0.
-        std::vector<std::string> keys;
         std::set<std::string> seen;
-        for (const json& o : *list)
+        for (const json& o : table.list())
             if (o.is_object())
                 for (const auto& [k, v] : o.items())
                     if (seen.insert(k).second)
-                        keys.push_back(k);
-        for (const auto& [field, column] : mapping.fields)
-            if (!list->empty() && !seen.count(column))
-                throw InputError(path, "record 1",
-                                 "no key \"" + column + "\" for " + field +
-                                     " in any record; keys: " + columnsList(keys));
-        for (size_t i = 0; i < list->size(); ++i) {
-            const json& o = (*list)[i];
-            const std::string place = "record " + std::to_string(i + 1);
-            if (!o.is_object())
-                throw InputError(path, place, "expected an object");
-            RowReader row{path, place, mapping, [&](const std::string& column) -> Cell {
-                              auto it = o.find(column);
-                              if (it == o.end() || it->is_null())
-                                  return std::nullopt;
-                              if (it->is_string())
-                                  return it->get<std::string>();
-                              if (it->is_boolean())
-                                  return it->get<bool>() ? "true" : "false";
-                              if (it->is_number())
-                                  return it->dump();
-                              throw InputError(path, place + ", key \"" + column + "\"",
-                                               "expected a string, number or boolean");
-                          }};
-            records.push_back(rowToRecord(row, static_cast<int64_t>(i + 1)));
-        }
-        return records;
+                        table.columns.push_back(k);
+        return table;
     }
-    const std::vector<CsvRow> rows = parseCsv(text, path);
-    if (rows.empty())
+    table.rows = parseCsv(text, path);
+    if (table.rows.empty())
         throw InputError(path, "line 1", "expected a header row");
-    std::vector<std::string> header;
-    for (const auto& h : rows[0].cells)
-        header.push_back(trim(h));
-    if (!header.empty() && header[0].starts_with("\xEF\xBB\xBF"))
-        header[0] = header[0].substr(3);
+    for (const auto& h : table.rows[0].cells)
+        table.columns.push_back(trim(h));
+    if (!table.columns.empty() && table.columns[0].starts_with("\xEF\xBB\xBF"))
+        table.columns[0] = table.columns[0].substr(3);
+    return table;
+}
+
+std::vector<EvalRecord> readJsonRows(const std::string& path, const MappedTable& table,
+                                     const ColumnMapping& mapping) {
+    const json& list = table.list();
+    // A mapped key no record has is a misspelt mapping, as a missing CSV column is: read
+    // as "absent in every row" it would give 0 winners of N and exit 0.
+    const std::set<std::string> seen(table.columns.begin(), table.columns.end());
+    for (const auto& [field, column] : mapping.fields)
+        if (!list.empty() && !seen.count(column))
+            throw InputError(path, "record 1",
+                             "no key \"" + column + "\" for " + field +
+                                 " in any record; keys: " + columnsList(table.columns));
+    std::vector<EvalRecord> records;
+    for (size_t i = 0; i < list.size(); ++i) {
+        const json& o = list[i];
+        const std::string place = "record " + std::to_string(i + 1);
+        if (!o.is_object())
+            throw InputError(path, place, "expected an object");
+        RowReader row{path, place, mapping, [&](const std::string& column) -> Cell {
+                          auto it = o.find(column);
+                          if (it == o.end() || it->is_null())
+                              return std::nullopt;
+                          if (it->is_string())
+                              return it->get<std::string>();
+                          if (it->is_boolean())
+                              return it->get<bool>() ? "true" : "false";
+                          if (it->is_number())
+                              return it->dump();
+                          throw InputError(path, place + ", key \"" + column + "\"",
+                                           "expected a string, number or boolean");
+                      }};
+        records.push_back(rowToRecord(row, static_cast<int64_t>(i + 1)));
+    }
+    return records;
+}
+
+std::vector<EvalRecord> readCsvRows(const std::string& path, const MappedTable& table,
+                                    const ColumnMapping& mapping) {
+    const std::vector<std::string>& header = table.columns;
     std::map<std::string, size_t> index;
     for (size_t i = 0; i < header.size(); ++i)
         index.emplace(header[i], i);
@@ -392,8 +418,9 @@ std::vector<EvalRecord> importMapped(const std::string& path, const ColumnMappin
                 "no column \"" + column + "\" for " + field + "; columns: " + columnsList(header));
         }
     }
-    for (size_t r = 1; r < rows.size(); ++r) {
-        const CsvRow& csv = rows[r];
+    std::vector<EvalRecord> records;
+    for (size_t r = 1; r < table.rows.size(); ++r) {
+        const CsvRow& csv = table.rows[r];
         const std::string place = "line " + std::to_string(csv.line);
         if (csv.cells.size() != header.size()) {
             throw InputError(path, place,
@@ -406,6 +433,18 @@ std::vector<EvalRecord> importMapped(const std::string& path, const ColumnMappin
         records.push_back(rowToRecord(row, csv.line));
     }
     return records;
+}
+
+}  // namespace
+
+std::vector<EvalRecord> importMapped(const std::string& path, const ColumnMapping& mapping) {
+    mapping.validate(path);
+    const MappedTable table = readMappedTable(path);
+    return table.isJson ? readJsonRows(path, table, mapping) : readCsvRows(path, table, mapping);
+}
+
+std::vector<std::string> mappableColumns(const std::string& path) {
+    return readMappedTable(path).columns;
 }
 
 }  // namespace reach

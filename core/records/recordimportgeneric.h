@@ -37,6 +37,11 @@ struct ColumnMapping {
 // file, "line N" (CSV) or "record N" (JSON, 1-based), and the column.
 std::vector<EvalRecord> importMapped(const std::string& path, const ColumnMapping& mapping);
 
+// The columns a mapping can name, read as importMapped reads them: the CSV header in its order,
+// or the keys of the JSON list's objects (each object's in name order, as the JSON reader keeps
+// them; keys new in a later object after). Throws InputError when the file is neither.
+std::vector<std::string> mappableColumns(const std::string& path);
+
 // CSV rows as cells, with the 1-based line each row starts on (quoted cells may span lines).
 struct CsvRow {
     int64_t line = 0;
