@@ -163,6 +163,10 @@ def main():
             for f in cf.as_completed(futs):
                 r = f.result()
                 results.append(r)
+                if args.out and "doc" in r:  # at once: a run cut short by its timeout keeps these
+                    docs = Path(args.out) / "docs"
+                    docs.mkdir(parents=True, exist_ok=True)
+                    (docs / f"{r['case']}-{r['seed']}.json").write_text(json.dumps(r["doc"], indent=1))
                 mark = "ok  " if r["ok"] else ("SKIP" if r["ok"] is None else "BAD ")
                 print(f"{mark} {r['case']:28s} seed {r['seed']}: {r['verdict']:10s} {r['wall']:6.1f} s"
                       f"  {r['why'] or '; '.join(x[:90] for x in r.get('reasons', []))}", flush=True)
@@ -174,10 +178,7 @@ def main():
           f"{len(skipped)} skipped, of {len(results)} runs ({args.device})")
     if args.out:
         out = Path(args.out)
-        (out / "docs").mkdir(parents=True, exist_ok=True)
-        for r in results:
-            if "doc" in r:
-                (out / "docs" / f"{r['case']}-{r['seed']}.json").write_text(json.dumps(r["doc"], indent=1))
+        out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(
             [{k: v for k, v in r.items() if k != "doc"} for r in results], indent=1))
     return 1 if bad else 0
