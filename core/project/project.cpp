@@ -37,8 +37,10 @@ std::vector<RowLabel> rowLabels(const std::vector<ProjectWorkload>& workloads) {
     std::vector<RowLabel> out;
     for (size_t i = 0; i < workloads.size(); ++i) {
         const ProjectWorkload& w = workloads[i];
-        out.push_back({shortened[i], w.published ? w.origin : gpuModel(w.origin),
-                       w.name + " (" + w.origin + ")"});
+        std::string gpu = w.published ? w.origin : gpuModel(w.origin);
+        if (gpu.empty() && !w.published)
+            gpu = gpuModelInName(w.name);  // a trace that names no device: its name may
+        out.push_back({shortened[i], gpu, w.name + " (" + w.origin + ")"});
     }
     auto count = [&out](const RowLabel& l) {
         return std::count_if(out.begin(), out.end(), [&l](const RowLabel& o) {

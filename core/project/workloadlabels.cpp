@@ -94,6 +94,17 @@ std::string gpuModel(const std::string& device) {
     return rest.substr(0, rest.find(' '));
 }
 
+std::string gpuModelInName(const std::string& name) {
+    for (const Word& w : words(name))
+        if (isHardwareWord(w.key)) {
+            std::string s = name.substr(w.begin, w.end - w.begin);
+            for (char& c : s)
+                c = char(std::toupper(static_cast<unsigned char>(c)));
+            return s;
+        }
+    return {};
+}
+
 std::vector<std::string> shortNames(const std::vector<std::string>& names, size_t keepUpTo) {
     std::vector<std::vector<Word>> all;
     for (const std::string& n : names)
@@ -110,7 +121,13 @@ std::vector<std::string> shortNames(const std::vector<std::string>& names, size_
     for (size_t i = 0; i < names.size(); ++i) {
         const std::string& name = names[i];
         const std::vector<Word>& w = all[i];
-        if (name.size() <= keepUpTo || w.empty()) {
+        // A short name stays whole, unless it carries what every label says elsewhere: its
+        // collection's prefix or a GPU (the tag shows the GPU).
+        const bool decorated =
+            !w.empty() &&
+            (collectionPrefix(i, w[0].key) ||
+             std::any_of(w.begin(), w.end(), [](const Word& x) { return isHardwareWord(x.key); }));
+        if (w.empty() || (name.size() <= keepUpTo && !decorated)) {
             out.push_back(name);
             continue;
         }

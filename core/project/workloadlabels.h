@@ -16,7 +16,12 @@ namespace reach {
 // no device) give "".
 std::string gpuModel(const std::string& device);
 
-// Each name's shortest distinguishing part: names of at most `keepUpTo` characters stay whole;
+// The GPU a name carries ("tracelens_vllm_decode_graph_mi300x" -> "MI300X"), "" when none: the
+// tag of a trace whose device is not recorded.
+std::string gpuModelInName(const std::string& name);
+
+// Each name's shortest distinguishing part: names of at most `keepUpTo` characters stay whole
+// (unless they begin with a word that begins two other names, or name a GPU);
 // a longer one becomes the shortest run of its words (split at _ - . and spaces, keeping
 // "ResNet-50" and "qwen2.5" whole) that no other name contains, leaving out words that only name
 // hardware ("a100", "mi300x": the tag says it), widened by its neighbouring words while it stays

@@ -4,6 +4,8 @@
 #include <qcustomplot.h>
 
 #include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -131,6 +133,24 @@ private slots:
         QVERIFY(provenance.contains("win_rate"));
         QVERIFY(provenance.contains(QByteArray::fromStdString(window.session()->rules().hash())));
         QVERIFY(QFile::exists(dir.filePath("projection.csv")));
+        // The gain axis of the paper figure has its ticks (once it had only "0"): the line of
+        // text above the axis's title holds three numbers or more.
+        QProcess text;
+        text.start(QStringLiteral("pdftotext"),
+                   {QStringLiteral("-layout"), path, QStringLiteral("-")});
+        QVERIFY(text.waitForFinished(30000));
+        const QStringList lines = QString::fromUtf8(text.readAllStandardOutput()).split('\n');
+        int title = -1;
+        for (int i = 0; i < lines.size() && title < 0; ++i)
+            if (lines[i].contains(QStringLiteral("Projected end-to-end")))
+                title = i;
+        QVERIFY2(title > 0, qPrintable(lines.join('\n')));
+        int above = title - 1;
+        while (above > 0 && lines[above].trimmed().isEmpty())
+            --above;
+        const QStringList ticks =
+            lines[above].split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+        QVERIFY2(ticks.size() >= 3, qPrintable(lines.join('\n')));
         // The on-screen plot keeps its own style after a paper-style export.
         QCOMPARE(window.projectionView()->barPlot()->xAxis->tickLabelFont(), screenFont);
     }

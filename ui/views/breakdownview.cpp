@@ -163,6 +163,9 @@ QWidget* BreakdownView::buildDrillDown() {
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(KernelModel::Name, QHeaderView::Stretch);
     m_table->horizontalHeader()->setMinimumSectionSize(48);
+    // A long operator name must not squeeze the kernel names: the other columns fit their
+    // contents up to 220 px (elided past it), the Kernel column takes the rest.
+    m_table->horizontalHeader()->setMaximumSectionSize(220);
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
 

@@ -123,14 +123,15 @@ void ProjectBrowser::rebuild() {
     m_tree->clear();
     const auto& workloads = m_session->workloads();
     m_workloads = new QTreeWidgetItem(m_tree, {tr("Workloads"), QString::number(workloads.size())});
+    // The axes' short labels, so a narrow panel names rows as the plots do.
+    const std::vector<RowLabel> labels = rowLabels(workloads);
     for (size_t i = 0; i < workloads.size(); ++i) {
         const ProjectWorkload& w = workloads[i];
-        QString detail = toQString(w.origin);
+        QString detail = toQString(labels[i].tag);
         if (w.breakdown)
-            detail = tr("%1, %2 ms")
-                         .arg(toQString(w.origin))
-                         .arg(w.breakdown->gpuTimeUs / 1000.0, 0, 'f', 1);
-        auto* item = new QTreeWidgetItem(m_workloads, {toQString(w.name), detail});
+            detail = (detail.isEmpty() ? QString() : detail + QStringLiteral(", ")) +
+                     tr("%1 ms").arg(w.breakdown->gpuTimeUs / 1000.0, 0, 'f', 1);
+        auto* item = new QTreeWidgetItem(m_workloads, {toQString(labels[i].name), detail});
         item->setData(0, KindRole, WorkloadItem);
         item->setData(0, IndexRole, int(i));
         // The full name (the column may cut it), where it is from and what it measures.

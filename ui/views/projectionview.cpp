@@ -403,11 +403,14 @@ void ProjectionView::onWorkloadsChanged() {
     {
         const QSignalBlocker block(m_heatWorkload);
         m_heatWorkload->clear();
+        // The axis's short labels; the full name and device in the tooltip.
+        std::vector<ProjectWorkload> rows;
+        for (int r = 0; r < m_model->rowCount(); ++r)
+            rows.push_back(m_model->workload(r));
+        const std::vector<RowLabel> labels = rowLabels(rows);
         for (int r = 0; r < m_model->rowCount(); ++r) {
-            const QString text = toQString(m_model->workload(r).name) + QStringLiteral(" (") +
-                                 toQString(m_model->workload(r).origin) + QLatin1Char(')');
-            m_heatWorkload->addItem(text);
-            m_heatWorkload->setItemData(r, text, Qt::ToolTipRole);
+            m_heatWorkload->addItem(toQString(labels[size_t(r)].text()));
+            m_heatWorkload->setItemData(r, toQString(labels[size_t(r)].full), Qt::ToolTipRole);
         }
     }
     // Keep the heat map's workload; else show the one with the most addressable time.
@@ -491,15 +494,19 @@ std::optional<double> ProjectionView::boundPercent(int row, bool addressableOnly
     return l->start->coords().x();
 }
 
-// A value label starts after the bar and after the bound lines across it.
+// A value label starts right after its bar, so it reads as the bar's; a bound line that crosses
+// it is drawn over it (the lines are made after the labels). The axis reaches the lines anyway.
 double ProjectionView::labelAnchor(int row) const {
-    double x = m_model->gainPercent(row);
-    if (row >= 0 && row < int(m_boundLines.size())) {
-        for (const QCPItemLine* l :
-             {m_boundLines[size_t(row)].first, m_boundLines[size_t(row)].second})
+    return m_model->gainPercent(row);
+}
+
+// The farthest bound line of any row: the gain axis must show it.
+double ProjectionView::farthestBound() const {
+    double x = 0;
+    for (const auto& [a, all] : m_boundLines)
+        for (const QCPItemLine* l : {a, all})
             if (l)
                 x = std::max(x, l->start->coords().x());
-    }
     return x;
 }
 
@@ -528,9 +535,8 @@ void ProjectionView::rebuildHeatMap() {
     }
     m_map->setDataRange(QCPRange(0, std::max(valid ? grid.maxGainPercent : 0.0, 0.01)));
     if (valid) {
-        const ProjectWorkload& w = m_model->workload(m_heatRow);
-        m_heatTitle->setText(tr("%1 (%2), addressable %3%")
-                                 .arg(toQString(w.name), toQString(w.origin))
+        m_heatTitle->setText(tr("%1, addressable %2%")
+                                 .arg(m_heatWorkload->itemText(m_heatRow))
                                  .arg(100.0 * a, 0, 'f', 1));
     } else {
         m_heatTitle->setText(QString());
@@ -606,7 +612,8 @@ void ProjectionView::updateBars() {
     m_bars->yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
     // Room on the right for the value labels; the axis only grows in coarse steps so it does not
     // jitter while a slider is dragged.
-    double upper = std::max(1.0, std::ceil(maxGain * 1.25 / 2.0) * 2.0);
+    double upper =
+        std::max({1.0, std::ceil(maxGain * 1.25 / 2.0) * 2.0, std::ceil(farthestBound() * 1.02)});
     if (m_axisHeld)
         upper = std::max(upper, m_bars->xAxis->range().upper);
     m_baseUpper = upper;
@@ -674,6 +681,15 @@ void ProjectionView::updateFooter() {
     if (anyBound)
         text +=
             tr("\nLines: GPU time saved if those kernels\nran at their roofline (speed of light)");
+    bool anyIdle = false;
+    for (int row = 0; row < m_model->rowCount(); ++row) {
+        const Projection& p = m_model->projection(row);
+        anyIdle = anyIdle || (p.wall && p.wall->mostlyIdle());
+    }
+    if (anyIdle)
+        text += tr("\n\u26a0 GPU busy under %1% of the profiled span: faster kernels\nshorten "
+                   "only that part of the wall clock")
+                    .arg(100.0 * kLowBusyShare, 0, 'f', 0);
     m_barsFooter->setText(text);
 }
 

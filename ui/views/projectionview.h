@@ -102,6 +102,7 @@ private:
     void updateMarker();
     void updateBounds();
     double labelAnchor(int row) const;
+    double farthestBound() const;
     void rebuildHeatMap();
     QString idleWarnings() const;
     void syncControls();

@@ -52,7 +52,7 @@ TEST(WorkloadLabels, TwelveRealTracesGetShortDistinctNames) {
     const std::vector<std::string> s = shortNames(kTwelve);
     ASSERT_EQ(s.size(), kTwelve.size());
     EXPECT_EQ(s[0], "dlrm_sampled_rank0");   // "hta", the collection, left out
-    EXPECT_EQ(s[1], "hta_simple_add_a100");  // 20 characters or less: whole
+    EXPECT_EQ(s[1], "simple_add");           // short, but "hta" and "a100" are said elsewhere
     EXPECT_EQ(s[4], "bert_small");           // "tracelens" and "h100" left out
     EXPECT_EQ(s[6], "vllm_decode_graph");    // "decode" and "graph" alone are not enough
     EXPECT_EQ(s[8], "prefilldecode_graph");  // widened within 20 characters
@@ -67,7 +67,9 @@ TEST(WorkloadLabels, TwelveRealTracesGetShortDistinctNames) {
 }
 
 TEST(WorkloadLabels, ShortNamesStayWholeAndTheDistinctingPartDependsOnTheOthers) {
-    // Short enough already, or inside another name: whole (the tag tells such rows apart).
+    // Short enough already, or inside another name: whole (the tag tells such rows apart). A
+    // short name with a GPU in it is shortened like a long one.
+    EXPECT_EQ(shortNames({"simple_add_a100", "dlrm_inference"})[0], "simple_add");
     EXPECT_EQ(shortNames({"dlrm_inference", "resnet50_inference"}),
               (std::vector<std::string>{"dlrm_inference", "resnet50_inference"}));
     const auto twins = shortNames({"resnet50_inference_compiled_long", "resnet50_inference"});
@@ -108,7 +110,11 @@ TEST(WorkloadLabels, AxisLabelsAreShortNameAndGpuWithTheWholeNameKept) {
     const std::vector<RowLabel> l = rowLabels(rows);
     EXPECT_EQ(l[0].text(), "prefilldecode_graph [MI300X]");
     EXPECT_EQ(l[1].text(), "vllm_decode_graph [MI300X]");
-    EXPECT_EQ(l[2].text(), "hta_dlrm_sampled");  // no device, no brackets
+    EXPECT_EQ(l[2].text(), "hta_dlrm_sampled [A100]");  // no device: the GPU its name gives
+    EXPECT_EQ(gpuModelInName("tracelens_vllm_moe_b200"), "B200");
+    EXPECT_EQ(gpuModelInName("dlrm_inference"), "");
+    rows[2].name = "dlrm_inference";  // no device, no GPU in the name: no brackets
+    EXPECT_EQ(rowLabels(rows)[2].text(), "dlrm_inference");
     EXPECT_EQ(l[0].full, "tracelens_vllm_prefilldecode_graph_mi300x (AMD Instinct MI300X)");
 }
 
