@@ -28,6 +28,7 @@
 #include <QTextStream>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 
 #include "core/analysis/projection.h"
 #include "core/base/csv.h"
@@ -490,7 +491,42 @@ void MainWindow::onImport() {
     importFiles(paths);
 }
 
-bool MainWindow::exportData(const QString& path, QString* error) const {
+namespace {
+
+// The unit of a column's raw numbers, from how the view shows them: "53.2%" over a raw 0.532 is
+// a fraction of 1, over 53.2 a percent; "12.3 ms" is ms; "1.55x" a ratio. Empty when the column
+// shows plain numbers or text.
+QString rawUnit(const QAbstractItemModel& model, int column) {
+    for (int r = 0; r < model.rowCount(); ++r) {
+        const QVariant raw = model.data(model.index(r, column), Qt::UserRole);
+        const QString shown = model.data(model.index(r, column)).toString().trimmed();
+        if (!raw.isValid() || shown.isEmpty())
+            continue;
+        bool ok = false;
+        if (shown.endsWith(QLatin1Char('%'))) {
+            const double v = shown.chopped(1).trimmed().toDouble(&ok);
+            if (!ok)
+                return QStringLiteral("%");
+            return std::abs(v - 100.0 * raw.toDouble()) <= std::abs(v - raw.toDouble())
+                       ? QStringLiteral("fraction of 1")
+                       : QStringLiteral("%");
+        }
+        for (const char* unit : {"ms", "us", "s", "x", "GB/s", "TFLOP/s"})
+            if (shown.endsWith(QLatin1String(unit)))
+                return QLatin1String(unit);
+        return {};
+    }
+    return {};
+}
+
+}  // namespace
+
+bool MainWindow::exportData(const QString& given, QString* error, QString* written) const {
+    // A name typed without an extension gets the file type's.
+    const QString path =
+        QFileInfo(given).suffix().isEmpty() ? given + QStringLiteral(".csv") : given;
+    if (written)
+        *written = path;
     const int index = m_tabs->currentIndex();
     if (index < 0 || !m_views[size_t(index)].data) {
         if (error)
@@ -506,8 +542,11 @@ bool MainWindow::exportData(const QString& path, QString* error) const {
     }
     QTextStream out(&file);
     QStringList header;
-    for (int c = 0; c < model->columnCount(); ++c)
-        header << csvField(model->headerData(c, Qt::Horizontal).toString());
+    for (int c = 0; c < model->columnCount(); ++c) {
+        const QString unit = rawUnit(*model, c);
+        const QString name = model->headerData(c, Qt::Horizontal).toString();
+        header << csvField(unit.isEmpty() ? name : name + QStringLiteral(" (") + unit + ')');
+    }
     out << header.join(QLatin1Char(',')) << '\n';
     // Raw numbers (the model's ValueRole) where a column has them, so the CSV is plottable.
     for (int r = 0; r < model->rowCount(); ++r) {
@@ -613,13 +652,13 @@ void MainWindow::onExportData() {
     if (path.isEmpty())
         return;
     settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
-    QString error;
-    if (!exportData(path, &error)) {
+    QString error, written;
+    if (!exportData(path, &error, &written)) {
         report(MessageLog::Severity::Error, error);
         QMessageBox::warning(this, tr("Export data"), error);
         return;
     }
-    report(MessageLog::Severity::Info, tr("Exported %1").arg(path));
+    report(MessageLog::Severity::Info, tr("Exported %1").arg(written));
 }
 
 // A set picked in the browser: one with records is selected in the speedup view's table; a

@@ -70,7 +70,10 @@ public:
     // Profiles, published tables and records files go to the session (core decides which is
     // which); a .reach project is opened instead.
     void importFiles(const QStringList& paths);
-    bool exportData(const QString& path, QString* error = nullptr) const;  // current view, CSV
+    // The current view's table as CSV, each number column's unit in its header ("(fraction of
+    // 1)", "(%)", "(ms)"); a path without an extension gets ".csv" (`written` says the path).
+    bool exportData(const QString& path, QString* error = nullptr,
+                    QString* written = nullptr) const;
     // Writes the current view's figure (+ CSV + provenance); `written` gets the paths and any
     // warnings (a substituted font). A path without an extension is written as PDF.
     // figureKey "headroom": the breakdown's headroom bars (its context menu, File menu), which

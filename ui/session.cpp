@@ -152,7 +152,11 @@ void Session::importProfiles(const QStringList& paths) {
     emit workloadsChanged();
     emit evaluationsChanged();
     if (all.hasWorkloadsToRead()) {
-        startLoad(tr("Importing %n profile(s)", nullptr, int(all.profiles.size())), std::move(all));
+        const int n = int(all.profiles.size());
+        startLoad(n == 0   ? tr("Importing a project")
+                  : n == 1 ? tr("Importing 1 profile")
+                           : tr("Importing %1 profiles").arg(n),
+                  std::move(all));
     }
 }
 

@@ -146,7 +146,8 @@ int runProject(const std::vector<std::string>& argv, CliIo& io) {
 
 CliCommand projectCommand() {
     return {
-        "project", "projected end-to-end gain per workload (Amdahl, DOMAIN.md)",
+        "project",
+        "projected end-to-end gain per workload (Amdahl: saved = A*w*(1-1/m), docs/cli.md)",
         "project [INPUT...] [--project P.reach] [--addressable A [--name N]] --win-rate W "
         "--median M [--rules R.json] [--json]\n"
         "  INPUT          a profile (its addressable share comes from its breakdown), a folder\n"

@@ -147,7 +147,9 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
                                         : CorrectnessBasis::Harness;
     if (records.empty() && published.empty())
         throw InputError(inputs.empty() ? std::string("the bundled sample") : inputs.front(), "",
-                         "no evaluation records in the input");
+                         "no evaluation records in the input (records in another shape are "
+                         "read with --map FIELD=COLUMN, e.g. --map problem=name --map "
+                         "speedup=speedup; see reach-cli speedups --help)");
 
     const std::vector<RecordStats> groups = records.empty()
                                                 ? std::vector<RecordStats>{}
@@ -252,7 +254,8 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
                   std::string(options.denominator
                                   ? "set with --denominator"
                                   : "attempted problems; change with --denominator") +
-                  "); winner = correct and speedup > 1 over the fastest baseline\n"
+                  "); winner = correct and speedup > 1 over the record's baseline (the fastest "
+                  "of those it has; a --map speedup as the file gives it)\n"
                   "fast_p (KernelBench) = share of attempted problems correct with speedup > p; "
                   "intervals: seeded percentile bootstrap (seed "
            << options.seed << ", " << options.resamples << " resamples)\n";

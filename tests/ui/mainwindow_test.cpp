@@ -95,15 +95,20 @@ private slots:
         QVERIFY(test::waitIdle(*window.session()));
         window.tabs()->setCurrentWidget(window.breakdownView());
         QTemporaryDir dir;
+        // Typed without an extension: written as .csv.
         const QString path = dir.filePath("breakdown.csv");
-        QString error;
-        QVERIFY2(window.exportData(path, &error), qPrintable(error));
+        QString error, written;
+        QVERIFY2(window.exportData(dir.filePath("breakdown"), &error, &written), qPrintable(error));
+        QCOMPARE(written, path);
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly | QIODevice::Text));
         const QStringList lines = QString::fromUtf8(file.readAll()).trimmed().split('\n');
         const BreakdownModel& model = *window.breakdownView()->model();
         QCOMPARE(lines.size(), model.rowCount() + 1);
-        QVERIFY(lines[0].startsWith("Workload,Source,library-optimized,addressable"));
+        // Shares are written as fractions of 1 (the view shows percent), and say so.
+        QVERIFY2(lines[0].startsWith("Workload,Source,library-optimized (fraction of 1),"
+                                     "addressable (fraction of 1)"),
+                 qPrintable(lines[0]));
         for (int r = 0; r < model.rowCount(); ++r) {
             const QStringList cells = splitCsv(lines[r + 1]);
             QCOMPARE(cells.size(), int(BreakdownModel::ColumnCount));

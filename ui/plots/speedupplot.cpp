@@ -109,6 +109,13 @@ QString SpeedupPlot::legendText(const RecordsModel& model, int set) {
     }
     if (st.winThreshold != 1.0)
         text += QStringLiteral(", win = above %1×").arg(st.winThreshold, 0, 'g', 4);
+    // Only correct records with a speedup are drawn: say how many are not.
+    const auto& records = model.sets().at(size_t(set)).records;
+    const auto drawn = size_t(std::count_if(records.begin(), records.end(), isPlottedSpeedup));
+    if (drawn < records.size())
+        text += QObject::tr("; %1 of %2 drawn (incorrect or no speedup: not drawn)")
+                    .arg(drawn)
+                    .arg(records.size());
     return text;
 }
 
