@@ -172,6 +172,14 @@ std::vector<std::string> shortNames(const std::vector<std::string>& names, size_
                 grew = true;
             }
         }
+        // A name that begins with a model ("resnet50", "qwen2.5-14b", "fp8": a word with a
+        // digit, not a collection's prefix or a GPU) keeps it when that costs at most 40 % more:
+        // "resnet50_inference_compiled", not "inference_compiled".
+        const bool model = std::any_of(w[0].key.begin(), w[0].key.end(),
+                                       [](char c) { return std::isdigit((unsigned char)c); });
+        if (bestA > 0 && model && !isHardwareWord(w[0].key) && !collectionPrefix(i, w[0].key) &&
+            length(0, bestB) <= keepUpTo + keepUpTo * 2 / 5)
+            bestA = 0;
         out.push_back(name.substr(w[bestA].begin, length(bestA, bestB)));
     }
     return out;
