@@ -5,7 +5,9 @@
 #include <qcustomplot.h>
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QApplication>
 #include <QFile>
+#include <QFontMetrics>
 #include <QFontMetricsF>
 #include <QLabel>
 #include <QSettings>
@@ -549,8 +551,24 @@ void SpeedupViewTest::emptyStateSaysWhatToLoad() {
     QVERIFY2(m_view->emptyText().contains(QStringLiteral("No evaluation records")),
              qPrintable(m_view->emptyText()));
     QVERIFY(m_view->emptyText().contains(QStringLiteral("Import")));
+    // The text has the plot's width to itself (an empty legend once squeezed the plot to 40 px
+    // and cut it): the axis rect spans most of the view, and the text fits inside it.
+    m_view->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+    QCustomPlot* plot = m_view->plot();
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    const QRect rect = plot->axisRect()->rect();
+    QVERIFY2(rect.width() > plot->width() / 2, qPrintable(QString::number(rect.width())));
+    const QFontMetrics fm(QApplication::font());
+    for (const QString& line : m_view->emptyText().split('\n'))
+        QVERIFY2(fm.horizontalAdvance(line) < rect.width(), qPrintable(line));
     m_view->model()->setSets(plotstest::loadSets());
     QVERIFY(m_view->emptyText().isEmpty());
+    // Records again: the legend is back above the plot.
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY(plot->legend->visible());
+    QCOMPARE(plot->legend->layout(), static_cast<QCPLayout*>(plot->plotLayout()));
+    QVERIFY(plot->legend->itemCount() > 0);
 }
 
 // What the x axis of an on-screen plot draws after the window's own resize and queued replot:

@@ -228,6 +228,13 @@ void SpeedupView::showEmptyState() {
         return;
     }
     m_plot->legend->setVisible(false);
+    // An empty legend asks for no width, and the layout's column took that as the plot's: the
+    // plot shrank to 40 px and cut this text. Out of the layout until there is something to
+    // list (the plot's builder puts it back above the plot).
+    if (m_plot->legend->layout() == m_plot->plotLayout()) {
+        m_plot->plotLayout()->take(m_plot->legend);
+        m_plot->plotLayout()->simplify();
+    }
     m_emptyText = new QCPItemText(m_plot);
     m_emptyText->position->setType(QCPItemPosition::ptAxisRectRatio);
     m_emptyText->position->setCoords(0.5, 0.5);
