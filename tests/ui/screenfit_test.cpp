@@ -2,8 +2,12 @@
 // within it after a folder of a dozen real traces with long names is loaded and every view is
 // visited. Run on an offscreen screen of 1280x720 (tests/data/ui/screen_1280x720.json).
 // With REACH_SCREENSHOTS=DIR each view is also saved as DIR/<view>.png, to look at.
+#include <qcustomplot.h>
+
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
+#include <QFontMetricsF>
 #include <QScreen>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -11,6 +15,7 @@
 
 #include "ui/mainwindow.h"
 #include "ui/session.h"
+#include "ui/views/breakdownview.h"
 #include "uitestsupport.h"
 
 using namespace reach;
@@ -100,6 +105,26 @@ private slots:
                 window.grab().save(shots + QLatin1Char('/') + name + QStringLiteral(".png"));
             }
         }
+
+        // With the Messages dock open in a 720 px high window the breakdown's twelve row labels
+        // still do not overlap: rows are at least a line of their font apart.
+        for (QDockWidget* dock : window.findChildren<QDockWidget*>())
+            dock->show();
+        window.resize(screen.width(), screen.height());
+        window.tabs()->setCurrentWidget(window.breakdownView());
+        QTest::qWait(100);
+        QCustomPlot* plot = window.breakdownView()->plot();
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        const double rowPx = std::abs(plot->yAxis->coordToPixel(1) - plot->yAxis->coordToPixel(0));
+        const double linePx = QFontMetricsF(plot->yAxis->tickLabelFont()).height();
+        if (!shots.isEmpty())
+            window.grab().save(shots + QStringLiteral("/breakdown_messages.png"));
+        QVERIFY2(
+            window.height() <= screen.height(),
+            qPrintable(QStringLiteral("the dock made the window %1 px high").arg(window.height())));
+        QVERIFY2(rowPx >= linePx,
+                 qPrintable(
+                     QStringLiteral("rows %1 px apart, labels %2 px high").arg(rowPx).arg(linePx)));
     }
 };
 

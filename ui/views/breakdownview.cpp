@@ -162,9 +162,10 @@ QWidget* BreakdownView::buildDrillDown() {
     // full name is in the tooltip).
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(KernelModel::Name, QHeaderView::Stretch);
+    // The launching operator's name can be as long as a kernel's: the two share what is left.
+    m_table->horizontalHeader()->setSectionResizeMode(KernelModel::Operator, QHeaderView::Stretch);
     m_table->horizontalHeader()->setMinimumSectionSize(48);
-    // A long operator name must not squeeze the kernel names: the other columns fit their
-    // contents up to 220 px (elided past it), the Kernel column takes the rest.
+    // The other columns fit their contents up to 220 px (elided past it).
     m_table->horizontalHeader()->setMaximumSectionSize(220);
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
@@ -181,7 +182,7 @@ QWidget* BreakdownView::buildDrillDown() {
 
     // The chart starts at a usable size beside the table (its names are long); the main window
     // keeps the splitter where the user leaves it (QSettings, by object name).
-    m_drillPlot->setMinimumSize(280, 160);
+    m_drillPlot->setMinimumSize(280, 100);  // gives way to the bars' rows in a short window
     auto* drillSplit = new QSplitter(Qt::Horizontal, this);
     drillSplit->setObjectName(QStringLiteral("drillSplitter"));
     drillSplit->addWidget(m_table);
@@ -352,6 +353,12 @@ void BreakdownView::clearSelection() {
 
 void BreakdownView::rebuildPlot() {
     const int n = m_model->rowCount();
+    // Every row label a line of its own: with a dozen workloads in a 720 px window under the
+    // Messages dock the rows were 10 px apart and their labels ran into each other. The plot
+    // asks for a line and a little per row beside its legend, axis and footer; the drill-down
+    // below gives way (the splitter).
+    const int line = QFontMetrics(m_plot->yAxis->tickLabelFont()).height();
+    m_plot->setMinimumHeight(std::max(220, n * (line + 2) + 110));
     const bool op = m_opSplit->isChecked();
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     std::array<QVector<double>, 4> keys, values, opKeys, opValues;
