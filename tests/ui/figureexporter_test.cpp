@@ -106,6 +106,7 @@ private slots:
     void badExtensionAndMissingInputAreInputErrors();
     void cliFigureSpeedupsBreakdownProjection();
     void cliFigureOfThePublishedStudy();
+    void cliFigureOfTwelveRealTracesCutsNoStartNorTag();
     void cliFigureBadInputExitsTwo();
     void cliFigureSpeedupsWithNoInputIsTheSample();
 
@@ -390,6 +391,57 @@ void FigureExporterTest::cliFigureSpeedupsBreakdownProjection() {
     QCOMPARE(pj["sliders"].toObject()["win_rate"].toDouble(), 0.393);
     QCOMPARE(pj["sliders"].toObject()["median_speedup"].toDouble(), 1.235);
     QVERIFY(pj["assumptions"].toString().size() > 20);
+}
+
+// Issue 25's acceptance: the single-column (3.5 in) breakdown of a dozen real traces with long
+// names cuts no label at its start and no hardware tag; the CSV beside it has every label whole.
+void FigureExporterTest::cliFigureOfTwelveRealTracesCutsNoStartNorTag() {
+    const QString dir = m_dir.filePath("twelve");
+    QVERIFY(QDir().mkpath(dir));
+    const QStringList files = {
+        "public/hta_dlrm_sampled_rank0_a100.json.gz",
+        "public/hta_simple_add_a100.json.gz",
+        "public/hta_triton_example_a100.json.gz",
+        "public/pipit_saxpy_nsys_a100.sqlite",
+        "public/tracelens_bert_small_h100.json.gz",
+        "public/tracelens_sglang_qwen3_8b_decode_mi300x.json.gz",
+        "public/tracelens_vllm_decode_graph_mi300x.json.gz",
+        "public/tracelens_vllm_moe_b200.json.gz",
+        "public/tracelens_vllm_prefilldecode_graph_mi300x.json.gz",
+        "h200-current/sdpa_backends_flash.json.gz",
+        "h200-current/moe_grouped_gemm_fwdbwd.json.gz",
+        "h200-current/fp8_scaled_mm_rowwise.json.gz",
+    };
+    for (const QString& f : files)
+        QVERIFY(QFile::copy(QStringLiteral(REACH_DATASETS "/profiles/") + f,
+                            dir + QLatin1Char('/') + f.section(QLatin1Char('/'), -1)));
+    const QString pdf = m_dir.filePath("twelve_breakdown.pdf");
+    int status = -1;
+    const QString out = run(QStringLiteral(REACH_CLI_BINARY),
+                            {"figure", "breakdown", dir, "--out", pdf}, &status);
+    QVERIFY2(status == 0, qPrintable(out));
+    QFile csv(m_dir.filePath("twelve_breakdown.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList rows = QString::fromUtf8(csv.readAll()).trimmed().split('\n');
+    QCOMPARE(rows.size(), files.size() + 1);
+    QVERIFY2(rows[0].startsWith(QStringLiteral("label,")), qPrintable(rows[0]));
+    QString text = run("pdftotext", {"-layout", pdf, "-"});
+    text.replace(QChar(0xFB01), QStringLiteral("fi")).replace(QChar(0xFB02), QStringLiteral("fl"));
+    for (int r = 1; r < rows.size(); ++r) {
+        QString label = rows[r].section(QLatin1Char(','), 0, 0);
+        label.remove(QLatin1Char('"'));
+        const QString tag = label.mid(label.lastIndexOf(QLatin1Char('[')));
+        const QString name = label.left(label.lastIndexOf(QLatin1Char('['))).trimmed();
+        QVERIFY2(tag.startsWith('[') && tag.endsWith(']'), qPrintable(label));
+        QVERIFY2(name.size() <= 28, qPrintable(label));  // short: no collection prefix
+        bool found = false;
+        for (const QString& line : text.split('\n')) {
+            const QString t = line.trimmed();
+            found = found || (t.startsWith(name.left(8)) && t.contains(tag));
+        }
+        QVERIFY2(found, qPrintable(label + QStringLiteral(" not whole at its start and tag in:\n") +
+                                   text));
+    }
 }
 
 void FigureExporterTest::cliFigureOfThePublishedStudy() {
