@@ -33,6 +33,7 @@
 #include "core/analysis/projection.h"
 #include "core/base/csv.h"
 #include "core/base/inputerror.h"
+#include "core/project/projectsave.h"
 #include "ui/dialogs/batchdialog.h"
 #include "ui/dialogs/comparisondialog.h"
 #include "ui/dialogs/guidedialog.h"
@@ -253,6 +254,15 @@ void MainWindow::createMenus() {
                     [this] { onExportFigure(QStringLiteral("headroom")); });
     file->addAction(tr("Export &Data (CSV)..."), QKeySequence(tr("Ctrl+Shift+E")), this,
                     &MainWindow::onExportData);
+    file->addSeparator();
+    file->addAction(tr("Save Project &As..."), QKeySequence::SaveAs, this, [this] {
+        QSettings settings;
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Save project"), settings.value(QStringLiteral("export/dir")).toString(),
+            tr("Reach project (*.reach)"));
+        if (!path.isEmpty())
+            saveProjectAndReport(path);
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -642,6 +652,28 @@ bool MainWindow::exportFigureAndReport(QString path, FigureFormat chosen,
                .arg(written.value(0), QFileInfo(written.value(1)).fileName(),
                     QFileInfo(written.value(2)).fileName()));
     return true;
+}
+
+bool MainWindow::saveProjectAndReport(QString path) {
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".reach");
+    try {
+        const SavedProject saved = saveProjectAs(m_session->project(), path.toStdString());
+        m_session->adoptStorePath(path);
+        setWindowTitle(tr("Reach - %1").arg(m_session->projectName()));
+        m_speedups->setProjectPath(path);  // re-verified records are stored there from now on
+        report(MessageLog::Severity::Info, tr("Saved %1: %2 workload(s), %3 record set(s)")
+                                               .arg(path)
+                                               .arg(saved.workloads)
+                                               .arg(saved.recordSets));
+        for (const std::string& why : saved.leftOut)
+            report(MessageLog::Severity::Warning,
+                   tr("%1: not stored (%2)").arg(path, toQString(why)));
+        return true;
+    } catch (const std::exception& e) {
+        report(MessageLog::Severity::Error, QString::fromUtf8(e.what()));
+        return false;
+    }
 }
 
 void MainWindow::onExportData() {

@@ -86,6 +86,10 @@ public:
     bool exportFigureAndReport(QString path, FigureFormat chosen = FigureFormat::Pdf,
                                const QString& figureKey = {});
 
+    // File > Save Project As: the open project written to one .reach file (core's
+    // saveProjectAs), which then is the open project's file; what was left out is reported.
+    bool saveProjectAndReport(QString path);
+
     // Help > Guide (F1): the guide, at `section` (a view's key), else at the current view's.
     void showGuide(const QString& section = {});
     GuideDialog* guide() const { return m_guide; }  // null until first shown

@@ -230,6 +230,12 @@ void Session::startRuleHistory() {
     emit ruleHistoryChanged();
 }
 
+void Session::adoptStorePath(const QString& path) {
+    m_project.storePath = path.toStdString();
+    m_project.name = QFileInfo(path).fileName().toStdString();
+    markRulesSaved();
+}
+
 bool Session::hasUnsavedRuleEdits() const {
     return m_project.storePath.empty() && ruleContent(m_project.rules) != m_savedRules;
 }

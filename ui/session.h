@@ -59,6 +59,9 @@ public:
     // A project read elsewhere (reach-cli figure reads it with core's openInputs, at once):
     // shown as it is, with nothing left to load in the background.
     void adoptLoaded(Project project);
+    // The project was saved as `path` (Save Project As): it is now the open project's file,
+    // which keeps later rule edits.
+    void adoptStorePath(const QString& path);
 
     // Replaces the rule set and re-classifies every measured workload in the background.
     // With keepInProject, an open .reach project file also stores the rules (reopening it

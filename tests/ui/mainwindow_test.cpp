@@ -160,6 +160,37 @@ private slots:
         QCOMPARE(window.projectionView()->barPlot()->xAxis->tickLabelFont(), screenFont);
     }
 
+    // File > Save Project As: the sample's profiles, record sets and rules in one .reach file
+    // that then is the open project's; the study's published rows are named as not stored.
+    void saveProjectAsWritesAReachFileThatReopens() {
+        MainWindow window;
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        int measured = 0;
+        for (const ProjectWorkload& w : window.session()->workloads())
+            measured += w.workload != nullptr;
+        QVERIFY(measured > 0);
+        QTemporaryDir dir;
+        QVERIFY(window.saveProjectAndReport(dir.filePath("saved")));  // ".reach" added
+        const QString path = dir.filePath("saved.reach");
+        QVERIFY(QFile::exists(path));
+        QCOMPARE(window.session()->storePath(), path);
+        QVERIFY(!window.session()->hasUnsavedRuleEdits());
+        QVERIFY(window.messageLog()->text().contains(QStringLiteral("not stored")));
+
+        MainWindow again;
+        QString error;
+        QVERIFY2(again.session()->openProject(path, &error), qPrintable(error));
+        QVERIFY(test::waitIdle(*again.session()));
+        QCOMPARE(int(again.session()->workloads().size()), measured);
+        int records = 0, before = 0;
+        for (const EvaluationSet& e : again.session()->evaluations())
+            records += int(e.records.size());
+        for (const EvaluationSet& e : window.session()->evaluations())
+            before += int(e.records.size());
+        QCOMPARE(records, before);
+    }
+
     void recordsImportBecomesAnEvaluationSet() {
         MainWindow window;
         QVERIFY(window.openDefault());
