@@ -52,6 +52,32 @@ private slots:
     }
     void cleanupTestCase() { delete m_view; }
 
+    // Rows closer than a line (a short window, or a hundred workloads) print no values on top of
+    // each other: the labels hide, and come back when the rows have room.
+    void valueLabelsHideWhenRowsAreCloserThanALine() {
+        auto labelsShown = [this] {
+            int shown = 0;
+            for (int i = 0; i < m_view->barPlot()->itemCount(); ++i)
+                if (auto* t = qobject_cast<QCPItemText*>(m_view->barPlot()->item(i)))
+                    shown += t->visible() && !t->text().isEmpty();
+            return shown;
+        };
+        m_view->barPlot()->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY(labelsShown() >= m_view->barPlot()->yAxis->tickVector().size() - 1);
+        m_view->resize(1200, 260);
+        QTest::qWait(50);
+        m_view->barPlot()->replot(QCustomPlot::rpImmediateRefresh);
+        const double rowPx = std::abs(m_view->barPlot()->yAxis->coordToPixel(1) -
+                                      m_view->barPlot()->yAxis->coordToPixel(0));
+        QVERIFY2(rowPx < QFontMetricsF(m_view->barPlot()->yAxis->tickLabelFont()).height(),
+                 qPrintable(QString::number(rowPx)));
+        QCOMPARE(labelsShown(), 0);
+        m_view->resize(1200, 800);
+        QTest::qWait(50);
+        m_view->barPlot()->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY(labelsShown() > 0);
+    }
+
     void dlrmPresetReproducesTheStudy() {
         // The study's Table 3: A * 0.417 * (1 - 1/1.552); DLRM inference 8.63%, 70B 1.32%.
         QVERIFY(m_view->applyPreset(1));

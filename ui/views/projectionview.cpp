@@ -290,6 +290,22 @@ void ProjectionView::connectControls() {
             [this](QMouseEvent* e) { pickFromHeatMap(e->pos()); });
     connect(m_session, &Session::rulesChanged, this, &ProjectionView::updateFooter);
     connect(m_bars, &QCustomPlot::afterLayout, this, &ProjectionView::fitValueLabels);
+    // A bar's whole name and values on hover (the axis shows the short label; with many rows
+    // the values are not printed).
+    connect(m_bars, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        const int n = m_model->rowCount();
+        const int key = int(std::lround(m_bars->yAxis->pixelToCoord(e->pos().y())));
+        const int row = n - 1 - key;
+        if (!m_bars->axisRect()->rect().contains(e->pos()) || row < 0 || row >= n ||
+            row >= int(m_fullNames.size())) {
+            QToolTip::hideText();
+            return;
+        }
+        QToolTip::showText(e->globalPosition().toPoint(),
+                           m_fullNames[size_t(row)] + QLatin1Char('\n') +
+                               m_valueLabels[size_t(row)]->property("reach_full_label").toString(),
+                           m_bars);
+    });
 }
 
 void ProjectionView::refreshStyle() {
@@ -576,6 +592,9 @@ void ProjectionView::updateBars() {
     for (int r = 0; r < n; ++r)
         rows.push_back(m_model->workload(r));
     const std::vector<RowLabel> labels = rowLabels(rows);  // tags tell same-name rows apart
+    m_fullNames.clear();
+    for (const RowLabel& l : labels)
+        m_fullNames.push_back(toQString(l.full));
     QVector<double> keys(n), values(n);
     double maxGain = 0;
     for (int row = 0; row < n; ++row) {
@@ -631,6 +650,18 @@ void ProjectionView::fitValueLabels() {
     const double width = m_bars->axisRect()->width();
     if (width <= 0)
         return;
+    // Rows closer than a line of the labels' font (a hundred workloads on a screen) would print
+    // the values on top of each other: then the bars alone, and the values in the hover and the
+    // CSV. It also spares drawing a hundred texts on every slider move.
+    if (!m_valueLabels.empty()) {
+        const double rowPx =
+            std::abs(m_bars->yAxis->coordToPixel(1.0) - m_bars->yAxis->coordToPixel(0.0));
+        const bool fit = rowPx >= 0.9 * QFontMetricsF(m_valueLabels.front()->font()).height();
+        for (QCPItemText* t : m_valueLabels)
+            t->setVisible(fit);
+        if (!fit)
+            return;
+    }
     double upper = m_axisHeld ? std::max(m_baseUpper, m_bars->xAxis->range().upper) : m_baseUpper;
     for (int row = 0; row < int(m_valueLabels.size()) && row < m_model->rowCount(); ++row) {
         QCPItemText* t = m_valueLabels[size_t(row)];
