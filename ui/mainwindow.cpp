@@ -594,6 +594,9 @@ bool MainWindow::exportFigure(const QString& path, QString* error, QStringList* 
     provenance.inputs = m_session->inputFiles();
     provenance.rulesName = QString::fromStdString(m_session->rules().name());
     provenance.rulesHash = QString::fromStdString(m_session->rules().hash());
+    // Each row's short label beside its whole name (breakdown, headroom, projection).
+    if (view.widget == m_breakdown || view.widget == m_projection)
+        provenance.extra["workloads"] = rowLabelsJson(m_session->workloads());
     if (view.widget == m_projection) {
         provenance.sliders = {{QStringLiteral("win_rate"), m_projection->winRate()},
                               {QStringLiteral("median_speedup"), m_projection->medianSpeedup()}};

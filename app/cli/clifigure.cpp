@@ -170,6 +170,9 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
             prov.inputs << f;
         prov.rulesName = qs(session.rules().name());
         prov.rulesHash = qs(session.rules().hash());
+        // Each row's short label beside its whole name (breakdown, headroom, projection).
+        if (fa.kind == "breakdown" || fa.kind == "headroom" || fa.kind == "projection")
+            prov.extra["workloads"] = rowLabelsJson(session.workloads());
         if (fa.kind == "breakdown") {
             BreakdownView view(&session);
             written =

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 namespace reach {
 
 double ProjectWorkload::addressableShare() const {
@@ -65,6 +67,16 @@ std::vector<RowLabel> rowLabels(const std::vector<ProjectWorkload>& workloads) {
             out[i].tag += (out[i].tag.empty() ? "#" : " #") + std::to_string(seen + 1);
     }
     return out;
+}
+
+nlohmann::json rowLabelsJson(const std::vector<ProjectWorkload>& workloads) {
+    nlohmann::json rows = nlohmann::json::array();
+    const std::vector<RowLabel> labels = rowLabels(workloads);
+    for (size_t i = 0; i < workloads.size(); ++i)
+        rows.push_back({{"label", labels[i].text()},
+                        {"name", workloads[i].name},
+                        {"origin", workloads[i].origin}});
+    return rows;
 }
 
 ProjectWorkload measuredWorkload(std::shared_ptr<const Workload> workload,

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "core/analysis/breakdown.h"
 #include "core/analysis/projection.h"
 #include "core/analysis/ruleset.h"
@@ -55,6 +57,9 @@ struct RowLabel {
     std::string text() const { return tag.empty() ? name : name + " [" + tag + "]"; }
 };
 std::vector<RowLabel> rowLabels(const std::vector<ProjectWorkload>& workloads);
+// The same as a figure's provenance records it: [{"label", "name", "origin"}] per row, so a
+// reader of the figure finds each short label's whole workload.
+nlohmann::json rowLabelsJson(const std::vector<ProjectWorkload>& workloads);
 
 // The summary projection of one row on both bases (GPU time; profiled wall clock where the row
 // has a span): what the CLI, the GUI and the figures all show.

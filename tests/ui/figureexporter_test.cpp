@@ -417,14 +417,23 @@ void FigureExporterTest::cliFigureOfTwelveRealTracesCutsNoStartNorTag() {
                             dir + QLatin1Char('/') + f.section(QLatin1Char('/'), -1)));
     const QString pdf = m_dir.filePath("twelve_breakdown.pdf");
     int status = -1;
-    const QString out = run(QStringLiteral(REACH_CLI_BINARY),
-                            {"figure", "breakdown", dir, "--out", pdf}, &status);
+    const QString out =
+        run(QStringLiteral(REACH_CLI_BINARY), {"figure", "breakdown", dir, "--out", pdf}, &status);
     QVERIFY2(status == 0, qPrintable(out));
     QFile csv(m_dir.filePath("twelve_breakdown.csv"));
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QStringList rows = QString::fromUtf8(csv.readAll()).trimmed().split('\n');
     QCOMPARE(rows.size(), files.size() + 1);
     QVERIFY2(rows[0].startsWith(QStringLiteral("label,")), qPrintable(rows[0]));
+    // The provenance has each row's short label beside its whole name.
+    const QJsonArray named =
+        readJson(m_dir.filePath("twelve_breakdown.json"))["workloads"].toArray();
+    QCOMPARE(named.size(), files.size());
+    for (const QJsonValue& v : named) {
+        const QString name = v.toObject()["name"].toString();
+        QVERIFY2(files.join(' ').contains(name), qPrintable(name));  // the file's whole stem
+        QVERIFY(!v.toObject()["label"].toString().isEmpty());
+    }
     QString text = run("pdftotext", {"-layout", pdf, "-"});
     text.replace(QChar(0xFB01), QStringLiteral("fi")).replace(QChar(0xFB02), QStringLiteral("fl"));
     for (int r = 1; r < rows.size(); ++r) {
