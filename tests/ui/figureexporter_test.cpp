@@ -398,23 +398,8 @@ void FigureExporterTest::cliFigureSpeedupsBreakdownProjection() {
 void FigureExporterTest::cliFigureOfTwelveRealTracesCutsNoStartNorTag() {
     const QString dir = m_dir.filePath("twelve");
     QVERIFY(QDir().mkpath(dir));
-    const QStringList files = {
-        "public/hta_dlrm_sampled_rank0_a100.json.gz",
-        "public/hta_simple_add_a100.json.gz",
-        "public/hta_triton_example_a100.json.gz",
-        "public/pipit_saxpy_nsys_a100.sqlite",
-        "public/tracelens_bert_small_h100.json.gz",
-        "public/tracelens_sglang_qwen3_8b_decode_mi300x.json.gz",
-        "public/tracelens_vllm_decode_graph_mi300x.json.gz",
-        "public/tracelens_vllm_moe_b200.json.gz",
-        "public/tracelens_vllm_prefilldecode_graph_mi300x.json.gz",
-        "h200-current/sdpa_backends_flash.json.gz",
-        "h200-current/moe_grouped_gemm_fwdbwd.json.gz",
-        "h200-current/fp8_scaled_mm_rowwise.json.gz",
-    };
-    for (const QString& f : files)
-        QVERIFY(QFile::copy(QStringLiteral(REACH_DATASETS "/profiles/") + f,
-                            dir + QLatin1Char('/') + f.section(QLatin1Char('/'), -1)));
+    const QStringList files = test::copyTwelveTraces(dir);
+    QCOMPARE(files.size(), 12);
     const QString pdf = m_dir.filePath("twelve_breakdown.pdf");
     int status = -1;
     const QString out =

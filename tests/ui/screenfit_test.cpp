@@ -20,36 +20,6 @@
 
 using namespace reach;
 
-namespace {
-
-// Twelve real traces (public ones of A100, H100, B200 and MI300X, and H200 profiles), with the
-// names they were published under: long, and the same prefixes several times.
-QStringList twelveTraces(const QString& into) {
-    const QStringList files = {
-        "public/hta_dlrm_sampled_rank0_a100.json.gz",
-        "public/hta_simple_add_a100.json.gz",
-        "public/hta_triton_example_a100.json.gz",
-        "public/pipit_saxpy_nsys_a100.sqlite",
-        "public/tracelens_bert_small_h100.json.gz",
-        "public/tracelens_sglang_qwen3_8b_decode_mi300x.json.gz",
-        "public/tracelens_vllm_decode_graph_mi300x.json.gz",
-        "public/tracelens_vllm_moe_b200.json.gz",
-        "public/tracelens_vllm_prefilldecode_graph_mi300x.json.gz",
-        "h200-current/sdpa_backends_flash.json.gz",
-        "h200-current/moe_grouped_gemm_fwdbwd.json.gz",
-        "h200-current/fp8_scaled_mm_rowwise.json.gz",
-    };
-    QStringList out;
-    for (const QString& f : files) {
-        const QString to = into + QLatin1Char('/') + f.section(QLatin1Char('/'), -1);
-        if (QFile::copy(QStringLiteral(REACH_DATASETS "/profiles/") + f, to))
-            out << to;
-    }
-    return out;
-}
-
-}  // namespace
-
 class ScreenFitTest : public QObject {
     Q_OBJECT
 private slots:
@@ -60,7 +30,7 @@ private slots:
         QCOMPARE(screen.size(), QSize(1280, 720));  // the test's screen, not the default 800x800
 
         QTemporaryDir dir;
-        const QStringList traces = twelveTraces(dir.path());
+        const QStringList traces = test::copyTwelveTraces(dir.path());
         QCOMPARE(traces.size(), 12);
 
         MainWindow window;

@@ -36,6 +36,32 @@ inline bool waitIdle(Session& session, int timeoutMs = 240000) {
     return false;
 }
 
+// Twelve real traces with long names (public ones and H200 profiles), copied into `into`: the
+// folder of issue 25's 1280x720 test and of its 3.5 in figure. Returns the copies' paths.
+inline QStringList copyTwelveTraces(const QString& into) {
+    const QStringList files = {
+        "public/hta_dlrm_sampled_rank0_a100.json.gz",
+        "public/hta_simple_add_a100.json.gz",
+        "public/hta_triton_example_a100.json.gz",
+        "public/pipit_saxpy_nsys_a100.sqlite",
+        "public/tracelens_bert_small_h100.json.gz",
+        "public/tracelens_sglang_qwen3_8b_decode_mi300x.json.gz",
+        "public/tracelens_vllm_decode_graph_mi300x.json.gz",
+        "public/tracelens_vllm_moe_b200.json.gz",
+        "public/tracelens_vllm_prefilldecode_graph_mi300x.json.gz",
+        "h200-current/sdpa_backends_flash.json.gz",
+        "h200-current/moe_grouped_gemm_fwdbwd.json.gz",
+        "h200-current/fp8_scaled_mm_rowwise.json.gz",
+    };
+    QStringList out;
+    for (const QString& f : files) {
+        const QString to = into + QLatin1Char('/') + f.section(QLatin1Char('/'), -1);
+        if (QFile::copy(QStringLiteral(REACH_DATASETS "/profiles/") + f, to))
+            out << to;
+    }
+    return out;
+}
+
 // A copy of the published study table (datasets/paper/table3.json) written into `dir`, with a
 // string where the first "addressable" number belongs: broken input whose error must name the
 // file and that key. Returns the copy's path, or an empty string when it could not be written.

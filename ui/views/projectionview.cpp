@@ -297,12 +297,12 @@ void ProjectionView::connectControls() {
         const int key = int(std::lround(m_bars->yAxis->pixelToCoord(e->pos().y())));
         const int row = n - 1 - key;
         if (!m_bars->axisRect()->rect().contains(e->pos()) || row < 0 || row >= n ||
-            row >= int(m_fullNames.size())) {
+            row >= int(m_labels.size())) {
             QToolTip::hideText();
             return;
         }
         QToolTip::showText(e->globalPosition().toPoint(),
-                           m_fullNames[size_t(row)] + QLatin1Char('\n') +
+                           toQString(m_labels[size_t(row)].full) + QLatin1Char('\n') +
                                m_valueLabels[size_t(row)]->property("reach_full_label").toString(),
                            m_bars);
     });
@@ -419,14 +419,15 @@ void ProjectionView::onWorkloadsChanged() {
     {
         const QSignalBlocker block(m_heatWorkload);
         m_heatWorkload->clear();
-        // The axis's short labels; the full name and device in the tooltip.
+        // The axis's short labels, made once per change of the workloads (not per slider
+        // move); the full name and device in the tooltip.
         std::vector<ProjectWorkload> rows;
         for (int r = 0; r < m_model->rowCount(); ++r)
             rows.push_back(m_model->workload(r));
-        const std::vector<RowLabel> labels = rowLabels(rows);
+        m_labels = rowLabels(rows);
         for (int r = 0; r < m_model->rowCount(); ++r) {
-            m_heatWorkload->addItem(toQString(labels[size_t(r)].text()));
-            m_heatWorkload->setItemData(r, toQString(labels[size_t(r)].full), Qt::ToolTipRole);
+            m_heatWorkload->addItem(toQString(m_labels[size_t(r)].text()));
+            m_heatWorkload->setItemData(r, toQString(m_labels[size_t(r)].full), Qt::ToolTipRole);
         }
     }
     // Keep the heat map's workload; else show the one with the most addressable time.
@@ -588,13 +589,6 @@ void ProjectionView::updateBars() {
     const QColor text =
         Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    std::vector<ProjectWorkload> rows;
-    for (int r = 0; r < n; ++r)
-        rows.push_back(m_model->workload(r));
-    const std::vector<RowLabel> labels = rowLabels(rows);  // tags tell same-name rows apart
-    m_fullNames.clear();
-    for (const RowLabel& l : labels)
-        m_fullNames.push_back(toQString(l.full));
     QVector<double> keys(n), values(n);
     double maxGain = 0;
     for (int row = 0; row < n; ++row) {
@@ -604,7 +598,8 @@ void ProjectionView::updateBars() {
         values[n - 1 - row] = gain;
         maxGain = std::max(maxGain, labelAnchor(row));
         const ProjectWorkload& w = m_model->workload(row);
-        ticker->addTick(key, toQString(labels[size_t(row)].text()));
+        if (size_t(row) < m_labels.size())
+            ticker->addTick(key, toQString(m_labels[size_t(row)].text()));
         QCPItemText* t = m_valueLabels[size_t(row)];
         // Both bases: of GPU time (the bar) and of the profiled wall clock, with the busy share
         // beside it; a mostly idle GPU is flagged (kLowBusyShare).

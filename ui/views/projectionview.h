@@ -132,7 +132,7 @@ private:
     double m_baseUpper = 1;  // the gain axis's end before the value labels ask for room  // a
                              // slider is being dragged: the gain axis does not shrink
     std::vector<QCPItemText*> m_valueLabels;
-    std::vector<QString> m_fullNames;  // per row: the workload's whole name and device
+    std::vector<RowLabel> m_labels;  // per row (core's rowLabels), made when workloads change
     // Per row: the speed-of-light lines (addressable, all kernels; null without an estimate).
     std::vector<std::pair<QCPItemLine*, QCPItemLine*>> m_boundLines;
     QCPGraph* m_boundLegend = nullptr;
