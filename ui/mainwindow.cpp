@@ -48,6 +48,8 @@
 #include "ui/theme.h"
 #include "ui/verify/gpustate.h"
 #include "ui/verify/verifyqueue.h"
+#include "ui/plots/breakdownplot.h"
+#include "ui/plots/projectionbarplot.h"
 #include "ui/views/breakdownview.h"
 #include "ui/views/projectbrowser.h"
 #include "ui/views/projectionview.h"

@@ -21,14 +21,16 @@
 #include "core/project/openplan.h"
 #include "core/records/recordreader.h"
 #include "core/records/suspicion.h"
+#include "core/project/workloadheadroom.h"
 #include "ui/figure/figureexporter.h"
+#include "ui/models/breakdownmodel.h"
+#include "ui/models/projectionmodel.h"
 #include "ui/models/recordsmodel.h"
+#include "ui/plots/breakdownplot.h"
 #include "ui/plots/headroomplot.h"
+#include "ui/plots/projectionbarplot.h"
+#include "ui/plots/rooflineplot.h"
 #include "ui/plots/speedupplot.h"
-#include "ui/session.h"
-#include "ui/views/breakdownview.h"
-#include "ui/views/projectionview.h"
-#include "ui/views/rooflineview.h"
 
 namespace reach::cli {
 
@@ -162,54 +164,67 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
         std::optional<RuleSet> rules;
         if (auto r = args.value("--rules"))
             rules = loadRules(r);
-        // A figure never edits a project: the rules are not remembered in it.
-        Project project = openInputs(fa.inputs, rules);
-        Session session;
-        session.adoptLoaded(std::move(project));
-        for (const QString& f : session.inputFiles())
-            prov.inputs << f;
-        prov.rulesName = qs(session.rules().name());
-        prov.rulesHash = qs(session.rules().hash());
+        // A figure never edits a project: the rules are not remembered in it. The plots paint
+        // the project's rows as core read them: no views, no GUI session.
+        const Project project = openInputs(fa.inputs, rules);
+        const std::vector<ProjectWorkload>& rows = project.workloads;
+        for (const std::string& f : project.sources)
+            prov.inputs << qs(f);
+        const QString rulesName = qs(project.rules.name()), rulesHash = qs(project.rules.hash());
+        prov.rulesName = rulesName;
+        prov.rulesHash = rulesHash;
         // Each row's short label beside its whole name (breakdown, headroom, projection).
         if (fa.kind == "breakdown" || fa.kind == "headroom" || fa.kind == "projection")
-            prov.extra["workloads"] = rowLabelsJson(session.workloads());
+            prov.extra["workloads"] = rowLabelsJson(rows);
         if (fa.kind == "breakdown") {
-            BreakdownView view(&session);
-            written =
-                FigureExporter::exportFigure(*view.plot(), fa.out, o, prov, view.figureData());
+            BreakdownModel model;
+            model.setWorkloads(rows);
+            BreakdownPlot plot(&model);
+            plot.setRuleSet(rulesName, rulesHash);
+            written = FigureExporter::exportFigure(plot, fa.out, o, prov, plot.figureData());
         } else if (fa.kind == "headroom") {
-            HeadroomPlot plot(&session);
+            HeadroomPlot plot;
+            plot.setWorkloads(rows);
             written = FigureExporter::exportFigure(plot, fa.out, o, prov, plot.figureData());
         } else if (fa.kind == "roofline") {
             // One workload per figure: --workload, else the first with a work estimate.
-            RooflineView view(&session);
+            int row = -1;
             if (auto name = args.value("--workload")) {
-                if (!view.setWorkloadByName(qs(*name))) {
-                    std::string names;
-                    for (const ProjectWorkload& w : session.workloads())
-                        names += (names.empty() ? "" : ", ") + w.name;
+                std::string names;
+                for (size_t r = 0; r < rows.size(); ++r) {
+                    if (rows[r].name == *name && row < 0)
+                        row = int(r);
+                    names += (names.empty() ? "" : ", ") + rows[r].name;
+                }
+                if (row < 0)
                     throw UsageError("--workload '" + *name + "': no such workload (" + names +
                                      ")");
-                }
+            } else {
+                row = rooflineRow(rows);
             }
-            if (view.workloadRow() < 0)
+            if (row < 0)
                 throw InputError(
                     fa.inputs.empty() ? std::string("the bundled sample") : fa.inputs[0], "",
                     "no workload to plot");
-            prov.extra["workload"] = session.workloads()[size_t(view.workloadRow())].name;
-            written =
-                FigureExporter::exportFigure(*view.plot(), fa.out, o, prov, view.figureData());
+            prov.extra["workload"] = rows[size_t(row)].name;
+            RooflinePlot plot;
+            plot.setWorkload(rows[size_t(row)].name, headroomOf(rows[size_t(row)]));
+            written = FigureExporter::exportFigure(plot, fa.out, o, prov, plot.figureData());
         } else {
             // The study's projection (DLRM-Bench 5/12, 1.552x) unless told otherwise.
             const double w = args.number("--win-rate", 0.0, 1.0).value_or(0.417);
             const double med = args.number("--median", 1.0, 1000.0).value_or(1.552);
-            ProjectionView view(&session);
-            view.setParameters(w, med);
-            prov.sliders = {{QStringLiteral("win_rate"), w},
-                            {QStringLiteral("median_speedup"), med}};
+            ProjectionModel model;
+            model.setWorkloads(rows);
+            // As given (the GUI's slider stops at 10x; a figure of 20x is drawn at 20x).
+            model.setParameters(w, med);
+            ProjectionBarPlot plot(&model);
+            plot.setRuleSet(rulesName, rulesHash);
+            plot.setRows();
+            prov.sliders = {{QStringLiteral("win_rate"), model.winRate()},
+                            {QStringLiteral("median_speedup"), model.medianSpeedup()}};
             prov.extra["assumptions"] = projectionAssumptions();
-            written =
-                FigureExporter::exportFigure(*view.barPlot(), fa.out, o, prov, view.figureData());
+            written = FigureExporter::exportFigure(plot, fa.out, o, prov, plot.figureData());
         }
     }
 

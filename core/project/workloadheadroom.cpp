@@ -55,6 +55,19 @@ std::shared_ptr<const WorkloadHeadroom> headroomOf(const ProjectWorkload& worklo
     return h;
 }
 
+int rooflineRow(const std::vector<ProjectWorkload>& workloads, int keep) {
+    const int n = int(workloads.size());
+    if (keep >= n)
+        keep = -1;
+    if (keep >= 0 && headroomOf(workloads[size_t(keep)])->estimated())
+        return keep;
+    for (int r = 0; r < n; ++r) {
+        if (headroomOf(workloads[size_t(r)])->estimated())
+            return r;
+    }
+    return keep >= 0 ? keep : (n > 0 ? 0 : -1);
+}
+
 bool isRooflinePlotted(const KernelRoofline& k) {
     return k.estimatedUs > 0 && k.flops > 0 && k.bytes > 0;
 }

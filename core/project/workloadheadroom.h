@@ -27,6 +27,11 @@ struct WorkloadHeadroom {
 // entry of a breakdown no longer alive is dropped). GUI thread only.
 std::shared_ptr<const WorkloadHeadroom> headroomOf(const ProjectWorkload& workload);
 
+// The row a roofline shows when none is asked for: `keep` (a row already shown) when it has an
+// estimate, else the first row with one, else `keep`, else the first row; -1 without rows. The
+// roofline view and `reach-cli figure roofline` alike.
+int rooflineRow(const std::vector<ProjectWorkload>& workloads, int keep = -1);
+
 // A kernel the roofline scatter can place: an estimate with both FLOPs and bytes (a copy or a
 // gather has no FLOPs and so no place on a FLOP/s axis).
 bool isRooflinePlotted(const KernelRoofline& kernel);

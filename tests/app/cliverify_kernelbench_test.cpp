@@ -101,14 +101,13 @@ TEST_F(CliVerifyKernelBench, BadCandidatesAreVerdictsBadProblemsAreOneLine) {
     json j = json::parse(r.out);
     EXPECT_EQ(j["verdict"], "compile_error");
     EXPECT_NE(j["reasons"][0].get<std::string>().find("line"), std::string::npos) << j["reasons"];
-    r = runCli(verify("23_Softmax.py", "no_modelnew.py"));
-    EXPECT_EQ(json::parse(r.out)["verdict"], "compile_error");
-    r = runCli(verify("23_Softmax.py", "missing_import.py"));
-    EXPECT_EQ(json::parse(r.out)["verdict"], "compile_error");
-    r = runCli(verify("23_Softmax.py", "softmax_wrong_shape.py"));
-    EXPECT_EQ(json::parse(r.out)["verdict"], "fail");
-    r = runCli(verify("23_Softmax.py", "softmax_non_tensor.py"));
-    EXPECT_EQ(json::parse(r.out)["verdict"], "fail");
+    // Each verdict with the document that gave it: a wrong one says why (reasons, log).
+    for (const auto& [candidate, expected] :
+         {std::pair{"no_modelnew.py", "compile_error"}, std::pair{"missing_import.py", "compile_error"},
+          std::pair{"softmax_wrong_shape.py", "fail"}, std::pair{"softmax_non_tensor.py", "fail"}}) {
+        r = runCli(verify("23_Softmax.py", candidate));
+        EXPECT_EQ(json::parse(r.out)["verdict"], expected) << candidate << ": " << r.out << r.err;
+    }
 
     // The user's problem without Model: one line naming it, exit 2, no document.
     r = runCli(verify("no_model.py", "softmax_correct.py"));

@@ -231,8 +231,9 @@ private slots:
                 a->setChecked(true);
         }
         QCOMPARE(Theme::mode(), Theme::Mode::Dark);
-        for (QCustomPlot* plot : {window.speedupView()->plot(), window.breakdownView()->plot(),
-                                  window.projectionView()->barPlot()})
+        for (QCustomPlot* plot : std::initializer_list<QCustomPlot*>{
+                 window.speedupView()->plot(), window.breakdownView()->plot(),
+                 window.projectionView()->barPlot()})
             QVERIFY2(background(plot) < 60, qPrintable(plot->objectName()));
         for (QAction* a : window.findChildren<QAction*>()) {
             if (a->text() == QStringLiteral("&Dark Palette"))

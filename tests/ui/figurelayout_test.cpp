@@ -223,7 +223,8 @@ private slots:
             ++rooflines;
         }
         QVERIFY(rooflines >= 2);  // at least ResNet-50 and DLRM have shapes
-        HeadroomPlot headroom(&session);
+        HeadroomPlot headroom;
+        headroom.setWorkloads(session.workloads());
         prov.figure = QStringLiteral("headroom");
         const QString pdf = m_dir.filePath(QStringLiteral("headroom_%1in.pdf").arg(width));
         FigureExporter::exportFigure(headroom, pdf, options, prov, headroom.figureData());
@@ -305,6 +306,11 @@ private slots:
                 for (const QString& line : it.value().split('\n'))
                     QVERIFY2(tm.horizontalAdvance(line) <= 90.0 + 0.01, qPrintable(line));
                 QVERIFY(it.value().count('\n') < capacity);
+                // The tag is never cut: whole, or its last word (the hardware) whole, without
+                // the ellipsis that read as a cut label ("[..., A100]").
+                const QString tag = capacity == 1 ? it.value().section(QStringLiteral(" ["), -1)
+                                                  : it.value().section('\n', -1);
+                QVERIFY2(!tag.contains(QChar(0x2026)), qPrintable(it.value()));
             }
         }
         // Labels that fit are left alone.

@@ -252,7 +252,8 @@ private slots:
         QString error;
         QVERIFY2(session.openDefault(&error), qPrintable(error));
         QVERIFY(test::waitIdle(session));
-        HeadroomPlot plot(&session);
+        HeadroomPlot plot;
+        plot.setWorkloads(session.workloads());
         ProjectionView projection(&session);
         int none = 0, some = 0;
         for (int row = 0; row < int(session.workloads().size()); ++row) {
@@ -335,7 +336,8 @@ private slots:
         QVERIFY2(status == 0, qPrintable(out));
         QFile hcsv(m_dir.filePath("headroom.csv"));
         QVERIFY(hcsv.open(QIODevice::ReadOnly));
-        HeadroomPlot plot(&m_session);
+        HeadroomPlot plot;
+        plot.setWorkloads(m_session.workloads());
         QCOMPARE(QString::fromUtf8(hcsv.readAll()),
                  QString::fromStdString(figureTableCsv(plot.figureData())));
 

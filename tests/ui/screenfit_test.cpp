@@ -16,6 +16,7 @@
 #include "ui/mainwindow.h"
 #include "ui/session.h"
 #include "ui/views/breakdownview.h"
+#include "ui/views/projectionview.h"
 #include "uitestsupport.h"
 
 using namespace reach;
@@ -95,6 +96,73 @@ private slots:
         QVERIFY2(rowPx >= linePx,
                  qPrintable(
                      QStringLiteral("rows %1 px apart, labels %2 px high").arg(rowPx).arg(linePx)));
+    }
+
+    // A hundred workloads (the sample's rows repeated under numbered names): the window still
+    // fits the screen, the breakdown's rows keep a line each (its bars scroll), and the
+    // projection's axis prints no two names closer than a line (every k-th name; the hover
+    // names every bar).
+    void aHundredWorkloadsFitAndNoNamesOverprint() {
+        const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        Project p = window.session()->project();
+        const std::vector<ProjectWorkload> sample = p.workloads;
+        QVERIFY(!sample.empty());
+        for (size_t i = 0; p.workloads.size() < 100; ++i) {
+            ProjectWorkload w = sample[i % sample.size()];
+            w.name += " copy " + std::to_string(i / sample.size() + 1);
+            p.workloads.push_back(std::move(w));
+        }
+        window.session()->adoptLoaded(std::move(p));
+        window.resize(screen.size());
+        for (int i = 0; i < window.tabs()->count(); ++i) {
+            window.tabs()->setCurrentIndex(i);
+            QTest::qWait(50);
+            const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
+            QVERIFY2(minimum.width() <= screen.width() && minimum.height() <= screen.height(),
+                     qPrintable(QStringLiteral("%1 needs at least %2x%3 with 100 workloads")
+                                    .arg(window.views()[size_t(i)].key)
+                                    .arg(minimum.width())
+                                    .arg(minimum.height())));
+        }
+        window.tabs()->setCurrentWidget(window.breakdownView());
+        QTest::qWait(100);
+        QCustomPlot* bars = window.breakdownView()->plot();
+        bars->replot(QCustomPlot::rpImmediateRefresh);
+        const double line = QFontMetricsF(bars->yAxis->tickLabelFont()).height();
+        const double rowPx = std::abs(bars->yAxis->coordToPixel(1) - bars->yAxis->coordToPixel(0));
+        QVERIFY2(rowPx >= line, qPrintable(QStringLiteral("breakdown rows %1 px apart").arg(rowPx)));
+        QVERIFY(window.height() <= screen.height());
+
+        window.tabs()->setCurrentWidget(window.projectionView());
+        QTest::qWait(100);
+        QCustomPlot* gain = window.projectionView()->barPlot();
+        gain->replot(QCustomPlot::rpImmediateRefresh);
+        gain->replot(QCustomPlot::rpImmediateRefresh);  // the thinned axis, laid out
+        auto ticker = gain->yAxis->ticker().dynamicCast<QCPAxisTickerText>();
+        QVERIFY(ticker);
+        if (const QString shots = qEnvironmentVariable("REACH_SCREENSHOTS"); !shots.isEmpty()) {
+            QDir().mkpath(shots);
+            window.grab().save(shots + QStringLiteral("/projection_100.png"));
+            window.tabs()->setCurrentWidget(window.breakdownView());
+            QTest::qWait(50);
+            window.grab().save(shots + QStringLiteral("/breakdown_100.png"));
+            window.tabs()->setCurrentWidget(window.projectionView());
+            QTest::qWait(50);
+        }
+        const QList<double> keys = ticker->ticks().keys();
+        QVERIFY2(keys.size() >= 5 && keys.size() < 100, qPrintable(QString::number(keys.size())));
+        const double gainLine = QFontMetricsF(gain->yAxis->tickLabelFont()).height();
+        for (int i = 1; i < keys.size(); ++i) {
+            const double apart = std::abs(gain->yAxis->coordToPixel(keys[i]) -
+                                          gain->yAxis->coordToPixel(keys[i - 1]));
+            QVERIFY2(apart >= gainLine - 0.5,
+                     qPrintable(QStringLiteral("names %1 px apart, %2 px high").arg(apart).arg(gainLine)));
+        }
     }
 };
 

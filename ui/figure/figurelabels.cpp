@@ -63,20 +63,20 @@ QString fitOne(const Parts& p, const QFontMetricsF& tm, double room, qsizetype c
         return shortenName(p.name, tm, room, capacity - 1, mode) + QLatin1Char('\n') +
                tm.elidedText(p.tag, Qt::ElideLeft, room);
     }
-    // The tag keeps at most 45 % of the line (a name needs letters to be recognised), and its
-    // end when shortened: the hardware ("...A100]"), the file or the number that tells it apart.
+    // The tag keeps at most 45 % of the line (a name needs letters to be recognised). A tag too
+    // long for it keeps its last word whole, the hardware ("[A100]" of "published, A100"), the
+    // file or the number that tells rows apart; its other words go (an elided "[..., A100]"
+    // read as a cut label). The CSV and the provenance beside the figure have the whole tag.
     const QString tag = QStringLiteral(" [") + p.tag + QLatin1Char(']');
-    // ... but never less than its last word whole (the device, the number), up to 70 %.
-    const QString lastWord =
-        QStringLiteral(" [\u2026") + p.tag.section(QLatin1Char(' '), -1) + QLatin1Char(']');
-    const double tagWidth =
-        std::min({tm.horizontalAdvance(tag),
-                  std::max(room * 0.45, tm.horizontalAdvance(lastWord) + 1.0), room * 0.7});
-    const QString shownTag =
-        tm.horizontalAdvance(tag) <= tagWidth
-            ? tag
-            : QStringLiteral(" [") + tm.elidedText(p.tag + QLatin1Char(']'), Qt::ElideLeft,
-                                                   tagWidth - tm.horizontalAdvance(" ["));
+    const QString lastWord = QStringLiteral(" [") + p.tag.section(QLatin1Char(' '), -1) + QLatin1Char(']');
+    const double tagWidth = std::max(room * 0.45, tm.horizontalAdvance(lastWord));
+    QString shownTag = tag;
+    if (tm.horizontalAdvance(tag) > tagWidth)
+        shownTag = tm.horizontalAdvance(lastWord) <= room * 0.7
+                       ? lastWord
+                       : QStringLiteral(" [") + tm.elidedText(p.tag + QLatin1Char(']'),
+                                                              Qt::ElideLeft,
+                                                              room * 0.7 - tm.horizontalAdvance(" ["));
     return tm.elidedText(p.name, mode, room - tm.horizontalAdvance(shownTag)) + shownTag;
 }
 

@@ -8,13 +8,12 @@
 #include "ui/figure/figurelabels.h"
 #include "ui/figure/figurestyle.h"
 #include "ui/plots/plotrows.h"
-#include "ui/session.h"
+#include "ui/qtstrings.h"
 #include "ui/theme.h"
 
 namespace reach {
 
-HeadroomPlot::HeadroomPlot(Session* session, QWidget* parent)
-    : QCustomPlot(parent), m_session(session) {
+HeadroomPlot::HeadroomPlot(QWidget* parent) : QCustomPlot(parent) {
     setMinimumHeight(100);
     setProperty(kOneLineLabelsProperty, true);  // legend above, a caption of lines below
     QCPBars* below = nullptr;
@@ -43,9 +42,13 @@ HeadroomPlot::HeadroomPlot(Session* session, QWidget* parent)
     m_footer = new QCPTextElement(this, QString(), Theme::plotFont(8));
     plotLayout()->addElement(2, 0, m_footer);
     plotLayout()->setRowStretchFactor(2, 0.001);
-    connect(m_session, &Session::workloadsChanged, this, &HeadroomPlot::rebuild);
     connect(this, &QCustomPlot::afterLayout, this, &HeadroomPlot::fitLabels);
     refreshStyle();
+}
+
+void HeadroomPlot::setWorkloads(std::vector<ProjectWorkload> rows) {
+    m_rows = std::move(rows);
+    rebuild();
 }
 
 void HeadroomPlot::refreshStyle() {
@@ -70,7 +73,7 @@ QString HeadroomPlot::footerText() const {
 // Only rows with an estimate get a bar (a row of "no estimate" would say nothing a number
 // could be read from); the caption counts the others by why.
 void HeadroomPlot::rebuild() {
-    const auto& rows = m_session->workloads();
+    const auto& rows = m_rows;
     const int n = int(rows.size());
     for (QCPItemText* t : m_labels) {
         if (t)
@@ -207,7 +210,7 @@ void HeadroomPlot::fitFooter() {
 }
 
 FigureTable HeadroomPlot::figureData() const {
-    return headroomFigureTable(m_session->workloads());
+    return headroomFigureTable(m_rows);
 }
 
 }  // namespace reach

@@ -9,19 +9,23 @@
 
 #include <qcustomplot.h>
 
-namespace reach {
+#include "core/project/project.h"
 
-class Session;
+namespace reach {
 
 // The breakdown view's headroom bars: per workload, the GPU time that would be saved if every
 // estimated kernel ran at its roofline (core's Headroom::headroomShare), as a share of GPU time,
 // stacked by category so the addressable part (categoryHeadroomShare) reads off its own colour.
-// Rows with an estimate run in the session's order, top to bottom, as in the breakdown above;
-// the others are never drawn as a guess: the caption counts them by why.
+// Rows with an estimate run in the given order, top to bottom, as in the breakdown above;
+// the others are never drawn as a guess: the caption counts them by why. It paints what it is
+// given (setWorkloads): the breakdown view feeds it the session's rows, `reach-cli figure` a
+// project's, with no GUI session.
 class HeadroomPlot : public QCustomPlot {
     Q_OBJECT
 public:
-    explicit HeadroomPlot(Session* session, QWidget* parent = nullptr);
+    explicit HeadroomPlot(QWidget* parent = nullptr);
+
+    void setWorkloads(std::vector<ProjectWorkload> rows);
 
     QCPBars* bars(Category c) const { return m_bars[size_t(c)]; }
     // The text printed after a row's bar (its total and addressable headroom); for a row
@@ -40,7 +44,7 @@ private:
     void fitLabels();
     void fitFooter();
 
-    Session* m_session;
+    std::vector<ProjectWorkload> m_rows;
     std::array<QCPBars*, 4> m_bars{};
     QCPTextElement* m_footer = nullptr;
     QString m_footerText;                // unwrapped

@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabWidget>
@@ -22,6 +23,7 @@
 #include "ui/dialogs/addruledialog.h"
 #include "ui/dialogs/rulesuggestdialog.h"
 #include "ui/models/rulesetmodel.h"
+#include "ui/plots/breakdownplot.h"
 #include "ui/plots/headroomplot.h"
 #include "ui/plots/plotrows.h"
 #include "ui/session.h"
@@ -31,8 +33,10 @@ namespace reach {
 
 namespace {
 
-constexpr double kSplitOffset = 0.2;     // name bar above, operator bar below the row's centre
-constexpr size_t kDrillLabelChars = 38;  // axis labels of the drill-down chart
+constexpr size_t kDrillLabelChars = 38;
+// The most height the stacked bars claim from the window before they scroll: a dozen rows
+// with a line each beside the legend, axis and footer, still within a 720 px screen.
+constexpr int kMostUnscrolledHeight = 340;  // axis labels of the drill-down chart
 
 QCPBars* makeBars(QCustomPlot* plot, const QString& name, const QColor& color) {
     auto* bars = new QCPBars(plot->yAxis, plot->xAxis);  // horizontal: keys on the y axis
@@ -51,7 +55,7 @@ BreakdownView::BreakdownView(Session* session, QWidget* parent)
     m_model = new BreakdownModel(this);
     m_kernels = new KernelModel(this);
     QHBoxLayout* controls = buildControls();
-    buildPlot();
+    m_plot = new BreakdownPlot(m_model, this);
     QWidget* drill = buildDrillDown();
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
@@ -75,52 +79,6 @@ QHBoxLayout* BreakdownView::buildControls() {
     controls->addWidget(m_opSplit);
     controls->addStretch(1);
     return controls;
-}
-
-// One stacked bar per workload (its categories, then the study's unsplit part and the idle time),
-// the lighter operator-split bar beside it, the legend above and the rule set's footer below.
-void BreakdownView::buildPlot() {
-    m_plot = new QCustomPlot(this);
-    m_plot->setMinimumHeight(220);
-    m_plot->setMinimumWidth(kPlotMinimumWidth);
-    m_plot->setMouseTracking(true);
-    for (Category c : kCategories)
-        m_bars[size_t(c)] = makeBars(m_plot, toQString(categoryLabel(c)), Theme::categoryColor(c));
-    m_unsplit = makeBars(m_plot, tr("not split by the study"), Theme::unsplitColor());
-    m_idle = makeBars(m_plot, tr("GPU idle"), QColor(0xee, 0xee, 0xee));
-    for (Category c : kCategories) {
-        QColor color = Theme::categoryColor(c);
-        color.setAlpha(150);  // the operator split is the secondary, lighter bar
-        m_opBars[size_t(c)] = makeBars(m_plot, {}, color);
-        m_opBars[size_t(c)]->removeFromLegend();
-    }
-    m_opUnlinked = makeBars(m_plot, {}, QColor(0xdd, 0xdd, 0xdd));
-    m_opUnlinked->removeFromLegend();
-    for (size_t i = 1; i < 4; ++i) {
-        m_bars[i]->moveAbove(m_bars[i - 1]);
-        m_opBars[i]->moveAbove(m_opBars[i - 1]);
-    }
-    m_unsplit->moveAbove(m_bars[3]);
-    m_idle->moveAbove(m_unsplit);
-    m_opUnlinked->moveAbove(m_opBars[3]);
-
-    // Legend in its own row above the plot, footer naming the rule set below it.
-    addLegendRowAbove(m_plot, 6);
-    m_plot->plotLayout()->setRowSpacing(2);
-    m_footer = new QCPTextElement(m_plot, QString(), Theme::plotFont(8));
-    m_plot->plotLayout()->addElement(2, 0, m_footer);
-    m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
-    m_plot->xAxis->setRange(0, 100);
-    m_plot->xAxis->setLabel(tr("Share of GPU time (%)"));
-    m_plot->yAxis->setTickLength(0, 0);
-    m_plot->yAxis->setSubTicks(false);
-    m_plot->yAxis->grid()->setVisible(false);
-    m_highlight = new QCPItemRect(m_plot);
-    m_highlight->setPen(QPen(QColor(0x20, 0x20, 0x20), 2));
-    m_highlight->setBrush(Qt::NoBrush);
-    m_highlight->setVisible(false);
-    m_highlight->setSelectable(false);
-    m_highlight->setProperty("reach_screen_only", true);  // hidden in exported figures
 }
 
 // The kernels of the clicked segment: header with "Add rule...", filter, table and chart.
@@ -206,16 +164,25 @@ QWidget* BreakdownView::buildDrillDown() {
 QSplitter* BreakdownView::splitPlotAndDrillDown(QWidget* drill) {
     auto* split = new QSplitter(Qt::Vertical, this);
     split->setObjectName(QStringLiteral("breakdownSplitter"));
-    m_headroom = new HeadroomPlot(m_session, this);
+    m_headroom = new HeadroomPlot(this);
     m_lowerTabs = new QTabWidget(this);
     m_lowerTabs->setObjectName(QStringLiteral("breakdownLowerTabs"));
     m_lowerTabs->setDocumentMode(true);
     m_lowerTabs->addTab(drill, tr("Drill-down"));
     m_lowerTabs->addTab(m_headroom, tr("Headroom at the roofline"));
-    split->addWidget(m_plot);
+    // The bars scroll when their rows need more height than the window has (a hundred
+    // workloads): each row keeps a line of its own, and the window still fits the screen.
+    m_scroll = new QScrollArea(this);
+    m_scroll->setObjectName(QStringLiteral("breakdownScroll"));
+    m_scroll->setWidget(m_plot);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    split->addWidget(m_scroll);
     split->addWidget(m_lowerTabs);
     split->setStretchFactor(0, 2);  // the stacked bars: every segment that fits is labelled
     split->setStretchFactor(1, 1);
+    split->setSizes({500, 250});  // the same 2:1 at first show (a scroll area asks for little)
     return split;
 }
 
@@ -230,13 +197,10 @@ void BreakdownView::connectSignals() {
     connect(m_plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
         if ((e->pos() - m_pressPos).manhattanLength() > 3)
             return;
-        int index = -1;
-        QCPAbstractPlottable* p = m_plot->plottableAt(e->pos(), false, &index);
-        onPlottableClick(p, index);
+        if (const auto segment = m_plot->segmentAt(e->pos()))
+            selectSegment(segment->first, segment->second);
     });
     connect(m_plot, &QCustomPlot::mouseMove, this, &BreakdownView::showHover);
-    // On screen and in an exported figure alike, labels are fitted to the laid-out bars.
-    connect(m_plot, &QCustomPlot::afterLayout, this, &BreakdownView::placeBarLabels);
     connect(m_addRule, &QPushButton::clicked, this, &BreakdownView::onAddRule);
     connect(m_suggestRules, &QPushButton::clicked, this, &BreakdownView::openRuleSuggestions);
     connect(m_kernelFilter, &QLineEdit::textChanged, m_kernelView,
@@ -249,12 +213,17 @@ void BreakdownView::connectSignals() {
     connect(m_session, &Session::rulesChanged, this, &BreakdownView::rebuildPlot);
 }
 
+QCPBars* BreakdownView::bars(Category c) const {
+    return m_plot->bars(c);
+}
+
+QCPBars* BreakdownView::operatorBars(Category c) const {
+    return m_plot->operatorBars(c);
+}
+
 void BreakdownView::refreshStyle() {
-    Theme::stylePlot(m_plot);
+    m_plot->refreshStyle();
     Theme::stylePlot(m_drillPlot);
-    const bool dark = Theme::mode() == Theme::Mode::Dark;
-    m_footer->setTextColor(footerTextColor());
-    m_highlight->setPen(QPen(dark ? Qt::white : QColor(0x20, 0x20, 0x20), 2));
     m_headroom->refreshStyle();
     rebuildPlot();
     updateDrill();
@@ -277,26 +246,15 @@ bool BreakdownView::selectKernel(int row, Category category, const QString& full
 }
 
 double BreakdownView::keyOfRow(int row) const {
-    const int n = m_model->rowCount();
-    double key = n - 1 - row;
-    if (m_opSplit->isChecked() && m_model->hasOperatorSplit(row))
-        key += kSplitOffset;
-    return key;
+    return m_plot->keyOfRow(row);
 }
 
 int BreakdownView::rowOfBarKey(double key, bool operatorBar) const {
-    for (int r = 0; r < m_model->rowCount(); ++r) {
-        const double k = keyOfRow(r) - (operatorBar ? 2 * kSplitOffset : 0.0);
-        if (std::abs(k - key) < 1e-6)
-            return r;
-    }
-    return -1;
+    return m_plot->rowOfBarKey(key, operatorBar);
 }
 
 QString BreakdownView::barLabel(int row) const {
-    if (row < 0 || row >= int(m_labels.size()))
-        return {};
-    return m_labels[size_t(row)] ? m_labels[size_t(row)]->text() : QString();
+    return m_plot->barLabel(row);
 }
 
 void BreakdownView::setOperatorSplit(bool on) {
@@ -312,8 +270,6 @@ void BreakdownView::setSpanShares(bool on) {
         return;
     }
     m_model->setSpanShares(on);
-    m_plot->xAxis->setLabel(on ? tr("Share of profiled wall clock (%)")
-                               : tr("Share of GPU time (%)"));
     rebuildPlot();
     if (m_selectedRow >= 0)
         selectSegment(m_selectedRow, m_selectedCategory);
@@ -321,6 +277,7 @@ void BreakdownView::setSpanShares(bool on) {
 
 void BreakdownView::onWorkloadsChanged() {
     m_model->setWorkloads(m_session->workloads());
+    m_headroom->setWorkloads(m_session->workloads());
     rebuildPlot();
     // Keep the drill-down on the same workload and category across re-classification.
     for (int r = 0; r < m_model->rowCount(); ++r) {
@@ -352,274 +309,21 @@ void BreakdownView::clearSelection() {
 }
 
 void BreakdownView::rebuildPlot() {
-    const int n = m_model->rowCount();
-    // Every row label a line of its own: with a dozen workloads in a 720 px window under the
-    // Messages dock the rows were 10 px apart and their labels ran into each other. The plot
-    // asks for a line and a little per row beside its legend, axis and footer; the drill-down
-    // below gives way (the splitter).
-    const int line = QFontMetrics(m_plot->yAxis->tickLabelFont()).height();
-    m_plot->setMinimumHeight(std::max(220, n * (line + 2) + 110));
-    const bool op = m_opSplit->isChecked();
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    std::array<QVector<double>, 4> keys, values, opKeys, opValues;
-    QVector<double> restKeys, unsplit, idle, unlinkedKeys, unlinked;
-    for (const SegmentLabel& l : m_segmentLabels)
-        m_plot->removeItem(l.text);
-    m_segmentLabels.clear();
-    m_labels.assign(size_t(n), nullptr);
-    std::vector<ProjectWorkload> rows;
-    for (int r = 0; r < n; ++r)
-        rows.push_back(m_model->workload(r));
-    const std::vector<RowLabel> labels = rowLabels(rows);  // tags tell same-name rows apart
-    // Rows run top to bottom, keys bottom to top: walk backwards so keys come out sorted.
-    for (int row = n - 1; row >= 0; --row) {
-        const double key = keyOfRow(row);
-        // One label per row, at the middle of its bar pair when the operator split is shown.
-        const bool pair = op && m_model->hasOperatorSplit(row);
-        ticker->addTick(pair ? key - kSplitOffset : key, toQString(labels[size_t(row)].text()));
-        double total = 0;
-        for (Category c : kCategories) {
-            const double v = 100.0 * m_model->share(row, c);
-            keys[size_t(c)] << key;
-            values[size_t(c)] << v;
-            total += v;
-        }
-        restKeys << key;
-        unsplit << 100.0 * m_model->unsplit(row);
-        idle << 100.0 * m_model->idle(row);
-        total += unsplit.back() + idle.back();
-        if (op && m_model->hasOperatorSplit(row)) {
-            const double okey = key - 2 * kSplitOffset;
-            double linked = 0;
-            for (Category c : kCategories) {
-                const double v = 100.0 * m_model->operatorShare(row, c);
-                opKeys[size_t(c)] << okey;
-                opValues[size_t(c)] << v;
-                linked += v;
-            }
-            unlinkedKeys << okey;
-            unlinked << std::max(0.0, 100.0 - linked);
-        }
-
-        addBarLabels(row, key, op);
-    }
-
-    const double width = op ? 0.36 : 0.66;
-    for (size_t i = 0; i < 4; ++i) {
-        m_bars[i]->setWidth(width);
-        m_bars[i]->setData(keys[i], values[i], true);
-        m_opBars[i]->setWidth(width);
-        m_opBars[i]->setData(opKeys[i], opValues[i], true);
-    }
-    m_unsplit->setWidth(width);
-    m_unsplit->setData(restKeys, unsplit, true);
-    m_idle->setWidth(width);
-    m_idle->setData(restKeys, idle, true);
-    m_opUnlinked->setWidth(width);
-    m_opUnlinked->setData(unlinkedKeys, unlinked, true);
-    updateLegendEntries();
-
-    m_plot->yAxis->setTicker(ticker);
-    m_plot->yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
-    updateFooter(op);
-    frameSelectedSegment(width);
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
-}
-
-// Every category segment gets its share printed on it; placeBarLabels shows those that fit once
-// the plot knows its size. The addressable share is also shown when its segment is too narrow:
-// after the bar, in the plot's right margin.
-// "GPU idle" only in span mode, "not split by the study" only with a published row.
-void BreakdownView::updateLegendEntries() {
-    m_idle->setVisible(m_model->spanShares());
-    if (m_model->spanShares())
-        m_idle->addToLegend();
-    else
-        m_idle->removeFromLegend();
-    bool anyPublished = false;
-    for (int r = 0; r < m_model->rowCount(); ++r)
-        anyPublished = anyPublished || m_model->workload(r).published;
-    if (anyPublished)
-        m_unsplit->addToLegend();
-    else
-        m_unsplit->removeFromLegend();
-}
-
-// The frame around the clicked segment, whose kernels the drill-down shows.
-void BreakdownView::frameSelectedSegment(double width) {
-    const int n = m_model->rowCount();
-    m_highlight->setVisible(false);
-    if (m_selectedRow >= 0 && m_selectedRow < n && m_model->workload(m_selectedRow).breakdown) {
-        const double key = keyOfRow(m_selectedRow);
-        double start = 0;
-        for (Category c : kCategories) {
-            if (c == m_selectedCategory)
-                break;
-            start += 100.0 * m_model->share(m_selectedRow, c);
-        }
-        const double end = start + 100.0 * m_model->share(m_selectedRow, m_selectedCategory);
-        m_highlight->topLeft->setCoords(start, key + width / 2);
-        m_highlight->bottomRight->setCoords(end, key - width / 2);
-        m_highlight->setVisible(end > start);
-    }
-}
-
-void BreakdownView::addBarLabels(int row, double key, bool operatorSplit) {
-    const QColor plainText =
-        Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
-    auto makeText = [this](const QString& text) {
-        auto* label = new QCPItemText(m_plot);
-        label->setSelectable(false);
-        label->setFont(Theme::plotFont(8));
-        label->setText(text);
-        return label;
-    };
-    if (m_model->spanUnknown(row)) {
-        QCPItemText* label = makeText(tr("published shares of GPU time: no profiled span to draw"));
-        label->position->setCoords(0.8, key);
-        label->setColor(plainText);
-        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-        m_labels[size_t(row)] = label;
-        m_segmentLabels.push_back({label, row, Category::Addressable, 0, 0, key, false});
-        return;
-    }
-    double start = 0;
-    for (Category c : kCategories) {
-        const double share = 100.0 * m_model->share(row, c);
-        if (share > 0 || c == Category::Addressable) {
-            QCPItemText* label = makeText(QString::number(share, 'f', 1) + QLatin1Char('%'));
-            label->position->setCoords(start + share / 2, key);
-            label->setColor(Theme::textOn(Theme::categoryColor(c)));
-            label->setPositionAlignment(Qt::AlignCenter);
-            // The thin bars of the operator split leave no room for text: hover tells numbers.
-            label->setVisible(!operatorSplit);
-            m_segmentLabels.push_back({label, row, c, start, start + share, key, true});
-            if (c == Category::Addressable)
-                m_labels[size_t(row)] = label;
-        }
-        start += share;
-    }
-}
-
-void BreakdownView::placeBarLabels() {
-    if (m_opSplit->isChecked())
-        return;
-    const QColor plainText =
-        Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
-    QCPAxis* x = m_plot->xAxis;
-    // Two passes: the margin the outside labels need narrows the bars, which may push another
-    // label out of its segment.
-    for (int pass = 0; pass < 2; ++pass) {
-        double outsideWidth = 0;
-        for (const SegmentLabel& l : m_segmentLabels) {
-            if (!l.inSegment)
-                continue;
-            const QString share = QString::number(l.end - l.start, 'f', 1) + QLatin1Char('%');
-            const QFontMetricsF tm(l.text->font());
-            const double room = std::abs(x->coordToPixel(l.end) - x->coordToPixel(l.start));
-            // The ink of the digits, not the font's line height, has to fit in the bar: the
-            // line height (descent and leading included) left every bar of a 13-row window
-            // without its numbers.
-            const bool fits = tm.horizontalAdvance(share) + 4 <= room &&
-                              tm.tightBoundingRect(share).height() + 2 <= barPixels();
-            if (fits) {
-                l.text->setText(share);
-                l.text->position->setCoords((l.start + l.end) / 2, l.key);
-                l.text->setColor(Theme::textOn(Theme::categoryColor(l.category)));
-                l.text->setPositionAlignment(Qt::AlignCenter);
-                l.text->setClipToAxisRect(true);
-                l.text->setVisible(true);
-            } else if (l.category == Category::Addressable) {
-                l.text->setText(tr("%1 addr.").arg(share));
-                l.text->position->setCoords(x->range().upper, l.key);
-                l.text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-                l.text->setPadding(QMargins(3, 0, 0, 0));
-                l.text->setColor(plainText);
-                l.text->setClipToAxisRect(false);
-                l.text->setVisible(true);
-                outsideWidth = std::max(outsideWidth, tm.horizontalAdvance(l.text->text()) + 6);
-            } else {
-                l.text->setVisible(false);
-            }
-        }
-        // At least room for half of the axis's last tick label ("100"), which QCustomPlot does
-        // not draw at all when the widget's edge would cut it.
-        const double lastTick =
-            QFontMetricsF(x->tickLabelFont()).horizontalAdvance(QStringLiteral("100")) / 2 + 4;
-        const int margin = int(std::ceil(std::max({outsideWidth, lastTick, 12.0})));
-        QCPAxisRect* rect = m_plot->axisRect();
-        if (rect->margins().right() == margin)
-            return;
-        rect->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
-        QMargins m = rect->margins();
-        m.setRight(margin);
-        rect->setMargins(m);
-        m_plot->plotLayout()->update(QCPLayoutElement::upMargins);
-        m_plot->plotLayout()->update(QCPLayoutElement::upLayout);
-    }
-}
-
-double BreakdownView::barPixels() const {
-    const double width = m_opSplit->isChecked() ? 0.36 : 0.66;
-    QCPAxis* y = m_plot->yAxis;
-    return std::abs(y->coordToPixel(width) - y->coordToPixel(0));
-}
-
-void BreakdownView::updateFooter(bool operatorSplit) {
     const RuleSet& rules = m_session->rules();
-    QString footer = tr("Rule set: %1 (%2)")
-                         .arg(QString::fromStdString(rules.name()),
-                              QString::fromStdString(rules.hash()).left(12));
-    if (operatorSplit)
-        footer +=
-            tr(". Upper bar: kernel-name rules; lower, lighter bar: launching ATen operator.");
-    m_footer->setText(footer);
+    m_plot->setRuleSet(QString::fromStdString(rules.name()), QString::fromStdString(rules.hash()));
+    m_plot->setOperatorSplit(m_opSplit->isChecked());
+    m_plot->setHighlight(m_selectedRow, m_selectedCategory);
+    // The splitter gives the bars all the height their rows ask for up to about a dozen rows
+    // (the drill-down gives way); more rows scroll.
+    m_scroll->setMinimumHeight(std::min(m_plot->minimumHeight(), kMostUnscrolledHeight));
 }
 
 void BreakdownView::showHover(QMouseEvent* event) {
-    int index = -1;
-    QCPAbstractPlottable* p = m_plot->plottableAt(event->pos(), false, &index);
-    auto* bars = qobject_cast<QCPBars*>(p);
-    if (!bars || index < 0 || index >= bars->dataCount()) {
+    const QString text = m_plot->hoverText(event->pos());
+    if (text.isEmpty())
         QToolTip::hideText();
-        return;
-    }
-    const double key = bars->data()->at(index)->key;
-    const double value = bars->data()->at(index)->value;
-    const bool isOp =
-        std::find(m_opBars.begin(), m_opBars.end(), bars) != m_opBars.end() || bars == m_opUnlinked;
-    const int row = rowOfBarKey(key, isOp);
-    if (row < 0 || row >= m_model->rowCount())
-        return;
-    QString text = toQString(m_model->workload(row).name) + QLatin1Char('\n');
-    auto cat = std::find(m_bars.begin(), m_bars.end(), bars);
-    if (cat != m_bars.end()) {
-        const Category c = Category(cat - m_bars.begin());
-        text += toQString(categoryLabel(c)) + QStringLiteral(": ");
-        const double ms = m_model->milliseconds(row, c);
-        if (!std::isnan(ms))
-            text += tr("%1 ms, ").arg(ms, 0, 'f', ms < 10 ? 3 : 1);
-        text += tr("%1% of %2")
-                    .arg(value, 0, 'f', 1)
-                    .arg(m_model->spanShares() ? tr("wall clock") : tr("GPU time"));
-        if (m_model->workload(row).breakdown)
-            text += tr("\nclick for its kernels");
-    } else if (isOp) {
-        text += tr("by operator: %1%").arg(value, 0, 'f', 1);
-    } else {
-        text += bars->name() + QStringLiteral(": ") + QString::number(value, 'f', 1) + '%';
-    }
-    QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
-}
-
-void BreakdownView::onPlottableClick(QCPAbstractPlottable* p, int dataIndex) {
-    auto* bars = qobject_cast<QCPBars*>(p);
-    auto cat = std::find(m_bars.begin(), m_bars.end(), bars);
-    if (!bars || cat == m_bars.end() || dataIndex < 0 || dataIndex >= bars->dataCount())
-        return;
-    const int row = rowOfBarKey(bars->data()->at(dataIndex)->key, false);
-    if (row >= 0)
-        selectSegment(row, Category(cat - m_bars.begin()));
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
 }
 
 bool BreakdownView::selectSegment(int row, Category category) {
@@ -722,11 +426,11 @@ RuleSuggestDialog* BreakdownView::openRuleSuggestions() {
 }
 
 QString BreakdownView::footerText() const {
-    return m_footer ? m_footer->text() : QString();
+    return m_plot->footerText();
 }
 
 FigureTable BreakdownView::figureData() const {
-    return breakdownFigureTable(m_session->workloads(), m_model->spanShares());
+    return m_plot->figureData();
 }
 
 }  // namespace reach

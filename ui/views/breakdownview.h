@@ -10,17 +10,15 @@
 #include "core/analysis/ruleedit.h"
 #include "ui/models/breakdownmodel.h"
 #include "ui/models/kernelmodel.h"
+#include "ui/plots/breakdownplot.h"
 
 class QCheckBox;
 class QComboBox;
-class QCPAbstractPlottable;
 class QCPBars;
-class QCPItemRect;
-class QCPItemText;
-class QCPTextElement;
 class QMouseEvent;
 class QCustomPlot;
 class QHBoxLayout;
+class QScrollArea;
 class QSplitter;
 class QTabWidget;
 class QLabel;
@@ -35,9 +33,9 @@ class HeadroomPlot;
 class RuleSuggestDialog;
 class Session;
 
-// Horizontal stacked bars (one per workload, the four categories in fixed colours), the
-// addressable share printed on each bar, and a drill-down (table + bar chart) of the top kernels
-// of the clicked segment. The plot holds a render copy of BreakdownModel's numbers.
+// The stacked bars (ui/plots/breakdownplot.h) of the session's workloads, and a drill-down
+// (table + bar chart) of the kernels of the clicked segment; the headroom bars in a tab beside
+// the drill-down. The view wires the session, the controls and the clicks; the plots paint.
 class BreakdownView : public QWidget {
     Q_OBJECT
 public:
@@ -45,7 +43,7 @@ public:
 
     BreakdownModel* model() const { return m_model; }
     KernelModel* kernelModel() const { return m_kernels; }
-    QCustomPlot* plot() const { return m_plot; }
+    BreakdownPlot* plot() const { return m_plot; }
     QCustomPlot* drillPlot() const { return m_drillPlot; }
     // The headroom bar per workload under the stacked bars (ui/headroomplot.h).
     HeadroomPlot* headroomPlot() const { return m_headroom; }
@@ -54,8 +52,8 @@ public:
     // kernelFilter() (display or full name, operator, family, decided by; case-insensitive).
     QSortFilterProxyModel* kernelView() const { return m_kernelView; }
     QLineEdit* kernelFilter() const { return m_kernelFilter; }
-    QCPBars* bars(Category c) const { return m_bars[size_t(c)]; }
-    QCPBars* operatorBars(Category c) const { return m_opBars[size_t(c)]; }
+    QCPBars* bars(Category c) const;
+    QCPBars* operatorBars(Category c) const;
     // Text printed on the bar of `row` (the addressable share).
     QString barLabel(int row) const;
     // The caption under the plot (the rule set's name and hash, what the bars mean).
@@ -95,28 +93,21 @@ public slots:
 
 private:
     QHBoxLayout* buildControls();
-    void buildPlot();
     QWidget* buildDrillDown();
     QSplitter* splitPlotAndDrillDown(QWidget* drill);
     void connectSignals();
     void onWorkloadsChanged();
     void clearSelection();  // no segment picked: an empty drill-down
     void rebuildPlot();
-    void updateLegendEntries();
-    void frameSelectedSegment(double width);
     void updateDrill();
-    void addBarLabels(int row, double key, bool operatorSplit);
-    void placeBarLabels();
-    double barPixels() const;  // a name-rule bar's thickness on screen
-    void updateFooter(bool operatorSplit);
     void showHover(QMouseEvent* event);
-    void onPlottableClick(QCPAbstractPlottable* p, int dataIndex);
     void onAddRule();
 
     Session* m_session;
     BreakdownModel* m_model;
     KernelModel* m_kernels;
-    QCustomPlot* m_plot;
+    BreakdownPlot* m_plot;
+    QScrollArea* m_scroll = nullptr;
     QCustomPlot* m_drillPlot;
     HeadroomPlot* m_headroom = nullptr;
     QTabWidget* m_lowerTabs = nullptr;  // the drill-down and the headroom bars
@@ -128,25 +119,7 @@ private:
     QPushButton* m_suggestRules;
     QCheckBox* m_opSplit;
     QComboBox* m_shareOf;
-    std::array<QCPBars*, 4> m_bars{};
-    std::array<QCPBars*, 4> m_opBars{};
-    QCPBars* m_unsplit = nullptr;
-    QCPBars* m_idle = nullptr;
-    QCPBars* m_opUnlinked = nullptr;
     QCPBars* m_drillBars = nullptr;
-    QCPItemRect* m_highlight = nullptr;
-    QCPTextElement* m_footer = nullptr;
-    // A share printed on a bar: in its segment [start, end] when it fits there; the addressable
-    // one after the bar when not. inSegment false: a sentence (a row with nothing to draw).
-    struct SegmentLabel {
-        QCPItemText* text;
-        int row;
-        Category category;
-        double start, end, key;
-        bool inSegment;
-    };
-    std::vector<SegmentLabel> m_segmentLabels;
-    std::vector<QCPItemText*> m_labels;  // per row: its addressable share (or its sentence)
     QPoint m_pressPos;
     int m_selectedRow = -1;
     QString m_selectedName;  // to restore the drill-down after a re-classification

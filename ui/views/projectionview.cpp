@@ -19,6 +19,7 @@
 #include "core/project/workloadheadroom.h"
 #include "ui/figure/figurestyle.h"
 #include "ui/plots/plotrows.h"
+#include "ui/plots/projectionbarplot.h"
 #include "ui/session.h"
 #include "ui/theme.h"
 
@@ -69,7 +70,7 @@ ProjectionView::ProjectionView(Session* session, QWidget* parent)
     : QWidget(parent), m_session(session) {
     m_model = new ProjectionModel(this);
     QFormLayout* form = createControls();
-    createBarPlot();
+    m_bars = new ProjectionBarPlot(m_model, this);
     createHeatMap();
     createLayout(form);
     connectControls();
@@ -127,38 +128,6 @@ QFormLayout* ProjectionView::createControls() {
     return form;
 }
 
-void ProjectionView::createBarPlot() {
-    // Bars: projected gain per workload.
-    m_bars = new QCustomPlot(this);
-    m_bars->setMinimumWidth(kPlotMinimumWidth);
-    m_gainBars = new QCPBars(m_bars->yAxis, m_bars->xAxis);
-    m_gainBars->setWidthType(QCPBars::wtPlotCoords);
-    m_gainBars->setWidth(0.62);
-    m_gainBars->setPen(Qt::NoPen);
-    m_gainBars->setBrush(Theme::categoryColor(Category::Addressable));
-    m_gainBars->setSelectable(QCP::stNone);
-    m_gainBars->setName(tr("study's projection A*w*(1-1/m)"));
-    // The speed-of-light bound (core/headroom) is drawn across each bar as a line item; these
-    // graphs hold no data and only give the lines their legend entries.
-    m_boundLegend = m_bars->addGraph(m_bars->yAxis, m_bars->xAxis);
-    m_boundLegend->setName(tr("speed of light, addressable kernels"));
-    m_boundAllLegend = m_bars->addGraph(m_bars->yAxis, m_bars->xAxis);
-    m_boundAllLegend->setName(tr("speed of light, all kernels"));
-    for (QCPGraph* g : {m_boundLegend, m_boundAllLegend})
-        g->setSelectable(QCP::stNone);
-    addLegendRowAbove(m_bars, 3);
-    m_bars->xAxis->setLabel(tr("Projected end-to-end gain (% of GPU time saved)"));
-    m_bars->yAxis->setTickLength(0, 0);
-    m_bars->yAxis->setSubTicks(false);
-    m_bars->yAxis->grid()->setVisible(false);
-
-    // The rule set the shares come from, as under the breakdown: a figure says what made it.
-    m_bars->plotLayout()->insertRow(2);
-    m_barsFooter = new QCPTextElement(m_bars, QString(), Theme::plotFont(8));
-    m_bars->plotLayout()->addElement(2, 0, m_barsFooter);
-    m_bars->plotLayout()->setRowStretchFactor(2, 0.001);
-}
-
 void ProjectionView::createHeatMap() {
     // Heat map: gain over (win rate, median) for one workload; y is log10(median).
     m_heat = new QCustomPlot(this);
@@ -213,6 +182,7 @@ void ProjectionView::createHeatMarkers() {
         text->setText(QString(p.label).section(QLatin1Char(':'), 0, 0));
         text->position->setCoords(x + 3.0, y);
         text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        m_referenceLabels.push_back(text);
     }
     // The moving point lives on its own buffered layer: a slider move repaints only that layer.
     m_heat->addLayer(QStringLiteral("cursor"), m_heat->layer(QStringLiteral("main")),
@@ -270,46 +240,45 @@ void ProjectionView::connectControls() {
     connect(m_heatWorkload, &QComboBox::activated, this, &ProjectionView::setHeatRow);
     connect(m_bars, &QCustomPlot::plottableClick, this,
             [this](QCPAbstractPlottable*, int i, QMouseEvent*) {
-                if (i >= 0 && i < m_gainBars->dataCount())
-                    setHeatRow(m_model->rowCount() - 1 - qRound(m_gainBars->data()->at(i)->key));
+                QCPBars* bars = m_bars->gainBars();
+                if (i >= 0 && i < bars->dataCount())
+                    setHeatRow(m_model->rowCount() - 1 - qRound(bars->data()->at(i)->key));
             });
     connect(m_session, &Session::workloadsChanged, this, &ProjectionView::onWorkloadsChanged);
 
     // While a slider is held, the gain axis only grows: the bars do not rescale under the
     // cursor. Released, it fits the values again.
     for (QSlider* slider : {m_winSlider, m_medianSlider}) {
-        connect(slider, &QSlider::sliderPressed, this, [this] { m_axisHeld = true; });
-        connect(slider, &QSlider::sliderReleased, this, [this] {
-            m_axisHeld = false;
-            updateBars();
-        });
+        connect(slider, &QSlider::sliderPressed, this, [this] { m_bars->setAxisHeld(true); });
+        connect(slider, &QSlider::sliderReleased, this, [this] { m_bars->setAxisHeld(false); });
     }
     connect(m_heat, &QCustomPlot::mouseMove, this,
             [this](QMouseEvent* e) { showHeatTip(e->pos(), e->globalPosition().toPoint()); });
+    connect(m_heat, &QCustomPlot::afterLayout, this, &ProjectionView::fitHeatTitle);
     connect(m_heat, &QCustomPlot::mousePress, this,
             [this](QMouseEvent* e) { pickFromHeatMap(e->pos()); });
     connect(m_session, &Session::rulesChanged, this, &ProjectionView::updateFooter);
-    connect(m_bars, &QCustomPlot::afterLayout, this, &ProjectionView::fitValueLabels);
     // A bar's whole name and values on hover (the axis shows the short label; with many rows
     // the values are not printed).
     connect(m_bars, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
-        const int n = m_model->rowCount();
-        const int key = int(std::lround(m_bars->yAxis->pixelToCoord(e->pos().y())));
-        const int row = n - 1 - key;
-        if (!m_bars->axisRect()->rect().contains(e->pos()) || row < 0 || row >= n ||
-            row >= int(m_labels.size())) {
+        const QString text = m_bars->hoverText(m_bars->rowAt(e->pos()));
+        if (text.isEmpty())
             QToolTip::hideText();
-            return;
-        }
-        QToolTip::showText(e->globalPosition().toPoint(),
-                           toQString(m_labels[size_t(row)].full) + QLatin1Char('\n') +
-                               m_valueLabels[size_t(row)]->property("reach_full_label").toString(),
-                           m_bars);
+        else
+            QToolTip::showText(e->globalPosition().toPoint(), text, m_bars);
     });
 }
 
+QCPBars* ProjectionView::gainBars() const {
+    return m_bars->gainBars();
+}
+
+QCPGraph* ProjectionView::boundLegend(bool addressableOnly) const {
+    return m_bars->boundLegend(addressableOnly);
+}
+
 void ProjectionView::refreshStyle() {
-    Theme::stylePlot(m_bars);
+    m_bars->refreshStyle();
     Theme::stylePlot(m_heat);
     m_heat->xAxis->grid()->setVisible(false);
     m_heat->yAxis->grid()->setVisible(false);
@@ -320,9 +289,6 @@ void ProjectionView::refreshStyle() {
     m_scale->axis()->setTickLabelFont(Theme::plotFont(8));
     m_scale->axis()->setLabelFont(Theme::plotFont(9));
     m_heatTitle->setTextColor(dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20));
-    m_barsFooter->setTextColor(footerTextColor());
-    updateBounds();
-    updateBars();
     updateMarker();
     m_heat->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -372,7 +338,7 @@ void ProjectionView::setParameters(double winRate, double medianSpeedup) {
         return;
     m_model->setParameters(winRate, medianSpeedup);
     syncControls();
-    updateBars();
+    m_bars->updateBars();
     updateMarker();
     emit parametersChanged(winRate, medianSpeedup);
 }
@@ -416,18 +382,16 @@ void ProjectionView::onWorkloadsChanged() {
                                  ? toQString(m_model->workload(m_heatRow).name)
                                  : QString();
     m_model->setWorkloads(m_session->workloads());
+    m_bars->setRows();
+    updateFooter();
     {
         const QSignalBlocker block(m_heatWorkload);
         m_heatWorkload->clear();
-        // The axis's short labels, made once per change of the workloads (not per slider
-        // move); the full name and device in the tooltip.
-        std::vector<ProjectWorkload> rows;
-        for (int r = 0; r < m_model->rowCount(); ++r)
-            rows.push_back(m_model->workload(r));
-        m_labels = rowLabels(rows);
-        for (int r = 0; r < m_model->rowCount(); ++r) {
-            m_heatWorkload->addItem(toQString(m_labels[size_t(r)].text()));
-            m_heatWorkload->setItemData(r, toQString(m_labels[size_t(r)].full), Qt::ToolTipRole);
+        // The axis's short labels, the full name and device in the tooltip.
+        const std::vector<RowLabel> labels = rowLabels(m_session->workloads());
+        for (int r = 0; r < m_model->rowCount() && r < int(labels.size()); ++r) {
+            m_heatWorkload->addItem(toQString(labels[size_t(r)].text()));
+            m_heatWorkload->setItemData(r, toQString(labels[size_t(r)].full), Qt::ToolTipRole);
         }
     }
     // Keep the heat map's workload; else show the one with the most addressable time.
@@ -449,82 +413,10 @@ void ProjectionView::onWorkloadsChanged() {
         row = 0;
     m_heatRow = -2;  // force a rebuild
     setHeatRow(row);
-    updateBounds();
-    updateFooter();
-    updateBars();
-}
-
-// One line per bound across each bar with an estimate: what no kernel, generated or
-// hand-written, can beat on this profile, next to what the study's projection expects.
-void ProjectionView::updateBounds() {
-    for (const auto& [a, all] : m_boundLines) {
-        if (a)
-            m_bars->removeItem(a);
-        if (all)
-            m_bars->removeItem(all);
-    }
-    m_boundLines.clear();
-    const QColor fg =
-        Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
-    const QPen solid(fg, 1.6), dashed(fg, 1.0, Qt::DashLine);
-    m_boundLegend->setPen(solid);
-    m_boundAllLegend->setPen(dashed);
-    bool any = false;
-    const int n = m_model->rowCount();
-    for (int row = 0; row < n; ++row) {
-        const auto wh = headroomOf(m_model->workload(row));
-        if (!wh->estimated()) {
-            m_boundLines.push_back({nullptr, nullptr});
-            continue;
-        }
-        any = true;
-        const double key = n - 1 - row;
-        auto line = [&](double percent, const QPen& pen) {
-            auto* l = new QCPItemLine(m_bars);
-            l->setSelectable(false);
-            l->setPen(pen);
-            l->start->setAxes(m_bars->xAxis, m_bars->yAxis);
-            l->end->setAxes(m_bars->xAxis, m_bars->yAxis);
-            l->start->setCoords(percent, key - 0.42);
-            l->end->setCoords(percent, key + 0.42);
-            return l;
-        };
-        const Headroom& h = *wh->headroom;
-        m_boundLines.push_back({line(100.0 * h.categoryHeadroomShare(Category::Addressable), solid),
-                                line(100.0 * h.headroomShare(), dashed)});
-    }
-    for (QCPGraph* g : {m_boundLegend, m_boundAllLegend}) {
-        if (any)
-            g->addToLegend();
-        else
-            g->removeFromLegend();
-    }
 }
 
 std::optional<double> ProjectionView::boundPercent(int row, bool addressableOnly) const {
-    if (row < 0 || row >= int(m_boundLines.size()))
-        return std::nullopt;
-    const QCPItemLine* l =
-        addressableOnly ? m_boundLines[size_t(row)].first : m_boundLines[size_t(row)].second;
-    if (!l)
-        return std::nullopt;
-    return l->start->coords().x();
-}
-
-// A value label starts right after its bar, so it reads as the bar's; a bound line that crosses
-// it is drawn over it (the lines are made after the labels). The axis reaches the lines anyway.
-double ProjectionView::labelAnchor(int row) const {
-    return m_model->gainPercent(row);
-}
-
-// The farthest bound line of any row: the gain axis must show it.
-double ProjectionView::farthestBound() const {
-    double x = 0;
-    for (const auto& [a, all] : m_boundLines)
-        for (const QCPItemLine* l : {a, all})
-            if (l)
-                x = std::max(x, l->start->coords().x());
-    return x;
+    return m_bars->boundPercent(row, addressableOnly);
 }
 
 void ProjectionView::setHeatRow(int row) {
@@ -536,9 +428,8 @@ void ProjectionView::setHeatRow(int row) {
         m_heatWorkload->setCurrentIndex(row);
     }
     rebuildHeatMap();
-    updateBars();
+    m_bars->setEmphasizedRow(row);
     updateMarker();
-    updateFooter();
 }
 
 void ProjectionView::rebuildHeatMap() {
@@ -551,137 +442,52 @@ void ProjectionView::rebuildHeatMap() {
             data->setCell(xi, yi, valid ? grid.at(xi, yi) : 0.0);
     }
     m_map->setDataRange(QCPRange(0, std::max(valid ? grid.maxGainPercent : 0.0, 0.01)));
-    if (valid) {
-        m_heatTitle->setText(tr("%1, addressable %2%")
-                                 .arg(m_heatWorkload->itemText(m_heatRow))
-                                 .arg(100.0 * a, 0, 'f', 1));
-    } else {
-        m_heatTitle->setText(QString());
-    }
+    // Two lines, the name elided to the plot's width when it is laid out (fitHeatTitle): one
+    // line ran past both edges of a narrow heat map.
+    m_heatTitleText = valid ? tr("%1\naddressable %2%")
+                                  .arg(m_heatWorkload->itemText(m_heatRow))
+                                  .arg(100.0 * a, 0, 'f', 1)
+                            : QString();
+    m_heatTitle->setText(m_heatTitleText);
     m_heat->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void ProjectionView::fitHeatTitle() {
+    // A benchmark's name that would run past the map's right edge goes left of its diamond.
+    const QRect map = m_heat->axisRect()->rect();
+    for (QCPItemText* t : m_referenceLabels) {
+        const double x = t->position->key() + (t->positionAlignment() & Qt::AlignRight ? 3.0 : -3.0);
+        const double px = m_heat->xAxis->coordToPixel(x);
+        const double textWidth = QFontMetricsF(t->font()).horizontalAdvance(t->text());
+        const bool fitsRight = px + 6 + textWidth <= map.right();
+        t->setPositionAlignment((fitsRight ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
+        t->position->setCoords(fitsRight ? x + 3.0 : x - 3.0, t->position->value());
+        // A map too narrow for the name on either side shows the diamond alone (the presets
+        // and the assumptions under the plots name both benchmarks).
+        t->setVisible(fitsRight || px - 6 - textWidth >= map.left());
+    }
+    const double width = m_heat->plotLayout()->outerRect().width() - 8;
+    if (width <= 0 || m_heatTitleText.isEmpty())
+        return;
+    const QFontMetricsF tm(m_heatTitle->font());
+    QStringList lines = m_heatTitleText.split(QLatin1Char('\n'));
+    for (QString& line : lines)
+        line = tm.elidedText(line, Qt::ElideMiddle, width);
+    const QString text = lines.join(QLatin1Char('\n'));
+    if (text == m_heatTitle->text())
+        return;
+    m_heatTitle->setText(text);
+    m_heat->plotLayout()->update(QCPLayoutElement::upPreparation);
+    m_heat->plotLayout()->update(QCPLayoutElement::upMargins);
+    m_heat->plotLayout()->update(QCPLayoutElement::upLayout);
+}
+
 QString ProjectionView::footerText() const {
-    return m_barsFooter->text();
+    return m_bars->footerText();
 }
 
 QString ProjectionView::valueLabel(int row) const {
-    if (row < 0 || row >= int(m_valueLabels.size()))
-        return {};
-    return m_valueLabels[size_t(row)]->text();
-}
-
-void ProjectionView::updateBars() {
-    const int n = m_model->rowCount();
-    // Text items are reused: only their positions and strings change while a slider moves.
-    while (int(m_valueLabels.size()) < n) {
-        auto* t = new QCPItemText(m_bars);
-        t->setSelectable(false);
-        t->setFont(Theme::plotFont(8));
-        t->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-        t->setProperty(kScreenOnlyEmphasis, true);  // bold = the heat map's row, on screen
-        m_valueLabels.push_back(t);
-    }
-    while (int(m_valueLabels.size()) > n) {
-        m_bars->removeItem(m_valueLabels.back());
-        m_valueLabels.pop_back();
-    }
-    const QColor text =
-        Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    QVector<double> keys(n), values(n);
-    double maxGain = 0;
-    for (int row = 0; row < n; ++row) {
-        const double key = n - 1 - row;
-        const double gain = m_model->gainPercent(row);
-        keys[n - 1 - row] = key;
-        values[n - 1 - row] = gain;
-        maxGain = std::max(maxGain, labelAnchor(row));
-        const ProjectWorkload& w = m_model->workload(row);
-        if (size_t(row) < m_labels.size())
-            ticker->addTick(key, toQString(m_labels[size_t(row)].text()));
-        QCPItemText* t = m_valueLabels[size_t(row)];
-        // Both bases: of GPU time (the bar) and of the profiled wall clock, with the busy share
-        // beside it; a mostly idle GPU is flagged (kLowBusyShare).
-        const Projection& p = m_model->projection(row);
-        QString label = QString::number(gain, 'f', 2) + QLatin1Char('%');
-        if (const auto wall = p.wallSavedShare()) {
-            label += tr("  (wall %1%, busy %2%%3)")
-                         .arg(100.0 * *wall, 0, 'f', 2)
-                         .arg(100.0 * p.wall->busyShare(), 0, 'f', 0)
-                         .arg(p.wall->mostlyIdle() ? tr(" \u26a0") : QString());
-        } else if (w.published) {
-            label += tr("  (published: no span)");
-        }
-        t->setText(label);
-        t->setProperty("reach_full_label", label);
-        t->position->setCoords(gain, key);
-        t->setColor(text);
-        QFont f = t->font();
-        f.setBold(row == m_heatRow);
-        t->setFont(f);
-    }
-    m_gainBars->setData(keys, values, true);
-    m_bars->yAxis->setTicker(ticker);
-    m_bars->yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
-    // Room on the right for the value labels; the axis only grows in coarse steps so it does not
-    // jitter while a slider is dragged.
-    double upper =
-        std::max({1.0, std::ceil(maxGain * 1.25 / 2.0) * 2.0, std::ceil(farthestBound() * 1.02)});
-    if (m_axisHeld)
-        upper = std::max(upper, m_bars->xAxis->range().upper);
-    m_baseUpper = upper;
-    m_bars->xAxis->setRange(0, upper);
-    for (int row = 0; row < n; ++row)
-        m_valueLabels[size_t(row)]->position->setCoords(labelAnchor(row) + upper * 0.01,
-                                                        n - 1 - row);
-    m_bars->replot(QCustomPlot::rpQueuedReplot);
-}
-
-// Once the plot knows its size (on screen, or a figure's page): the gain axis reaches far enough
-// for the widest value label to end inside the plot; a label too long for any axis (a narrow
-// figure) keeps only the gain.
-void ProjectionView::fitValueLabels() {
-    const double width = m_bars->axisRect()->width();
-    if (width <= 0)
-        return;
-    // Rows closer than a line of the labels' font (a hundred workloads on a screen) would print
-    // the values on top of each other: then the bars alone, and the values in the hover and the
-    // CSV. It also spares drawing a hundred texts on every slider move.
-    if (!m_valueLabels.empty()) {
-        const double rowPx =
-            std::abs(m_bars->yAxis->coordToPixel(1.0) - m_bars->yAxis->coordToPixel(0.0));
-        const bool fit = rowPx >= 0.9 * QFontMetricsF(m_valueLabels.front()->font()).height();
-        for (QCPItemText* t : m_valueLabels)
-            t->setVisible(fit);
-        if (!fit)
-            return;
-    }
-    double upper = m_axisHeld ? std::max(m_baseUpper, m_bars->xAxis->range().upper) : m_baseUpper;
-    for (int row = 0; row < int(m_valueLabels.size()) && row < m_model->rowCount(); ++row) {
-        QCPItemText* t = m_valueLabels[size_t(row)];
-        const double gain = m_model->gainPercent(row);
-        const double anchor = labelAnchor(row);
-        const QFontMetricsF tm(t->font());
-        QString text = t->property("reach_full_label").toString();
-        // In a figure the bars keep at least 30 % of the page's width; a label that leaves them
-        // less is cut to the gain (on screen the axis makes room instead).
-        if (m_bars->property(kExportingProperty).toBool() &&
-            width * 0.99 - tm.horizontalAdvance(text) - 8 < width * 0.3)
-            text = QString::number(gain, 'f', 2) + QLatin1Char('%');
-        t->setText(text);
-        const double room = width * 0.99 - tm.horizontalAdvance(text) - 8;
-        if (room > 0)
-            upper = std::max(upper, anchor * width / room);
-    }
-    if (upper != m_bars->xAxis->range().upper) {
-        m_bars->xAxis->setRange(0, upper);
-        for (int row = 0; row < int(m_valueLabels.size()) && row < m_model->rowCount(); ++row) {
-            const int n = m_model->rowCount();
-            m_valueLabels[size_t(row)]->position->setCoords(labelAnchor(row) + upper * 0.01,
-                                                            n - 1 - row);
-        }
-    }
+    return m_bars->valueLabel(row);
 }
 
 void ProjectionView::updateMarker() {
@@ -698,25 +504,7 @@ void ProjectionView::updateMarker() {
 
 void ProjectionView::updateFooter() {
     const RuleSet& rules = m_session->rules();
-    QString text = tr("Rule set: %1 (%2)")
-                       .arg(QString::fromStdString(rules.name()),
-                            QString::fromStdString(rules.hash()).left(12));
-    bool anyBound = false;
-    for (const auto& lines : m_boundLines)
-        anyBound = anyBound || lines.first;
-    if (anyBound)
-        text +=
-            tr("\nLines: GPU time saved if those kernels\nran at their roofline (speed of light)");
-    bool anyIdle = false;
-    for (int row = 0; row < m_model->rowCount(); ++row) {
-        const Projection& p = m_model->projection(row);
-        anyIdle = anyIdle || (p.wall && p.wall->mostlyIdle());
-    }
-    if (anyIdle)
-        text += tr("\n\u26a0 GPU busy under %1% of the profiled span: faster kernels\nshorten "
-                   "only that part of the wall clock")
-                    .arg(100.0 * kLowBusyShare, 0, 'f', 0);
-    m_barsFooter->setText(text);
+    m_bars->setRuleSet(QString::fromStdString(rules.name()), QString::fromStdString(rules.hash()));
 }
 
 std::optional<ProjectionView::HeatPoint> ProjectionView::heatPointAt(const QPoint& pos) const {
@@ -764,22 +552,7 @@ bool ProjectionView::pickFromHeatMap(const QPoint& pos) {
 }
 
 FigureTable ProjectionView::figureData() const {
-    FigureTable t =
-        projectionFigureTable(m_session->workloads(), m_model->winRate(), m_model->medianSpeedup());
-    // The bound lines' numbers beside the projection's (core/headroom; NaN: no estimate).
-    t.columns.push_back("sol_bound_addressable_percent_of_gpu_time");
-    t.columns.push_back("sol_bound_all_kernels_percent_of_gpu_time");
-    for (size_t i = 0; i < t.rows.size() && i < m_session->workloads().size(); ++i) {
-        const auto wh = headroomOf(m_session->workloads()[i]);
-        const double nan = std::numeric_limits<double>::quiet_NaN();
-        t.rows[i].emplace_back(
-            std::in_place_type<double>,
-            wh->estimated() ? 100.0 * wh->headroom->categoryHeadroomShare(Category::Addressable)
-                            : nan);
-        t.rows[i].emplace_back(std::in_place_type<double>,
-                               wh->estimated() ? 100.0 * wh->headroom->headroomShare() : nan);
-    }
-    return t;
+    return m_bars->figureData();
 }
 
 }  // namespace reach

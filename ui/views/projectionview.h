@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ui/models/projectionmodel.h"
+#include "ui/plots/projectionbarplot.h"
 
 class QComboBox;
 class QCPBars;
@@ -29,18 +30,19 @@ class Session;
 struct EvaluationSet;
 
 // What-if projection: win rate and median speedup (sliders + spin boxes, presets) -> projected
-// gain per workload (bars with values) and, for one workload, a heat map of the gain over
-// (win rate, median) with the current point marked. The assumptions of the formula are printed
-// under the plots. Slider moves touch only the bars and the marker (on its own buffered layer).
+// gain per workload (the bars of ui/plots/projectionbarplot.h) and, for one workload, a heat map
+// of the gain over (win rate, median) with the current point marked. The assumptions of the
+// formula are printed under the plots. Slider moves touch only the bars and the marker (on its
+// own buffered layer).
 class ProjectionView : public QWidget {
     Q_OBJECT
 public:
     explicit ProjectionView(Session* session, QWidget* parent = nullptr);
 
     ProjectionModel* model() const { return m_model; }
-    QCustomPlot* barPlot() const { return m_bars; }
+    ProjectionBarPlot* barPlot() const { return m_bars; }
     QCustomPlot* heatPlot() const { return m_heat; }
-    QCPBars* gainBars() const { return m_gainBars; }
+    QCPBars* gainBars() const;
     QCPColorMap* heatMap() const { return m_map; }
     QCPGraph* marker() const { return m_marker; }
     QSlider* winRateSlider() const { return m_winSlider; }
@@ -51,9 +53,7 @@ public:
     // the row has no estimate (nothing is drawn then).
     std::optional<double> boundPercent(int row, bool addressableOnly) const;
     // The legend entries of the two bound lines (no data: the lines are items).
-    QCPGraph* boundLegend(bool addressableOnly) const {
-        return addressableOnly ? m_boundLegend : m_boundAllLegend;
-    }
+    QCPGraph* boundLegend(bool addressableOnly) const;
     QString footerText() const;  // the caption under the bars (the rule set)
     // The heat map under the mouse at `pos` (heat plot pixels): its tooltip text (empty outside
     // the map), and a click there, which sets the sliders to that point.
@@ -87,23 +87,18 @@ private:
         double winRate = 0, median = 1, gainPercent = 0;
     };
     QFormLayout* createControls();
-    void createBarPlot();
     void createHeatMap();
     void createHeatMarkers();
     void createLayout(QFormLayout* form);
     void connectControls();
     void updateFooter();
-    void fitValueLabels();
     std::optional<HeatPoint> heatPointAt(const QPoint& pos) const;
     void showHeatTip(const QPoint& pos, const QPoint& global);
     void setByHand(double winRate, double medianSpeedup);
     void onWorkloadsChanged();
-    void updateBars();
     void updateMarker();
-    void updateBounds();
-    double labelAnchor(int row) const;
-    double farthestBound() const;
     void rebuildHeatMap();
+    void fitHeatTitle();
     QString idleWarnings() const;
     void syncControls();
 
@@ -118,25 +113,16 @@ private:
     QLabel* m_assumptions;
     // Where the current (w, m) came from, printed with the assumptions under the plot.
     QString m_source = QStringLiteral("the DLRM-Bench summary, 5/12, 1.552x (published)");
-    QCustomPlot* m_bars;
+    ProjectionBarPlot* m_bars;
     QCustomPlot* m_heat;
-    QCPBars* m_gainBars = nullptr;
     QCPColorMap* m_map = nullptr;
     QCPColorScale* m_scale = nullptr;
     QCPGraph* m_marker = nullptr;
     QCPGraph* m_references = nullptr;
     QCPItemText* m_markerLabel = nullptr;
     QCPTextElement* m_heatTitle = nullptr;
-    QCPTextElement* m_barsFooter = nullptr;
-    bool m_axisHeld = false;
-    double m_baseUpper = 1;  // the gain axis's end before the value labels ask for room  // a
-                             // slider is being dragged: the gain axis does not shrink
-    std::vector<QCPItemText*> m_valueLabels;
-    std::vector<RowLabel> m_labels;  // per row (core's rowLabels), made when workloads change
-    // Per row: the speed-of-light lines (addressable, all kernels; null without an estimate).
-    std::vector<std::pair<QCPItemLine*, QCPItemLine*>> m_boundLines;
-    QCPGraph* m_boundLegend = nullptr;
-    QCPGraph* m_boundAllLegend = nullptr;
+    QString m_heatTitleText;  // unelided
+    std::vector<QCPItemText*> m_referenceLabels;  // the study benchmarks' names on the map
     int m_heatRow = -1;
     int m_selectedEvaluation = -1;
 };

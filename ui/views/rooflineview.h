@@ -9,6 +9,7 @@
 
 #include "core/base/category.h"
 #include "core/project/figuredata.h"
+#include "ui/plots/rooflineplot.h"
 
 class QComboBox;
 class QCPGraph;
@@ -21,37 +22,22 @@ namespace reach {
 class Session;
 struct WorkloadHeadroom;
 
-// The roofline scatter of one workload: one point per kernel at core's arithmetic intensity
-// (FLOP/byte) and achieved FLOP/s on log axes, coloured by category, its area by time; the GPU's
-// roofline (DRAM bandwidth up to the BF16 tensor and FP32 vector peaks of the row core picked
-// from the trace's deviceProperties). Hover tells a point's numbers, a click selects its kernel
-// (kernelClicked: the main window shows it in the breakdown's drill-down). Kernels without an
-// estimate, and estimated ones without FLOPs (copies, gathers: no place on a FLOP/s axis), are
-// never plotted: they are counted under the plot. Every number is core/headroom's.
+// The roofline of one workload of the session (ui/plots/rooflineplot.h) with a workload picker.
+// Hover tells a point's numbers, a click selects its kernel (kernelClicked: the main window shows
+// it in the breakdown's drill-down).
 class RooflineView : public QWidget {
     Q_OBJECT
 public:
-    // One plotted kernel, as core computed it.
-    struct Point {
-        std::string name;  // the kernel's full name
-        std::string op;
-        Category category = Category::Unclassified;
-        double intensity = 0;       // FLOP per byte
-        double flopsPerSecond = 0;  // achieved
-        double us = 0;              // its time (the point's area)
-        double fractionOfSol = 0;
-        double diameterPx = 0;
-        QCPGraph* graph = nullptr;
-    };
+    using Point = RooflinePlot::Point;
 
     explicit RooflineView(Session* session, QWidget* parent = nullptr);
 
-    QCustomPlot* plot() const { return m_plot; }
+    RooflinePlot* plot() const { return m_plot; }
     QComboBox* workloadBox() const { return m_workload; }
-    const std::vector<Point>& points() const { return m_points; }
+    const std::vector<Point>& points() const { return m_plot->points(); }
     // The drawn roofline: BF16 tensor and FP32 vector ceilings over the plotted range.
-    QCPGraph* rooflineGraph() const { return m_roofBf16; }
-    QCPGraph* fp32RooflineGraph() const { return m_roofFp32; }
+    QCPGraph* rooflineGraph() const { return m_plot->rooflineGraph(); }
+    QCPGraph* fp32RooflineGraph() const { return m_plot->fp32RooflineGraph(); }
     // What is not plotted and why (under the plot, and in the figure's footer).
     QString noteText() const;
     QString footerText() const;
@@ -61,7 +47,7 @@ public:
     void setWorkloadRow(int row);
     bool setWorkloadByName(const QString& name);
     // The highlighted kernel (full name; empty for none). selectKernel does not emit.
-    QString selectedKernel() const { return m_selected; }
+    QString selectedKernel() const { return m_plot->selectedKernel(); }
     bool selectKernel(const QString& fullName);
     // A point at plot pixel `pos` (within its radius + 3 px; the nearest, the one drawn on top
     // on a tie): its index in points(), else -1.
@@ -81,26 +67,12 @@ public slots:
 
 private:
     void onWorkloadsChanged();
-    void rebuild();
-    void clearPoints();
-    void drawRoofline(double xLow, double xHigh);
-    void updateSelection();
 
     Session* m_session;
     QComboBox* m_workload;
     QLabel* m_note;
-    QCustomPlot* m_plot;
-    QCPTextElement* m_title = nullptr;
-    QCPTextElement* m_footer = nullptr;
-    QString m_footerText;  // unwrapped
-    QCPGraph* m_roofBf16 = nullptr;
-    QCPGraph* m_roofFp32 = nullptr;
-    QCPGraph* m_ring = nullptr;  // the selected point's outline (screen only)
-    std::vector<QCPGraph*> m_legendGraphs;
-    std::vector<Point> m_points;
-    std::shared_ptr<const WorkloadHeadroom> m_headroom;
+    RooflinePlot* m_plot;
     int m_row = -1;
-    QString m_selected;
     QPoint m_pressPos;
 };
 

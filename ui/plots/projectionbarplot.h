@@ -1,0 +1,86 @@
+#pragma once
+
+#include <QString>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "core/project/figuredata.h"
+#include "core/project/project.h"
+
+#include <qcustomplot.h>
+
+namespace reach {
+
+class ProjectionModel;
+
+// The projection's bars: per workload, the study's projected gain A*w*(1-1/m) for the model's
+// (w, m), its value printed after the bar (of GPU time, of the wall clock and the GPU's busy
+// share), the speed-of-light lines across it (core/headroom), the legend above and the rule
+// set's footer below. It paints a ProjectionModel it does not own and knows no GUI session: the
+// projection view adds the sliders, the heat map and the clicks; `reach-cli figure projection`
+// paints it alone. A slider move calls updateBars() only: the labels are made per change of the
+// rows (setRows).
+class ProjectionBarPlot : public QCustomPlot {
+    Q_OBJECT
+public:
+    explicit ProjectionBarPlot(const ProjectionModel* model, QWidget* parent = nullptr);
+
+    // After the model's rows changed: the short labels, the bound lines, the footer, the bars.
+    void setRows();
+    // After the model's (w, m) changed: the bars and their values only.
+    void updateBars();
+    void setRuleSet(const QString& name, const QString& hash);
+    // The row whose value is bold on screen (the heat map's); -1 for none.
+    void setEmphasizedRow(int row);
+    // While a slider is held the gain axis only grows: the bars do not rescale under the cursor.
+    void setAxisHeld(bool held);
+
+    QCPBars* gainBars() const { return m_gainBars; }
+    QString valueLabel(int row) const;  // the text printed at a workload's bar
+    // The speed-of-light bound drawn across a workload's bar (percent of GPU time, as the bar):
+    // core/headroom's headroom share of the addressable kernels, or of all kernels; nullopt when
+    // the row has no estimate (nothing is drawn then).
+    std::optional<double> boundPercent(int row, bool addressableOnly) const;
+    // The legend entries of the two bound lines (no data: the lines are items).
+    QCPGraph* boundLegend(bool addressableOnly) const {
+        return addressableOnly ? m_boundLegend : m_boundAllLegend;
+    }
+    QString footerText() const;
+    // The row of the bar at `pos` (widget pixels); -1 away from the bars.
+    int rowAt(const QPointF& pos) const;
+    // The hover text of a row: its whole name and device, and every value of its label.
+    QString hoverText(int row) const;
+    // What the figure plots (core/project/figuredata.h): its CSV, with the bound lines' numbers.
+    FigureTable figureData() const;
+
+public slots:
+    void refreshStyle();
+
+private:
+    void updateBounds();
+    void updateFooter();
+    void fitValueLabels();
+    double farthestBound() const;
+    std::vector<ProjectWorkload> rows() const;
+
+    const ProjectionModel* m_model;
+    QString m_rulesName, m_rulesHash;
+    int m_emphasized = -1;
+    bool m_axisHeld = false;
+    double m_baseUpper = 1;  // the gain axis's end before the value labels ask for room
+    // Every how many rows a name is printed on the axis: 1 unless rows are closer than a line
+    // of the axis's font (a hundred workloads on a screen), where every name would overprint
+    // its neighbours; the hover names every bar.
+    int m_tickStride = 1;
+    QCPBars* m_gainBars = nullptr;
+    QCPTextElement* m_footer = nullptr;
+    std::vector<QCPItemText*> m_valueLabels;
+    std::vector<RowLabel> m_labels;  // per row (core's rowLabels), made when the rows change
+    // Per row: the speed-of-light lines (addressable, all kernels; null without an estimate).
+    std::vector<std::pair<QCPItemLine*, QCPItemLine*>> m_boundLines;
+    QCPGraph* m_boundLegend = nullptr;
+    QCPGraph* m_boundAllLegend = nullptr;
+};
+
+}  // namespace reach
