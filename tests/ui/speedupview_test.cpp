@@ -110,6 +110,7 @@ private slots:
     void winThresholdChangesTheLegend();
     void emptyStateSaysWhatToLoad();
     void onScreenTickLabelsNeverRunTogether();
+    void legendLinesKeepTheirDescenders();
 
 private:
     std::unique_ptr<SpeedupView> m_view;
@@ -653,6 +654,45 @@ void SpeedupViewTest::onScreenTickLabelsNeverRunTogether() {
         }
     }
     QVERIFY2(thinnedAt > 0, "no width needed thinning");
+}
+
+
+// Defect 16 of issue 25: the legend's lines (file names with "_", "g", "y") were cut at the
+// bottom. Each entry is at least a line of its font high, inside the widget, and no entry
+// overlaps the next, in every mode and at the narrowest width the view allows.
+void SpeedupViewTest::legendLinesKeepTheirDescenders() {
+    m_view->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_view.get()));
+    for (SpeedupPlot::Mode mode :
+         {SpeedupPlot::Mode::Histogram, SpeedupPlot::Mode::Strip, SpeedupPlot::Mode::Ecdf}) {
+        m_view->setMode(mode);
+        for (const int width : {900, m_view->minimumSizeHint().width()}) {
+            m_view->resize(width, 700);
+            QCustomPlot* plot = m_view->plot();
+            plot->replot(QCustomPlot::rpImmediateRefresh);
+            QCPLegend* legend = plot->legend;
+            QVERIFY(legend->visible());
+            QVERIFY(legend->itemCount() >= 2);
+            QRect previous;
+            for (int i = 0; i < legend->itemCount(); ++i) {
+                QCPAbstractLegendItem* item = legend->item(i);
+                const QRect r = item->outerRect();
+                const QFontMetrics fm(item->font());
+                const QString where = QStringLiteral("mode %1, width %2, entry %3: %4x%5 at %6")
+                                          .arg(int(mode))
+                                          .arg(width)
+                                          .arg(i)
+                                          .arg(r.width())
+                                          .arg(r.height())
+                                          .arg(r.top());
+                QVERIFY2(r.height() >= fm.height(), qPrintable(where));
+                QVERIFY2(plot->rect().contains(r), qPrintable(where));
+                if (!previous.isNull() && previous.left() == r.left())
+                    QVERIFY2(r.top() >= previous.bottom(), qPrintable(where));
+                previous = r;
+            }
+        }
+    }
 }
 
 QTEST_MAIN(SpeedupViewTest)
