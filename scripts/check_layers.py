@@ -17,7 +17,7 @@ import re
 import sys
 
 # Bottom to top: a folder may include itself and any folder to its left.
-CORE_LAYERS = ["base", "trace", "analysis", "headroom", "verify", "records", "store", "project"]
+CORE_LAYERS = ["base", "trace", "analysis", "headroom", "benchmark", "verify", "records", "store", "project"]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 QT = re.compile(r"^(Q[A-Za-z0-9]+|Qt[A-Za-z]+/.*|q[a-z]+\.h)$")

@@ -44,6 +44,7 @@ const std::vector<CliCommand>& cliCommands() {
         // -- plots-end
         // -- headroom-begin
         { extern CliCommand headroomCommand(); list.push_back(headroomCommand()); }
+        { extern CliCommand extractCommand(); list.push_back(extractCommand()); }
         // -- headroom-end
         // -- gui-begin
         // -- gui-end

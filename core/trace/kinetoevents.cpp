@@ -159,7 +159,10 @@ void EventReader::parseArgs(Event& ev) {
                 .skipValue();  // e.g. a string id in a foreign trace: no link rather than an error
         }
     };
-    const bool op = ev.catKnown && ev.cat == Cat::CpuOp;
+    // Shapes are kept while the category is not yet known too: JSON's keys come in any order,
+    // and a trace written with sorted keys ("args" before "cat") lost every operator's shapes.
+    // fold() uses a signature only for an operator call.
+    const bool op = !ev.catKnown || ev.cat == Cat::CpuOp;
     std::string dims, types, concrete, strides;
     while (m_scan.nextKey(key)) {
         if (is(key, "External id")) {

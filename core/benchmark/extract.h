@@ -1,0 +1,75 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/breakdown.h"
+#include "core/base/category.h"
+
+namespace reach {
+
+// The workload's own benchmark (docs/benchmark.md): a category's kernel time grouped by the
+// operator call that launched it (the ATen operator and its recorded arguments), hottest first,
+// each group turned into a KernelBench-format problem until `cover` of the category's time is
+// covered.
+struct ExtractOptions {
+    double cover = 0.9;
+    std::optional<Category> category = Category::Addressable;  // nullopt: every kernel
+};
+
+// One kernel of the trace under one operator call signature.
+struct ExtractedKernel {
+    std::string name;
+    int64_t calls = 0;
+    double us = 0;
+};
+
+// One operator call signature: what its kernels took, and how many calls launched them.
+struct SignatureGroup {
+    std::string op;
+    std::string signature;  // the JSON core/trace keeps ({"dims", "types", "concrete", ...})
+    double us = 0;
+    int64_t opCalls = 0;
+    std::vector<ExtractedKernel> kernels;  // largest first
+};
+
+struct ExtractedProblem {
+    SignatureGroup group;
+    std::string file;    // "001_addmm_3f2a9c1e.py"
+    std::string source;  // the whole file
+    std::vector<std::string> assumptions;
+};
+
+struct SkippedSignature {
+    SignatureGroup group;
+    std::string why;
+};
+
+struct Extraction {
+    std::string profile, profileSha256, device;
+    std::optional<Category> category;
+    double cover = 0.9;
+    double gpuUs = 0;           // the workload's GPU time
+    double categoryUs = 0;      // the category's kernel time (every kernel's without a category)
+    double shapedUs = 0;        // of it, under an operator call with recorded shapes
+    double coveredUs = 0;       // of it, under the problems written
+    std::vector<ExtractedProblem> problems;    // hottest first
+    std::vector<SkippedSignature> skipped;     // hotter than the last problem, not made
+    std::vector<SignatureGroup> notReached;    // colder than the cover asked for
+
+    double coveredShare() const { return categoryUs > 0 ? coveredUs / categoryUs : 0; }
+};
+
+// Groups every kernel of the category by operator call signature and writes problems, hottest
+// first, until the cover is reached. Pure: the caller writes the files.
+Extraction extractBenchmark(const Breakdown& breakdown, const ExtractOptions& options);
+
+// benchmark.json: the profile, the category, the covered share, each problem (file, operator,
+// signature, kernels with calls and GPU time and their share of the workload), what was skipped
+// and why.
+nlohmann::json extractionJson(const Extraction& e);
+
+}  // namespace reach

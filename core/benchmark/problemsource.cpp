@@ -1,0 +1,505 @@
+#include "core/benchmark/problemsource.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace reach {
+
+namespace {
+
+// A tensor's element count and bytes past these are no problem for a benchmark: refused.
+constexpr int64_t kMaxDim = int64_t(1) << 40;
+constexpr int64_t kMaxElements = int64_t(1) << 31;
+constexpr int64_t kMaxBytesPerCall = int64_t(16) << 30;
+constexpr size_t kMaxArguments = 64;
+
+// The profiler's "Input type" of a tensor -> torch's dtype name, and its element size.
+struct DType {
+    const char* torchName;
+    int bytes;
+};
+const std::map<std::string, DType>& dtypes() {
+    static const std::map<std::string, DType> m = {
+        {"float", {"float32", 4}},      {"double", {"float64", 8}},
+        {"c10::Half", {"float16", 2}},  {"c10::BFloat16", {"bfloat16", 2}},
+        {"long int", {"int64", 8}},     {"long", {"int64", 8}},
+        {"int", {"int32", 4}},          {"short int", {"int16", 2}},
+        {"signed char", {"int8", 1}},   {"unsigned char", {"uint8", 1}},
+        {"bool", {"bool", 1}},
+    };
+    return m;
+}
+
+bool isInteger(const std::string& s) {
+    size_t i = s.size() > 0 && s[0] == '-' ? 1 : 0;
+    if (i >= s.size() || s.size() - i > 19)
+        return false;
+    return std::all_of(s.begin() + long(i), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// 1.5, -2.0e-3, 1e9: digits, one point, an exponent; nothing else.
+bool isDecimal(const std::string& s) {
+    if (s.empty() || s.size() > 40)
+        return false;
+    size_t i = s[0] == '-' ? 1 : 0;
+    bool digits = false, point = false;
+    for (; i < s.size(); ++i) {
+        const char c = s[i];
+        if (c >= '0' && c <= '9') {
+            digits = true;
+        } else if (c == '.' && !point) {
+            point = true;
+        } else if ((c == 'e' || c == 'E') && digits) {
+            size_t j = i + 1;
+            if (j < s.size() && (s[j] == '+' || s[j] == '-'))
+                ++j;
+            if (j >= s.size())
+                return false;
+            for (; j < s.size(); ++j)
+                if (s[j] < '0' || s[j] > '9')
+                    return false;
+            return true;
+        } else {
+            return false;
+        }
+    }
+    return digits;
+}
+
+// A recorded scalar as a Python literal, or empty when it is not one Reach knows to be safe.
+std::string scalarLiteral(const std::string& s) {
+    if (s == "True" || s == "False")
+        return s;
+    if (s == "inf" || s == "-inf" || s == "nan")
+        return "float('" + s + "')";
+    if (isInteger(s) || isDecimal(s))
+        return s;
+    return {};
+}
+
+// "[13, 512]" -> the same list, checked element by element.
+std::string intListLiteral(const std::string& s) {
+    if (s.size() < 2 || s.front() != '[' || s.back() != ']' || s.size() > 2000)
+        return {};
+    std::string out = "[";
+    std::stringstream in(s.substr(1, s.size() - 2));
+    std::string item;
+    bool first = true;
+    while (std::getline(in, item, ',')) {
+        item.erase(0, item.find_first_not_of(' '));
+        item.erase(item.find_last_not_of(' ') + 1);
+        if (item.empty() && first && in.eof())
+            break;  // "[]"
+        const std::string lit = scalarLiteral(item);
+        if (lit.empty())
+            return {};
+        out += (first ? "" : ", ") + lit;
+        first = false;
+    }
+    return out + "]";
+}
+
+bool readShape(const nlohmann::json& j, std::vector<int64_t>& out) {
+    if (!j.is_array() || j.size() > 16)
+        return false;
+    for (const auto& d : j) {
+        if (!d.is_number_integer() || d.get<int64_t>() < 0 || d.get<int64_t>() > kMaxDim)
+            return false;
+        out.push_back(d.get<int64_t>());
+    }
+    return true;
+}
+
+int64_t elements(const std::vector<int64_t>& shape) {
+    int64_t n = 1;
+    for (int64_t d : shape) {
+        if (d != 0 && n > kMaxElements / d)
+            return kMaxElements + 1;
+        n *= d;
+    }
+    return n;
+}
+
+std::string pyList(const std::vector<int64_t>& v) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(v[i]);
+    return s + "]";
+}
+
+std::string text(const nlohmann::json& a, size_t i) {
+    return a.is_array() && i < a.size() && a[i].is_string() ? a[i].get<std::string>()
+                                                            : std::string();
+}
+
+// The operators whose integer tensor arguments are indices into another argument: which
+// argument holds the indices, which the table, and along which dimension (an argument index
+// holding the dim, or -1 for dim 0).
+struct IndexRole {
+    int indices, table, dimArgument, offsets;
+};
+const std::map<std::string, IndexRole>& indexRoles() {
+    static const std::map<std::string, IndexRole> m = {
+        {"embedding", {1, 0, -1, -1}},
+        {"embedding_bag", {1, 0, -1, 2}},
+        {"_embedding_bag", {1, 0, -1, 2}},
+        {"_embedding_bag_forward_only", {1, 0, -1, 2}},
+        {"index_select", {2, 0, 1, -1}},
+        {"gather", {2, 0, 1, -1}},
+        {"scatter", {2, 0, 1, -1}},
+        {"scatter_add", {2, 0, 1, -1}},
+    };
+    return m;
+}
+
+// Operators a problem cannot stand for: they allocate, copy, draw random numbers or take a
+// list the profiler does not record.
+const std::map<std::string, std::string>& refusedOperators() {
+    static const std::map<std::string, std::string> m = {
+        {"empty", "it only allocates"},
+        {"empty_strided", "it only allocates"},
+        {"_to_copy", "a dtype or device conversion, not a computation"},
+        {"resize_", "it only allocates"},
+        {"set_", "it only rebinds storage"},
+        {"record_stream", "no computation"},
+        {"index", "its index list is a list the profiler does not record"},
+        {"index_put", "its index list is a list the profiler does not record"},
+        {"index_put_", "its index list is a list the profiler does not record"},
+        {"_index_put_impl_", "its index list is a list the profiler does not record"},
+        {"native_dropout", "random: no two runs agree, so no oracle"},
+        {"dropout", "random: no two runs agree, so no oracle"},
+        {"bernoulli_", "random: no two runs agree, so no oracle"},
+        {"uniform_", "random: no two runs agree, so no oracle"},
+        {"normal_", "random: no two runs agree, so no oracle"},
+        {"random_", "random: no two runs agree, so no oracle"},
+        {"randperm", "random: no two runs agree, so no oracle"},
+        {"multinomial", "random: no two runs agree, so no oracle"},
+    };
+    return m;
+}
+
+bool validIdentifier(const std::string& s) {
+    if (s.empty() || s.size() > 100 || std::isdigit(static_cast<unsigned char>(s[0])))
+        return false;
+    return std::all_of(s.begin(), s.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_';
+    });
+}
+
+constexpr const char* kHelpers = R"PY(
+
+def _draw(shape, stride, dtype, low=0, high=2):
+    """A tensor of `shape` laid out as recorded: `stride` orders its dimensions (a transposed
+    operand stays transposed) and a stride of 0 is an expanded dimension."""
+    dims = list(range(len(shape)))
+    order = sorted(dims, key=lambda d: (-stride[d], d)) if stride else dims
+    base_shape = [1 if stride and stride[d] == 0 else shape[d] for d in order]
+    if dtype.is_floating_point:
+        base = torch.randn(base_shape, dtype=torch.float32).to(dtype)
+    elif dtype == torch.bool:
+        base = torch.rand(base_shape) < 0.5
+    else:
+        base = torch.randint(low, max(high, low + 1), base_shape, dtype=dtype)
+    t = base.permute([order.index(d) for d in dims])
+    return t.expand(shape) if stride and 0 in stride else t
+
+
+def _offsets(bags, indices, dtype):
+    """embedding_bag's offsets: bags of equal size over the indices, the first at 0."""
+    step = indices // bags if bags else 0
+    return torch.arange(bags, dtype=dtype) * step
+
+
+def _overload(packet, args):
+    """The overload of the ATen operator that takes the recorded arguments, as a function of
+    them. The profiler records every argument in the schema's order; those past its positional
+    ones go by keyword (add's alpha, sum's dtype)."""
+    last = None
+    for name in packet.overloads():
+        if name == "out" or name.endswith("_out"):
+            continue  # writes into tensors it is given: not the call the profile recorded
+        op = getattr(packet, name)
+        params = op._schema.arguments
+        if len(args) > len(params):
+            continue
+
+        def call(values, op=op, params=params):
+            positional = [v for p, v in zip(params, values) if not p.kwarg_only]
+            keywords = {p.name: v for p, v in zip(params, values) if p.kwarg_only}
+            return op(*positional, **keywords)
+
+        try:
+            call(args)
+        except (RuntimeError, TypeError, ValueError) as e:
+            last = e
+            continue
+        return call
+    raise last or RuntimeError("no overload of this operator takes the recorded arguments")
+
+
+def _first(out):
+    while isinstance(out, (tuple, list)):
+        out = out[0]
+    return out
+)PY";
+
+}  // namespace
+
+std::string commentSafe(const std::string& text, size_t limit) {
+    std::string out;
+    for (unsigned char c : text) {
+        if (out.size() >= limit) {
+            out += "...";
+            break;
+        }
+        if (c >= 0x20 && c < 0x7f) {
+            out += char(c);
+        } else {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", c);
+            out += buf;
+        }
+    }
+    return out;
+}
+
+std::vector<CallArgument> decodeArguments(const nlohmann::json& sig, std::string* why) {
+    auto fail = [&](const std::string& w) {
+        if (why)
+            *why = w;
+        return std::vector<CallArgument>{};
+    };
+    if (!sig.is_object() || !sig.contains("dims") || !sig["dims"].is_array())
+        return fail("no recorded shapes");
+    const nlohmann::json& dims = sig["dims"];
+    const nlohmann::json types = sig.value("types", nlohmann::json::array());
+    const nlohmann::json concrete = sig.value("concrete", nlohmann::json::array());
+    const nlohmann::json strides = sig.value("strides", nlohmann::json::array());
+    if (dims.size() > kMaxArguments)
+        return fail("more than " + std::to_string(kMaxArguments) + " arguments");
+    std::vector<CallArgument> args;
+    int64_t bytes = 0;
+    for (size_t i = 0; i < dims.size(); ++i) {
+        const std::string type = text(types, i);
+        CallArgument a;
+        auto tensorStride = [&](const nlohmann::json& s, size_t rank) {
+            std::vector<int64_t> out;
+            if (!readShape(s, out) || out.size() != rank)
+                out.clear();
+            return out;
+        };
+        if (auto d = dtypes().find(type); d != dtypes().end()) {
+            std::vector<int64_t> shape;
+            if (!readShape(dims[i], shape))
+                return fail("argument " + std::to_string(i) + ": a shape Reach cannot read");
+            if (elements(shape) > kMaxElements)
+                return fail("argument " + std::to_string(i) + ": more than 2^31 elements");
+            bytes += elements(shape) * d->second.bytes;
+            a.kind = CallArgument::Kind::Tensor;
+            a.dtype = d->second.torchName;
+            a.shapes.push_back(shape);
+            a.strides.push_back(tensorStride(
+                strides.is_array() && i < strides.size() ? strides[i] : nlohmann::json(),
+                shape.size()));
+        } else if (type == "TensorList") {
+            if (!dims[i].is_array() || dims[i].size() > kMaxArguments)
+                return fail("argument " + std::to_string(i) + ": a tensor list Reach cannot read");
+            if (dims[i].empty())
+                return fail("argument " + std::to_string(i) +
+                            ": a tensor list the trace records without its tensors");
+            a.kind = CallArgument::Kind::TensorList;
+            for (size_t k = 0; k < dims[i].size(); ++k) {
+                std::vector<int64_t> shape;
+                if (!readShape(dims[i][k], shape) || elements(shape) > kMaxElements)
+                    return fail("argument " + std::to_string(i) + ": a shape Reach cannot read");
+                bytes += elements(shape) * 4;
+                const nlohmann::json s =
+                    strides.is_array() && i < strides.size() && strides[i].is_array() &&
+                            k < strides[i].size()
+                        ? strides[i][k]
+                        : nlohmann::json();
+                a.strides.push_back(tensorStride(s, shape.size()));
+                a.shapes.push_back(std::move(shape));
+            }
+        } else if (type == "Scalar") {
+            a.kind = CallArgument::Kind::Scalar;
+            a.literal = scalarLiteral(text(concrete, i));
+            if (a.literal.empty())
+                return fail("argument " + std::to_string(i) + ": a scalar the trace does not record as a number");
+        } else if (type == "ScalarList") {
+            a.kind = CallArgument::Kind::Scalar;
+            a.literal = intListLiteral(text(concrete, i));
+            if (a.literal.empty())
+                return fail("argument " + std::to_string(i) + ": a list the trace does not record as numbers");
+        } else if (type.empty()) {
+            if (!(dims[i].is_array() && dims[i].empty()))
+                return fail("argument " + std::to_string(i) + ": a tensor whose type the trace does not record");
+            a.kind = CallArgument::Kind::None;  // an optional argument left out
+        } else {
+            return fail("argument " + std::to_string(i) + " of type '" + commentSafe(type, 40) +
+                        "', which Reach cannot draw");
+        }
+        if (bytes > kMaxBytesPerCall)
+            return fail("inputs of more than 16 GiB");
+        args.push_back(std::move(a));
+    }
+    return args;
+}
+
+ProblemSource problemSource(const std::string& op, const nlohmann::json& signature,
+                            const std::vector<std::string>& header,
+                            const std::string& fallbackDtype) {
+    ProblemSource out;
+    const std::string prefix = "aten::";
+    if (op.rfind(prefix, 0) != 0) {
+        out.why = "not an ATen operator: PyTorch has no reference to call";
+        return out;
+    }
+    std::string name = op.substr(prefix.size());
+    if (const size_t dot = name.find('.'); dot != std::string::npos)
+        name = name.substr(0, dot);  // an overload name: the packet resolves it from the args
+    // A plain identifier, and no dunder: "aten::__class__" would name Python's machinery.
+    if (!validIdentifier(name) || name.rfind("__", 0) == 0) {
+        out.why = "an operator name that is not an ATen operator's";
+        return out;
+    }
+    if (auto r = refusedOperators().find(name); r != refusedOperators().end()) {
+        out.why = r->second;
+        return out;
+    }
+    // An in-place operator stands for its functional form: the reference must not change the
+    // inputs a candidate is judged against. A copy or fill into a tensor writes a fresh one of
+    // the same layout (empty_like keeps the strides): the same kernel, no input changed.
+    std::string callName = name;
+    const bool intoFresh = name == "copy_" || name == "fill_" || name == "zero_";
+    if (intoFresh) {
+        out.assumptions.push_back("aten::" + name + " writes into a fresh tensor laid out as its "
+                                  "destination (torch.empty_like)");
+    } else if (name.size() > 1 && name.back() == '_' && name[name.size() - 2] != '_') {
+        callName = name.substr(0, name.size() - 1);
+        out.assumptions.push_back("in-place aten::" + name + " called as its functional form aten::" +
+                                  callName);
+    }
+    std::string why;
+    std::vector<CallArgument> args = decodeArguments(signature, &why);
+    if (args.empty() && !why.empty()) {
+        out.why = why;
+        return out;
+    }
+
+    const auto role = indexRoles().find(name);
+    std::vector<std::string> params, draws, callArgs;
+    int n = 0;
+    auto dimOf = [&](int argument) -> int64_t {
+        if (argument < 0 || argument >= int(args.size()))
+            return 0;
+        const CallArgument& a = args[size_t(argument)];
+        return a.kind == CallArgument::Kind::Scalar && isInteger(a.literal) ? std::stoll(a.literal)
+                                                                            : 0;
+    };
+    bool guessedInts = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const CallArgument& a = args[i];
+        if (a.kind == CallArgument::Kind::None) {
+            callArgs.push_back("None");
+            continue;
+        }
+        if (a.kind == CallArgument::Kind::Scalar) {
+            callArgs.push_back(a.literal);
+            continue;
+        }
+        std::vector<std::string> names;
+        for (size_t k = 0; k < a.shapes.size(); ++k) {
+            const std::string p = "x" + std::to_string(n++);
+            names.push_back(p);
+            params.push_back(p);
+            std::string dtype = a.dtype.empty() ? fallbackDtype : a.dtype;
+            const bool integer = dtype.rfind("int", 0) == 0 || dtype.rfind("uint", 0) == 0;
+            std::string range;
+            if (integer && role != indexRoles().end() && int(i) == role->second.offsets &&
+                role->second.indices < int(args.size()) && !a.shapes[k].empty()) {
+                const auto& ind = args[size_t(role->second.indices)];
+                const int64_t total = ind.shapes.empty() ? 0 : elements(ind.shapes[0]);
+                draws.push_back("_offsets(" + std::to_string(a.shapes[k][0]) + ", " +
+                                std::to_string(total) + ", torch." + dtype + ")");
+                out.assumptions.push_back("embedding_bag offsets: bags of equal size");
+                continue;
+            }
+            if (integer && role != indexRoles().end() && int(i) == role->second.indices) {
+                const auto& table = args[size_t(role->second.table)];
+                int64_t dim = role->second.dimArgument < 0 ? 0 : dimOf(role->second.dimArgument);
+                const auto& tshape = table.shapes.empty() ? std::vector<int64_t>{} : table.shapes[0];
+                if (dim < 0)
+                    dim += int64_t(tshape.size());
+                const int64_t high = dim >= 0 && dim < int64_t(tshape.size()) ? tshape[size_t(dim)] : 1;
+                range = ", 0, " + std::to_string(std::max<int64_t>(high, 1));
+                out.assumptions.push_back("indices drawn uniformly in range");
+            } else if (integer) {
+                guessedInts = true;
+            }
+            if (a.dtype.empty())
+                out.assumptions.push_back("tensor list elements taken to be " + dtype +
+                                          " (the trace does not record their dtype)");
+            draws.push_back("_draw(" + pyList(a.shapes[k]) + ", " + pyList(a.strides[k]) +
+                            ", torch." + dtype + range + ")");
+        }
+        if (a.kind == CallArgument::Kind::TensorList) {
+            std::string list = "[";
+            for (size_t k = 0; k < names.size(); ++k)
+                list += (k ? ", " : "") + names[k];
+            callArgs.push_back(list + "]");
+        } else {
+            callArgs.push_back(names[0]);
+        }
+    }
+    if (guessedInts)
+        out.assumptions.push_back("integer inputs of unknown role drawn in [0, 2)");
+    std::sort(out.assumptions.begin(), out.assumptions.end());
+    out.assumptions.erase(std::unique(out.assumptions.begin(), out.assumptions.end()),
+                          out.assumptions.end());
+
+    std::string s;
+    for (const std::string& line : header)
+        s += "# " + commentSafe(line) + "\n";
+    for (const std::string& a : out.assumptions)
+        s += "# assumed: " + commentSafe(a) + "\n";
+    s += "import torch\nimport torch.nn as nn\n";
+    s += kHelpers;
+    s += "\n\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n";
+    if (!intoFresh)
+        s += "        self._call = None\n";
+    s += "\n";
+    s += "    def forward(self";
+    for (const std::string& p : params)
+        s += ", " + p;
+    if (intoFresh) {
+        if (callArgs.empty() || params.empty() || callArgs[0] != params[0]) {
+            out.why = "aten::" + name + " without its destination tensor";
+            return out;
+        }
+        s += "):\n        return torch.empty_like(" + callArgs[0] + ")." + name + "(";
+        for (size_t i = 1; i < callArgs.size(); ++i)
+            s += (i > 1 ? ", " : "") + callArgs[i];
+        s += ")";
+    } else {
+        s += "):\n        args = [";
+        for (size_t i = 0; i < callArgs.size(); ++i)
+            s += (i ? ", " : "") + callArgs[i];
+        s += "]\n        if self._call is None:\n            self._call = _overload(torch.ops.aten." +
+             callName + ", args)\n        return _first(self._call(args))";
+    }
+    s += "\n\n\ndef get_inputs():\n    return [";
+    for (size_t i = 0; i < draws.size(); ++i)
+        s += (i ? ",\n            " : "") + draws[i];
+    s += "]\n\n\ndef get_init_inputs():\n    return []\n";
+    out.source = std::move(s);
+    out.ok = true;
+    return out;
+}
+
+}  // namespace reach

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace reach {
+
+// One argument of a recorded operator call, decoded from the profiler's record_shapes fields
+// ("Input Dims", "Input type", "Input Strides", "Concrete Inputs"; FORMATS.md).
+struct CallArgument {
+    enum class Kind { Tensor, TensorList, Scalar, None };
+    Kind kind = Kind::None;
+    // Tensor: one shape; TensorList: one per element.
+    std::vector<std::vector<int64_t>> shapes, strides;
+    std::string dtype;    // torch dtype name ("bfloat16"); empty when the trace does not say
+    std::string literal;  // Scalar: a Python literal checked to be a number, bool or int list
+};
+
+// What a problem is made of, or why it cannot be made.
+struct ProblemSource {
+    bool ok = false;
+    std::string why;     // when not ok: one sentence
+    std::string source;  // when ok: the whole KernelBench-format file
+    std::vector<std::string> assumptions;  // what the file had to guess (dtypes, index ranges)
+};
+
+// The text a stranger's trace put in a problem's header comment, made harmless: one line of
+// printable ASCII (anything else written as \xNN), at most `limit` characters. A kernel name
+// with a line break must not end the comment and become code.
+std::string commentSafe(const std::string& text, size_t limit = 200);
+
+// A KernelBench-format problem (Model, get_inputs, get_init_inputs) whose forward calls the
+// ATen operator `op` ("aten::addmm") with the recorded arguments of `signature` (the JSON that
+// core/trace keeps per shaped call: {"dims", "types", "concrete", "strides"}). Tensors are drawn
+// at their recorded shapes, dtypes and strides (a transposed operand stays transposed, so the
+// same kernel runs); index arguments of the operators that take them (embedding, embedding_bag,
+// index_select, gather) are drawn in range, embedding_bag's offsets are valid. `header` lines
+// go in the file's first comment (commentSafe). Nothing from the trace reaches the file but
+// checked numbers, a checked operator name and harmless comments: the file is code a user will
+// run. `fallbackDtype` is the dtype for tensors whose type the trace does not record (a
+// TensorList's): the caller's best guess, named in the assumptions.
+ProblemSource problemSource(const std::string& op, const nlohmann::json& signature,
+                            const std::vector<std::string>& header,
+                            const std::string& fallbackDtype);
+
+// The decoded arguments (for tests and the extraction's report); empty with `why` set when the
+// signature cannot be called.
+std::vector<CallArgument> decodeArguments(const nlohmann::json& signature, std::string* why);
+
+}  // namespace reach

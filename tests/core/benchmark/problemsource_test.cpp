@@ -1,0 +1,139 @@
+// A problem file is code a user runs, made from a stranger's trace: nothing from the trace may
+// reach it but checked numbers, a checked operator name and harmless comments.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/benchmark/problemsource.h"
+
+using namespace reach;
+using nlohmann::json;
+
+namespace {
+
+json sig(json dims, json types, json concrete, json strides = nullptr) {
+    json j = {{"dims", dims}, {"types", types}, {"concrete", concrete}};
+    if (!strides.is_null())
+        j["strides"] = strides;
+    return j;
+}
+
+// Every line of the file that is not a comment, a blank or the fixed helper code.
+bool hasLineStartingWith(const std::string& source, const std::string& prefix) {
+    size_t at = 0;
+    while (at < source.size()) {
+        const size_t end = source.find('\n', at);
+        const std::string line = source.substr(at, end - at);
+        if (line.rfind(prefix, 0) == 0)
+            return true;
+        if (end == std::string::npos)
+            break;
+        at = end + 1;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST(ProblemSource, AddmmKeepsItsShapesDtypesStridesAndScalars) {
+    const ProblemSource p = problemSource(
+        "aten::addmm",
+        sig({{512}, {4096, 13}, {13, 512}, json::array(), json::array()},
+            {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"},
+            {"", "", "", "1", "1"}, {{1}, {13, 1}, {1, 13}, json::array(), json::array()}),
+        {"operator: aten::addmm"}, "float32");
+    ASSERT_TRUE(p.ok) << p.why;
+    EXPECT_NE(p.source.find("_overload(torch.ops.aten.addmm, args)"), std::string::npos);
+    EXPECT_NE(p.source.find("args = [x0, x1, x2, 1, 1]"), std::string::npos);
+    // The transposed operand stays transposed: its strides go to _draw.
+    EXPECT_NE(p.source.find("_draw([13, 512], [1, 13], torch.bfloat16)"), std::string::npos);
+    EXPECT_NE(p.source.find("def get_init_inputs():"), std::string::npos);
+}
+
+TEST(ProblemSource, EmbeddingBagIndicesAreInRangeAndOffsetsValid) {
+    const ProblemSource p = problemSource(
+        "aten::_embedding_bag",
+        sig({{2000000, 128}, {262144}, {4096}, json::array(), json::array(), json::array(),
+             json::array(), json::array(), json::array()},
+            {"c10::BFloat16", "long int", "long int", "Scalar", "Scalar", "Scalar", "", "Scalar",
+             "Scalar"},
+            {"", "", "", "False", "0", "False", "", "False", "-1"}),
+        {}, "float32");
+    ASSERT_TRUE(p.ok) << p.why;
+    EXPECT_NE(p.source.find("_draw([262144], [], torch.int64, 0, 2000000)"), std::string::npos)
+        << p.source;
+    EXPECT_NE(p.source.find("_offsets(4096, 262144, torch.int64)"), std::string::npos);
+    EXPECT_NE(p.source.find("args = [x0, x1, x2, False, 0, False, None, False, -1]"),
+              std::string::npos);
+}
+
+TEST(ProblemSource, ATensorListTakesTheDtypeItIsGivenAndSaysSo) {
+    const ProblemSource p = problemSource(
+        "aten::cat", sig({{{4096, 128}, {4096, 128}}, json::array()}, {"TensorList", "Scalar"},
+                         {"", "1"}),
+        {}, "bfloat16");
+    ASSERT_TRUE(p.ok) << p.why;
+    EXPECT_NE(p.source.find("args = [[x0, x1], 1]"), std::string::npos) << p.source;
+    EXPECT_NE(p.source.find("torch.bfloat16"), std::string::npos);
+    ASSERT_FALSE(p.assumptions.empty());
+}
+
+TEST(ProblemSource, CopyWritesAFreshTensorLaidOutAsItsDestination) {
+    const ProblemSource p = problemSource(
+        "aten::copy_", sig({{8, 16}, {8, 16}, json::array()}, {"float", "c10::BFloat16", "Scalar"},
+                           {"", "", "False"}),
+        {}, "float32");
+    ASSERT_TRUE(p.ok) << p.why;
+    EXPECT_NE(p.source.find("return torch.empty_like(x0).copy_(x1, False)"), std::string::npos)
+        << p.source;
+}
+
+TEST(ProblemSource, WhatCannotBeCalledSaysWhy) {
+    EXPECT_FALSE(problemSource("vllm::moe_forward", sig({{4}}, {"float"}, {""}), {}, "").ok);
+    EXPECT_FALSE(problemSource("triton_poi_fused_add_0", sig({{4}}, {"float"}, {""}), {}, "").ok);
+    const ProblemSource random =
+        problemSource("aten::native_dropout", sig({{4}, {}, {}}, {"float", "Scalar", ""}, {"", "0.1", ""}), {}, "");
+    EXPECT_FALSE(random.ok);
+    EXPECT_NE(random.why.find("random"), std::string::npos);
+    const ProblemSource list = problemSource(
+        "aten::_foreach_add_", sig({json::array(), json::array()}, {"TensorList", "Scalar"}, {"", "1"}),
+        {}, "");
+    EXPECT_FALSE(list.ok);
+    EXPECT_NE(list.why.find("without its tensors"), std::string::npos) << list.why;
+    // Larger than any benchmark: 2^32 elements.
+    EXPECT_FALSE(problemSource("aten::relu", sig({{65536, 65536}}, {"float"}, {""}), {}, "").ok);
+}
+
+// A hostile trace: code in a scalar, in an operator name, in a dtype, in a kernel name.
+TEST(ProblemSource, NothingOfAHostileTraceBecomesCode) {
+    for (const char* scalar : {"__import__('os').system('id')", "1; import os", "1)\nimport os#",
+                               "[1, __import__('os')]", "0x10", "1e", "--1", "True or 1"}) {
+        const ProblemSource p = problemSource(
+            "aten::add", sig({{4}, {4}, json::array()}, {"float", "float", "Scalar"}, {"", "", scalar}),
+            {}, "");
+        EXPECT_FALSE(p.ok) << scalar << "\n" << p.source;
+    }
+    const ProblemSource list = problemSource(
+        "aten::view", sig({{4}, json::array()}, {"float", "ScalarList"}, {"", "[2, os.getpid()]"}), {}, "");
+    EXPECT_FALSE(list.ok);
+    for (const char* op : {"aten::relu(x);import os", "aten::__class__.x", "aten::", "aten::1relu",
+                           "aten::relu\nimport os"})
+        EXPECT_FALSE(problemSource(op, sig({{4}}, {"float"}, {""}), {}, "").ok) << op;
+    EXPECT_FALSE(problemSource("aten::relu", sig({{4}}, {"float')\nimport os#"}, {""}), {}, "").ok);
+
+    const std::string evil = "kernel\nimport os\r\nos.system('id')\xe2\x80\xa8x";
+    const ProblemSource p =
+        problemSource("aten::relu", sig({{4}}, {"float"}, {""}), {"  kernel: " + evil}, "");
+    ASSERT_TRUE(p.ok) << p.why;
+    EXPECT_FALSE(hasLineStartingWith(p.source, "import os")) << p.source;
+    EXPECT_FALSE(hasLineStartingWith(p.source, "os.system")) << p.source;
+    EXPECT_NE(p.source.find("kernel\\x0aimport os\\x0d\\x0aos.system('id')\\xe2\\x80\\xa8x"),
+              std::string::npos)
+        << p.source;
+}
+
+TEST(ProblemSource, CommentSafeIsOneLineOfPrintableAscii) {
+    const std::string s = commentSafe(std::string("a\nb\x01\x7f\xff", 6), 100);
+    EXPECT_EQ(s, "a\\x0ab\\x01\\x7f\\xff");
+    EXPECT_EQ(commentSafe(std::string(300, 'k'), 10), std::string(10, 'k') + "...");
+}
