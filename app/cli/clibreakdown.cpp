@@ -52,7 +52,7 @@ void printWorkload(std::ostream& os, const Breakdown& b, size_t top) {
 
     if (b.hasOpSplit && b.opLinkedUs > 0) {
         // Linked time goes to the operator's category, unlinked time keeps its name category.
-        os << "\n  operator split (" << percent(b.gpuTimeUs > 0 ? b.opLinkedUs / b.gpuTimeUs : 0)
+        os << "\n  operator split (" << percent(b.linkedShare())
            << " of GPU time is linked to its launching ATen operator)\n";
         TextTable ops({"category", "by name", "by operator"});
         for (Category c : kCategories) {

@@ -29,6 +29,10 @@ double Breakdown::opAgreement() const {
     return opLinkedUs > 0 ? opAgreeUs / opLinkedUs : 1.0;
 }
 
+double Breakdown::linkedShare() const {
+    return gpuTimeUs > 0 ? std::min(1.0, linkedUs / gpuTimeUs) : 0;
+}
+
 double Breakdown::decisionShare(Decision d) const {
     return gpuTimeUs > 0 ? decisionUs[size_t(d)] / gpuTimeUs : 0;
 }
@@ -146,6 +150,7 @@ Breakdown computeBreakdown(const Workload& workload, const RuleSet& rules) {
         b.familyUs[ck.family.empty() ? std::string(categoryKey(ck.category)) : ck.family] +=
             k.totalUs;
 
+        b.linkedUs += k.linkedUs();
         double linked = 0;
         const bool compare = ck.decision == Decision::Rule && !isCommunicationKernel(k.name);
         for (const OperatorTime& o : k.operators) {

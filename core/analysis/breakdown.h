@@ -61,6 +61,9 @@ struct Breakdown {
     bool hasOpSplit = false;
     std::array<double, 4> opCategoryUs{};
     double opLinkedUs = 0, opAgreeUs = 0;
+    // Time of the activities linked to their launching operator (any operator, NCCL and
+    // containers included): what the operator split, headroom and extraction can follow.
+    double linkedUs = 0;
     std::array<double, 4> decisionUs{};     // time each path decided, indexed by Decision
     double graphUs = 0;                     // time of kernels launched from CUDA graphs
     std::vector<ClassifiedKernel> kernels;  // largest first
@@ -70,6 +73,7 @@ struct Breakdown {
     double opShare(Category c) const;  // of gpuTimeUs
     double familyShare(const std::string& family) const;
     double opAgreement() const;              // opAgreeUs / opLinkedUs; 1 when nothing is linked
+    double linkedShare() const;              // linkedUs of gpuTimeUs; 0 when there is none
     double decisionShare(Decision d) const;  // of gpuTimeUs
     std::vector<const ClassifiedKernel*> top(Category c, size_t n) const;
     // Largest first; only pairs where the categories differ (NCCL excluded).

@@ -52,6 +52,10 @@ json breakdownToJson(const Breakdown& b, size_t maxKernels) {
     j["decided_by"] = decided;
     j["graph_us"] = us(b.graphUs);
     j["graph_share"] = frac(b.gpuTimeUs > 0 ? b.graphUs / b.gpuTimeUs : 0);
+    // Time linked to its launching operator (External id, else correlation -> launch call ->
+    // enclosing operator): the part the operator split and headroom can follow.
+    j["linked_us"] = us(b.linkedUs);
+    j["linked_share"] = frac(b.linkedShare());
 
     json shares = json::object();
     for (Category c : kCategories)

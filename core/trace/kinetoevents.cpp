@@ -43,6 +43,17 @@ bool isGraphLaunch(std::string_view name) {
            startsWith(name, "hipGraphLaunch");  // ROCm traces keep the cuda_runtime category
 }
 
+// A host call that puts work on the GPU, which an activity's correlation can name: kernel
+// launches (cudaLaunchKernel, cudaLaunchKernelExC, cuLaunchKernel(Ex), hipLaunchKernel,
+// hip(Ext)ModuleLaunchKernel, cooperative launches), graph launches, copies and sets (sync or
+// async, any API). Attribute queries, stream and event calls, errors (two fifths of the runtime
+// calls of the shipped traces) are not kept.
+bool launchesGpuWork(std::string_view name) {
+    return name.find("Launch") != std::string_view::npos ||
+           name.find("Memcpy") != std::string_view::npos ||
+           name.find("Memset") != std::string_view::npos;
+}
+
 // Shapes beyond this are not kept (an optimizer's _foreach op over hundreds of tensors): such a
 // call gets no estimate rather than megabytes of signature.
 constexpr size_t kMaxSignatureBytes = 16 * 1024;
@@ -84,6 +95,7 @@ struct EventReader::Event {
     int64_t externalId = kNoId;
     int64_t correlation = kNoId;
     int64_t stream = kNoId;
+    int64_t pid = kNoId;
     int64_t tid = kNoId;
     int64_t device = kNoId;
     int grid[3] = {0, 0, 0};
@@ -273,13 +285,13 @@ void EventReader::readEvent() {
             m_scan.skipRest();
             break;
         }
-        // Once "cat" says the event is neither GPU activity nor an operator (flows, runtime
-        // calls, Python frames: most of a trace), only ts/dur (for the span) are read; of a
-        // runtime call only its name, and the args of a CUDA graph launch (its correlation).
+        // Once "cat" says the event is neither GPU activity nor an operator nor a runtime call
+        // (flows, Python frames: most of a trace), only ts/dur (for the span) are read. Of a
+        // runtime call, the args of one that launches GPU work (its correlation and id).
         bool other = ev.catKnown && ev.cat == Cat::Other;
         if (ev.catKnown && ev.cat == Cat::Runtime && is(key, "args")) {
             // m_name holds an earlier event's name until this one's "name" is read.
-            other = ev.hasName && !m_name.empty() && !isGraphLaunch(m_name);
+            other = ev.hasName && !launchesGpuWork(m_name);
         }
         switch (key.size()) {
             case 2:
@@ -308,6 +320,12 @@ void EventReader::readEvent() {
                 if (is(key, "tid") && !other) {
                     if (m_scan.peek() == JsonScanner::Kind::Number) {
                         ev.tid = toId(m_scan.number());
+                        continue;
+                    }
+                }
+                if (is(key, "pid") && !other) {
+                    if (m_scan.peek() == JsonScanner::Kind::Number) {
+                        ev.pid = toId(m_scan.number());
                         continue;
                     }
                 }
@@ -344,6 +362,17 @@ uint32_t EventReader::kernelIndex(Cat cat) {
     m_fold.kernels.push_back(std::move(k));
     m_fold.kernelIndex.emplace(m_name, idx);
     return idx;
+}
+
+uint32_t EventReader::threadIndex(const Event& ev) {
+    const EventFold::Thread key{ev.pid, ev.tid};
+    if (m_lastThread < m_fold.threads.size() && m_fold.threads[m_lastThread] == key)
+        return m_lastThread;
+    auto [it, fresh] = m_fold.threadIndex.emplace(key, uint32_t(m_fold.threads.size()));
+    if (fresh)
+        m_fold.threads.push_back(key);
+    m_lastThread = it->second;
+    return it->second;
 }
 
 void EventReader::fold(const Event& ev) {
@@ -384,17 +413,32 @@ void EventReader::fold(const Event& ev) {
             return;
         }
         case Cat::Runtime:
-            if (ev.correlation != kNoId && isGraphLaunch(m_name))
+            if (ev.correlation == kNoId || !launchesGpuWork(m_name))
+                return;
+            if (isGraphLaunch(m_name))
                 m_fold.graphLaunches.push_back(ev.correlation);
+            if (ev.hasTs) {
+                m_fold.runtimeCalls.push_back(
+                    {ev.correlation, ev.externalId, ev.ts, threadIndex(ev), 0});
+            }
             return;
         case Cat::CpuOp: {
-            if (ev.externalId == kNoId)
+            // An operator encloses the launches made on its thread while it ran; one without an
+            // interval can still be named by an activity's External id.
+            if (ev.externalId == kNoId && !complete)
                 return;
             const uint32_t op = intern(m_name, m_fold.opIndex, m_fold.ops);
             const uint32_t sig = ev.signature.empty() ? EventFold::kNoSignature
                                                       : intern(ev.signature, m_fold.signatureIndex,
                                                                m_fold.signatures);
-            m_fold.cpuOps.push_back({ev.externalId, op, sig});
+            float dur = -1;
+            if (complete) {
+                dur = float(ev.dur);
+                if (double(dur) < ev.dur)
+                    dur = std::nextafter(dur, std::numeric_limits<float>::infinity());
+            }
+            m_fold.cpuOps.push_back(
+                {ev.externalId, complete ? ev.ts : 0, dur, op, sig, threadIndex(ev)});
             return;
         }
         case Cat::Other:

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace reach {
@@ -62,10 +63,35 @@ struct EventFold {
         int64_t correlation = kNoId;
     };
     static constexpr uint32_t kNoSignature = UINT32_MAX;
+    static constexpr uint32_t kNoThread = UINT32_MAX;
     struct CpuOp {
         int64_t externalId = kNoId;
+        double ts = 0;
+        // Rounded up to a float (an interval never shrinks; 6e-8 of it at most is added): a
+        // third of a trace's events are operators, and this is what enclosing a launch needs.
+        // -1: no interval (not a complete event): the operator is found by its id only.
+        float dur = -1;
         uint32_t op = 0;
         uint32_t signature = kNoSignature;  // when the trace recorded shapes
+        uint32_t thread = kNoThread;        // into threads
+    };
+    // A runtime or driver call that launches GPU work (kernel, copy, set, graph): an activity
+    // with no operator id of its own is linked through the call its correlation names.
+    struct RuntimeCall {
+        int64_t correlation = kNoId;
+        int64_t externalId = kNoId;
+        double ts = 0;
+        uint32_t thread = kNoThread;
+        uint32_t op = 0;  // KinetoMerge's: its place in the file, then its operator
+    };
+    // Kept per operator call and per launch call of the whole trace (docs/limits.md).
+    static_assert(sizeof(CpuOp) == 32 && sizeof(RuntimeCall) == 32);
+    // (pid, tid) of a host event: operators enclose a launch only on its own thread.
+    using Thread = std::pair<int64_t, int64_t>;
+    struct ThreadHash {
+        size_t operator()(const Thread& t) const {
+            return std::hash<uint64_t>{}(uint64_t(t.first) * 1000003u ^ uint64_t(t.second));
+        }
     };
 
     std::vector<Kernel> kernels;
@@ -77,6 +103,9 @@ struct EventFold {
     std::vector<std::string> signatures;
     NameIndex signatureIndex;
     std::vector<CpuOp> cpuOps;
+    std::vector<RuntimeCall> runtimeCalls;
+    std::vector<Thread> threads;  // by first appearance
+    std::unordered_map<Thread, uint32_t, ThreadHash> threadIndex;
     std::vector<int64_t> graphLaunches;  // correlation ids of CUDA graph launch calls
     double spanBegin = std::numeric_limits<double>::infinity();
     double spanEnd = -std::numeric_limits<double>::infinity();
@@ -86,8 +115,8 @@ struct EventFold {
 };
 
 // Reads one event object at a time from a scanner into a fold: of every event only `ph, cat,
-// name, ts, dur, tid` and of its args `External id, correlation, stream, device, grid, block`
-// (and of an operator call with record_shapes its input shapes, types and scalars).
+// name, ts, dur, pid, tid` and of its args `External id, correlation, stream, device, grid,
+// block` (and of an operator call with record_shapes its input shapes, types and scalars).
 class EventReader {
 public:
     EventReader(JsonScanner& scan, EventFold& fold) : m_scan(scan), m_fold(fold) {}
@@ -105,10 +134,12 @@ private:
     double numberField(std::string_view key);
     void fold(const Event& ev);
     uint32_t kernelIndex(Cat cat);  // of the current name
+    uint32_t threadIndex(const Event& ev);
 
     JsonScanner& m_scan;
     EventFold& m_fold;
-    std::string m_name;  // the current event's name (capacity reused across events)
+    std::string m_name;         // the current event's name (capacity reused across events)
+    uint32_t m_lastThread = 0;  // host events come in runs of one thread
 };
 
 }  // namespace kineto

@@ -87,14 +87,153 @@ void KinetoMerge::add(EventFold&& f) {
         ops[i] = intern(f.ops[i], m_opIndex, m_opNames);
     for (size_t i = 0; i < f.signatures.size(); ++i)
         sigs[i] = intern(f.signatures[i], m_sigIndex, m_sigs);
-    for (const EventFold::CpuOp& c : f.cpuOps) {
-        m_cpuOps.push_back(
-            {c.externalId, ops[c.op],
-             c.signature == EventFold::kNoSignature ? EventFold::kNoSignature : sigs[c.signature]});
+    std::vector<uint32_t> threads(f.threads.size());
+    for (size_t i = 0; i < f.threads.size(); ++i) {
+        threads[i] =
+            m_threadIndex.emplace(f.threads[i], uint32_t(m_threadIndex.size())).first->second;
+    }
+    for (EventFold::CpuOp c : f.cpuOps) {
+        c.op = ops[c.op];
+        if (c.signature != EventFold::kNoSignature)
+            c.signature = sigs[c.signature];
+        c.thread = threads[c.thread];
+        m_cpuOps.push_back(c);
+    }
+    for (EventFold::RuntimeCall r : f.runtimeCalls) {
+        r.thread = threads[r.thread];
+        r.op = uint32_t(m_runtimeCalls.size());
+        m_runtimeCalls.push_back(r);
     }
     m_graphLaunches.insert(m_graphLaunches.end(), f.graphLaunches.begin(), f.graphLaunches.end());
     m_spanBegin = std::min(m_spanBegin, f.spanBegin);
     m_spanEnd = std::max(m_spanEnd, f.spanEnd);
+}
+
+uint32_t KinetoMerge::operatorById(int64_t externalId) const {
+    if (externalId == kNoId)
+        return kNoOp;
+    auto it = std::lower_bound(m_cpuOps.begin(), m_cpuOps.end(), externalId,
+                               [](const CpuOpRef& a, int64_t v) { return a.externalId < v; });
+    if (it == m_cpuOps.end() || it->externalId != externalId)
+        return kNoOp;
+    return uint32_t(it - m_cpuOps.begin());
+}
+
+// Sorts m_cpuOps by External id and m_runtimeCalls by correlation, in place (a stable sort's
+// buffer would be a second copy of the records), then: an activity whose External id names an
+// operator keeps it; one whose correlation names a runtime call gets that call's operator. Sorts
+// and one sweep per thread: O(n log n).
+std::vector<uint32_t> KinetoMerge::resolveLaunchingOperators() {
+    // Of operators sharing an id (none in a real trace), the one an id names is the earliest; the
+    // order depends on the records alone, so any cut of the file into folds gives the same.
+    std::sort(m_cpuOps.begin(), m_cpuOps.end(), [](const CpuOpRef& a, const CpuOpRef& b) {
+        return std::tie(a.externalId, a.ts, a.dur, a.thread, a.op, a.signature) <
+               std::tie(b.externalId, b.ts, b.dur, b.thread, b.op, b.signature);
+    });
+    std::vector<uint32_t> launchedBy(m_gpu.size(), kNoOp);
+    // Activities left to the correlation: (activity, runtime call).
+    std::vector<std::pair<uint32_t, uint32_t>> viaCall;
+    bool sortedCalls = false;
+    for (size_t i = 0; i < m_gpu.size(); ++i) {
+        launchedBy[i] = operatorById(m_gpuExternalId[i]);
+        const int64_t corr = m_gpuCorrelation[i];
+        if (launchedBy[i] != kNoOp || corr == kNoId || m_runtimeCalls.empty())
+            continue;
+        if (!sortedCalls) {
+            // Of two calls with one correlation (a hostile or merged trace), the first in the
+            // file (op holds the place until the calls are resolved).
+            std::sort(m_runtimeCalls.begin(), m_runtimeCalls.end(),
+                      [](const EventFold::RuntimeCall& a, const EventFold::RuntimeCall& b) {
+                          return a.correlation != b.correlation ? a.correlation < b.correlation
+                                                                : a.op < b.op;
+                      });
+            for (EventFold::RuntimeCall& r : m_runtimeCalls)
+                r.op = kNoOp;
+            sortedCalls = true;
+        }
+        auto it = std::lower_bound(
+            m_runtimeCalls.begin(), m_runtimeCalls.end(), corr,
+            [](const EventFold::RuntimeCall& r, int64_t v) { return r.correlation < v; });
+        if (it != m_runtimeCalls.end() && it->correlation == corr)
+            viaCall.emplace_back(uint32_t(i), uint32_t(it - m_runtimeCalls.begin()));
+    }
+    if (viaCall.empty())
+        return launchedBy;
+
+    constexpr uint32_t kQueued = kNoOp - 1;  // a call waiting for the sweep
+    auto encloses = [](const CpuOpRef& o, uint32_t thread, double ts) {
+        return o.dur >= 0 && o.thread == thread && o.ts <= ts && ts <= o.ts + o.dur;
+    };
+    // The calls to place by time: those whose own External id names no operator enclosing them
+    // (old traces put the correlation there, which can equal an unrelated operator's id).
+    std::vector<uint32_t> calls;
+    for (const auto& [activity, call] : viaCall) {
+        EventFold::RuntimeCall& r = m_runtimeCalls[call];
+        if (r.op != kNoOp || r.thread == EventFold::kNoThread)
+            continue;
+        const uint32_t byId = operatorById(r.externalId);
+        if (byId != kNoOp && encloses(m_cpuOps[byId], r.thread, r.ts)) {
+            r.op = byId;
+        } else {
+            r.op = kQueued;  // once, however many activities it launched
+            calls.push_back(call);
+        }
+    }
+    std::sort(calls.begin(), calls.end(), [this](uint32_t a, uint32_t b) {
+        const auto& x = m_runtimeCalls[a];
+        const auto& y = m_runtimeCalls[b];
+        return std::tie(x.thread, x.ts, a) < std::tie(y.thread, y.ts, b);
+    });
+    // Operators with an interval by thread, then start; of two that start together the longer
+    // first, so that the inner one is on top of the stack.
+    std::vector<uint32_t> byTime;
+    for (size_t p = 0; p < m_cpuOps.size(); ++p) {
+        if (m_cpuOps[p].dur >= 0)
+            byTime.push_back(uint32_t(p));
+    }
+    std::sort(byTime.begin(), byTime.end(), [this](uint32_t a, uint32_t b) {
+        const CpuOpRef& x = m_cpuOps[a];
+        const CpuOpRef& y = m_cpuOps[b];
+        if (x.thread != y.thread)
+            return x.thread < y.thread;
+        if (x.ts != y.ts)
+            return x.ts < y.ts;
+        if (x.dur != y.dur)
+            return x.dur > y.dur;
+        return a < b;
+    });
+    // Sweep each thread in time: the stack holds the operators begun so far that may still be
+    // running; after those that ended before the call are popped from its top, the top is the
+    // latest-begun operator still running at the call, the innermost one enclosing it. Every
+    // operator is pushed and popped at most once.
+    std::vector<uint32_t> stack;
+    size_t next = 0;
+    uint32_t thread = EventFold::kNoThread;
+    auto end = [this](uint32_t p) { return m_cpuOps[p].ts + m_cpuOps[p].dur; };
+    for (uint32_t call : calls) {
+        EventFold::RuntimeCall& r = m_runtimeCalls[call];
+        if (r.thread != thread) {
+            thread = r.thread;
+            stack.clear();
+            while (next < byTime.size() && m_cpuOps[byTime[next]].thread < thread)
+                ++next;
+        }
+        while (next < byTime.size() && m_cpuOps[byTime[next]].thread == thread &&
+               m_cpuOps[byTime[next]].ts <= r.ts) {
+            const double begin = m_cpuOps[byTime[next]].ts;
+            while (!stack.empty() && end(stack.back()) < begin)
+                stack.pop_back();
+            stack.push_back(byTime[next++]);
+        }
+        while (!stack.empty() && end(stack.back()) < r.ts)
+            stack.pop_back();
+        r.op = stack.empty() ? kNoOp : stack.back();
+    }
+    for (const auto& [activity, call] : viaCall) {
+        const uint32_t op = m_runtimeCalls[call].op;
+        launchedBy[activity] = op == kQueued ? kNoOp : op;
+    }
+    return launchedBy;
 }
 
 Workload KinetoMerge::finish(std::vector<std::pair<int64_t, std::string>> devices,
@@ -109,16 +248,14 @@ Workload KinetoMerge::finish(std::vector<std::pair<int64_t, std::string>> device
     if (w.device.empty() && !devices.empty())
         w.device = devices.front().second;
 
-    // Launching operators: sort the cpu_op ids once, then look each GPU activity up.
-    std::stable_sort(m_cpuOps.begin(), m_cpuOps.end(),
-                     [](const auto& a, const auto& b) { return a.externalId < b.externalId; });
     std::sort(m_graphLaunches.begin(), m_graphLaunches.end());
+    const std::vector<uint32_t> launchedBy = resolveLaunchingOperators();
     std::vector<std::unordered_map<uint32_t, OperatorTime>> ops(m_kernels.size());
     // (operator, signature) -> time, per kernel: the shaped calls.
     std::vector<std::unordered_map<uint64_t, ShapedCall>> shaped(m_kernels.size());
     // (kernel, operator call) pairs already counted: a call that launched a kernel twice is one
     // operator call (ShapedCall::opCalls), which is what the work of a call multiplies.
-    std::set<std::pair<uint32_t, int64_t>> countedCalls;
+    std::set<std::pair<uint32_t, uint32_t>> countedCalls;
     for (size_t i = 0; i < m_gpu.size(); ++i) {
         const uint32_t kernel = m_gpu[i].tag;
         if (m_gpuCorrelation[i] != kNoId &&
@@ -128,13 +265,9 @@ Workload KinetoMerge::finish(std::vector<std::pair<int64_t, std::string>> device
             ++s.graphCalls;
             s.graphUs += m_gpuDur[i];
         }
-        int64_t ext = m_gpuExternalId[i];
-        if (ext == kNoId)
+        if (launchedBy[i] == kNoOp)
             continue;
-        auto it = std::lower_bound(m_cpuOps.begin(), m_cpuOps.end(), ext,
-                                   [](const CpuOpRef& a, int64_t v) { return a.externalId < v; });
-        if (it == m_cpuOps.end() || it->externalId != ext)
-            continue;
+        const CpuOpRef* it = &m_cpuOps[launchedBy[i]];
         OperatorTime& o = ops[kernel][it->op];
         o.totalUs += m_gpuDur[i];
         ++o.calls;
@@ -146,7 +279,7 @@ Workload KinetoMerge::finish(std::vector<std::pair<int64_t, std::string>> device
             }
             ++c.calls;
             c.totalUs += m_gpuDur[i];
-            if (countedCalls.emplace(kernel, ext).second)
+            if (countedCalls.emplace(kernel, launchedBy[i]).second)
                 ++c.opCalls;
         }
     }

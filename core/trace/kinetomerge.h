@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -13,6 +14,12 @@ namespace reach::kineto {
 // Adds the folds of a trace's events in the order of the file and makes the Workload: per-name
 // aggregates (names demangled once), busy time and span, and the links of GPU activities to
 // their launching operators (resolved at the end: events come in any order).
+//
+// An activity's operator is the cpu_op its `External id` names; failing that, the one its
+// `correlation` leads to, as the profiler's own tools (HTA, TraceLens) link: the runtime call
+// with that correlation (the launch; for a kernel replayed from a CUDA graph, the graph launch),
+// then the cpu_op the call's own External id names when that operator encloses the call on its
+// thread, else the innermost cpu_op enclosing the call on its thread (pid, tid).
 class KinetoMerge {
 public:
     void add(EventFold&& fold);
@@ -23,11 +30,12 @@ private:
         KernelStats stats;
         bool haveLaunchShape = false;
     };
-    struct CpuOpRef {
-        int64_t externalId;
-        uint32_t op;
-        uint32_t signature;
-    };
+    using CpuOpRef = EventFold::CpuOp;  // op, signature and thread are this merge's
+
+    // Position in m_cpuOps (sorted by External id) of each activity's operator, or kNoOp.
+    static constexpr uint32_t kNoOp = UINT32_MAX;
+    std::vector<uint32_t> resolveLaunchingOperators();
+    uint32_t operatorById(int64_t externalId) const;
 
     NameIndex m_rawKernelIndex;  // name as in the trace -> kernel
     NameIndex m_kernelIndex;     // demangled name -> kernel
@@ -43,6 +51,8 @@ private:
     std::vector<int64_t> m_gpuCorrelation;  // parallel to m_gpu while it is unsorted
     std::vector<double> m_gpuDur;
     std::vector<CpuOpRef> m_cpuOps;
+    std::vector<EventFold::RuntimeCall> m_runtimeCalls;
+    std::unordered_map<EventFold::Thread, uint32_t, EventFold::ThreadHash> m_threadIndex;
     std::vector<int64_t> m_graphLaunches;
     int64_t m_firstGpuDevice = kNoId;
     double m_spanBegin = std::numeric_limits<double>::infinity();

@@ -22,8 +22,9 @@ struct KinetoOptions {
 
 // Reads a PyTorch profiler (Kineto) Chrome trace, plain or gzip, in one streaming pass: events
 // are folded into per-name aggregates and compact per-event records as they arrive, and links
-// (kernel -> launching cpu_op through "External id") are resolved at the end because events come
-// in any order. Fills everything in Workload except name and source.
+// (GPU activity -> launching cpu_op through "External id", else through "correlation" to its launch
+// call and the innermost cpu_op enclosing that call on its thread) are resolved at the end because
+// events come in any order. Fills everything in Workload except name and source.
 // Progress is the fraction of file bytes read; throws InputError on bad input, Cancelled on stop.
 Workload readKineto(ByteSource& source, const ProgressFn& progress = {}, std::stop_token stop = {},
                     const KinetoOptions& options = {});

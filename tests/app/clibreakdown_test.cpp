@@ -48,6 +48,9 @@ void expectWorkloadShape(const json& w) {
     }
     EXPECT_NEAR(sum, 1.0, 1e-9);
     EXPECT_NEAR(classified, 1.0 - w["shares"]["unclassified"].get<double>(), 1e-9);
+    ASSERT_TRUE(w.contains("linked_share") && w["linked_share"].is_number());
+    EXPECT_GE(w["linked_share"].get<double>(), 0);
+    EXPECT_LE(w["linked_share"].get<double>(), 1);
     ASSERT_TRUE(w.contains("op_shares"));
     EXPECT_TRUE(w["op_shares"].is_object() || w["op_shares"].is_null());
 
@@ -84,6 +87,22 @@ TEST(CliBreakdown, JsonHasTheDocumentedShape) {
     EXPECT_FALSE(doc["rules"]["hash"].get<std::string>().empty());
     // The resnet trace links kernels to ATen operators: the operator split is present.
     EXPECT_TRUE(doc["workloads"][0]["op_shares"].is_object());
+}
+
+// A 2023 trace whose kernels link only through their launch calls' correlation: the JSON's
+// linked_share and the text's operator split say the same share.
+TEST(CliBreakdown, LinkedShareInJsonAndText) {
+    const std::string dlrm = dataset("profiles/public/hta_dlrm_sampled_rank0_a100.json.gz");
+    const json doc = parseOk(runCli({"breakdown", dlrm, kSimpleAdd, "--json"}));
+    EXPECT_EQ(doc["workloads"][0]["linked_us"], 607225.0);
+    EXPECT_EQ(doc["workloads"][0]["linked_share"], 0.998982);
+    EXPECT_EQ(doc["workloads"][1]["linked_share"], 1.0);
+    const auto r = runCli({"breakdown", dlrm});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("operator split (99.9 % of GPU time is linked to its launching ATen "
+                         "operator)"),
+              std::string::npos)
+        << r.out;
 }
 
 TEST(CliBreakdown, TopLimitsTheKernelList) {

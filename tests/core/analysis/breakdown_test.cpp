@@ -121,6 +121,10 @@ TEST(Breakdown, JsonHasTheIssueShape) {
     EXPECT_EQ(k["operator"], "aten::mm");
     EXPECT_EQ(rulesToJson(b)["name"], "reach-default");
     EXPECT_EQ(j["busy_share_of_span"], 0.6);
+    // Every linked microsecond, NCCL's and the bias copy's included (op_agreement's linked_us
+    // is only what a name rule decided, NCCL excluded).
+    EXPECT_EQ(j["linked_us"], 900.0);
+    EXPECT_EQ(j["linked_share"], 0.9);
     ASSERT_EQ(j["top_by_category"]["overhead"].size(), 2u);
     EXPECT_EQ(j["top_by_category"]["overhead"][0]["family"], "communication");
     EXPECT_EQ(j["top_by_category"]["overhead"][0]["share"], 0.15);
@@ -131,6 +135,8 @@ TEST(Breakdown, JsonHasTheIssueShape) {
         s.operators.clear();
     nlohmann::json n = breakdownToJson(computeBreakdown(noLinks, RuleSet::builtinDefault()));
     EXPECT_TRUE(n["op_shares"].is_null());
+    EXPECT_EQ(n["linked_us"], 0.0);
+    EXPECT_EQ(n["linked_share"], 0.0);
     EXPECT_TRUE(n["kernels"][0]["operator"].is_null());
 }
 

@@ -63,10 +63,12 @@ const Expected kExpected[] = {
      "NVIDIA H200", true},
     {"profiles/h200/resnet50_inference_compiled.json.gz", 357, 34, 8318.687, 8318.687, 13723.711,
      "NVIDIA H200", true},
-    // 2023 format: integer microseconds, no deviceProperties, no cpu_op links.
+    // 2023 format: integer microseconds, no deviceProperties; kernels link to operators only
+    // through their launch calls (their External id is their correlation).
     {"profiles/public/hta_dlrm_sampled_rank0_a100.json.gz", 1204, 199, 607844, 547656, 3367344, "",
-     false},
-    // 2023 format with integer microseconds and deviceProperties; only memcpy links to an op.
+     true},
+    // 2023 format with integer microseconds and deviceProperties; the memcpys' External ids
+    // (their correlations) happen to name operators, the kernels link through their launches.
     {"profiles/public/hta_simple_add_a100.json.gz", 98, 18, 49816, 49758, 41602354,
      "NVIDIA A100-PG509-200", true},
     // Newest format (baseTimeNanoseconds), one Triton kernel launched through the driver API.
