@@ -78,6 +78,48 @@ private slots:
         QVERIFY(labelsShown() > 0);
     }
 
+    // The heat map's title and the benchmarks' names beside their diamonds stay inside the heat
+    // plot, however narrow the view (a long name ran past both edges of a 200 px map).
+    void heatMapTextStaysInsideItsPlot() {
+        int longest = 0;
+        for (int r = 0; r < m_view->model()->rowCount(); ++r)
+            if (m_view->model()->workload(r).name.size() >
+                m_view->model()->workload(longest).name.size())
+                longest = r;
+        m_view->setHeatRow(longest);
+        for (const int width : {1200, 900, 700}) {
+            m_view->resize(width, 700);
+            QTest::qWait(20);
+            QCustomPlot* heat = m_view->heatPlot();
+            heat->replot(QCustomPlot::rpImmediateRefresh);
+            heat->replot(QCustomPlot::rpImmediateRefresh);  // the fitted text, laid out
+            QCPTextElement* title = nullptr;
+            for (int i = 0; i < heat->plotLayout()->elementCount(); ++i)
+                if (auto* t = qobject_cast<QCPTextElement*>(heat->plotLayout()->elementAt(i)))
+                    title = t;
+            QVERIFY(title);
+            QVERIFY(!title->text().isEmpty());
+            const QFontMetricsF tm(title->font());
+            for (const QString& line : title->text().split('\n'))
+                QVERIFY2(tm.horizontalAdvance(line) <= heat->width(),
+                         qPrintable(QStringLiteral("%1 px wide: %2").arg(heat->width()).arg(line)));
+            const QRect map = heat->axisRect()->rect();
+            for (int i = 0; i < heat->itemCount(); ++i) {
+                auto* t = qobject_cast<QCPItemText*>(heat->item(i));
+                if (!t || !t->visible() || t->layer() != heat->layer(QStringLiteral("main")))
+                    continue;
+                const double x = t->position->pixelPosition().x();
+                const double w = QFontMetricsF(t->font()).horizontalAdvance(t->text());
+                const bool right = t->positionAlignment() & Qt::AlignRight;
+                const double left = right ? x - w : x, end = right ? x : x + w;
+                QVERIFY2(left >= map.left() - 1 && end <= map.right() + 1,
+                         qPrintable(QStringLiteral("%1 at %2..%3, map %4..%5")
+                                        .arg(t->text()).arg(left).arg(end).arg(map.left()).arg(map.right())));
+            }
+        }
+        m_view->resize(1200, 800);
+    }
+
     void dlrmPresetReproducesTheStudy() {
         // The study's Table 3: A * 0.417 * (1 - 1/1.552); DLRM inference 8.63%, 70B 1.32%.
         QVERIFY(m_view->applyPreset(1));
