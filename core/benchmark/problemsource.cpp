@@ -215,10 +215,12 @@ def _offsets(bags, indices, dtype):
     return torch.arange(bags, dtype=dtype) * step
 
 
-def _overload(packet, args):
+def _overload(packet, args, drop_out=True):
     """The overload of the ATen operator that takes the recorded arguments, as a function of
     them. The profiler records every argument in the schema's order; those past its positional
-    ones go by keyword (add's alpha, sum's dtype)."""
+    ones go by keyword (add's alpha, sum's dtype). A call recorded in its out= form (gather.out,
+    arange.start_out) is made in its functional form: the out tensors, drawn as inputs, are left
+    out, and no input is written."""
     last = None
     for name in packet.overloads():
         if name == "out" or name.endswith("_out"):
@@ -239,6 +241,20 @@ def _overload(packet, args):
             last = e
             continue
         return call
+    for name in packet.overloads() if drop_out else []:
+        if not (name == "out" or name.endswith("_out")):
+            continue
+        params = getattr(packet, name)._schema.arguments
+        if len(params) != len(args):
+            continue
+        kept = [v for p, v in zip(params, args) if not p.name.startswith("out")]
+        try:
+            functional = _overload(packet, kept, False)
+        except (RuntimeError, TypeError, ValueError) as e:
+            last = e
+            continue
+        return lambda values, f=functional, params=params: f(
+            [v for p, v in zip(params, values) if not p.name.startswith("out")])
     raise last or RuntimeError("no overload of this operator takes the recorded arguments")
 
 

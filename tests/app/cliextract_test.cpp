@@ -170,6 +170,35 @@ TEST_F(CliExtract, AHostileTraceWritesNoCode) {
     EXPECT_FALSE(fs::exists("/tmp/pwned"));
 }
 
+// Calls the profiler recorded in their out= form (Qwen2.5-1.5B training's gather and arange):
+// the problem calls the functional form, and runs.
+TEST_F(CliExtract, OutFormCallsBecomeFunctionalProblemsThatRun) {
+    json events = json::array();
+    auto call = [&](int id, const char* name, json dims, json types, json concrete) {
+        events.push_back({{"ph", "X"}, {"cat", "cpu_op"}, {"name", name}, {"ts", 100.0 * id},
+                          {"dur", 50}, {"pid", 1}, {"tid", 1},
+                          {"args", {{"External id", id}, {"Input Dims", dims},
+                                    {"Input type", types}, {"Concrete Inputs", concrete}}}});
+        events.push_back({{"ph", "X"}, {"cat", "kernel"}, {"name", "vectorized_gather_kernel"},
+                          {"ts", 100.0 * id + 5}, {"dur", 40}, {"pid", 0}, {"tid", 7},
+                          {"args", {{"External id", id}, {"device", 0}, {"stream", 7}}}});
+    };
+    call(1, "aten::gather",
+         json::array({json::array({64, 16}), json::array(), json::array({32, 16}), json::array(),
+                       json::array({32, 16})}),
+         {"c10::BFloat16", "Scalar", "long int", "Scalar", "c10::BFloat16"}, {"", "0", "", "False", ""});
+    call(2, "aten::arange", json::array({json::array(), json::array(), json::array(), json::array({0})}),
+         {"Scalar", "Scalar", "Scalar", "long int"}, {"0", "1024", "1", ""});
+    const std::string trace = dir.path("outform.json");
+    std::ofstream(trace) << json{{"traceEvents", events}}.dump();
+    const std::string out = dir.path("outform-bench");
+    const auto r = runCli({"extract", trace, "--out", out, "--category", "all", "--cover", "1"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(readJson(out + "/benchmark.json")["problems"].size(), 2u);
+    const auto [status, log] = runProblems(out);
+    EXPECT_EQ(status, 0) << log;
+}
+
 TEST_F(CliExtract, BadUsageAndInputAreOneLine) {
     auto r = runCli({"extract", shaped("dlrm_inference")});
     EXPECT_EQ(r.status, 2);
