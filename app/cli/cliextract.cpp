@@ -98,8 +98,9 @@ int runExtract(const std::vector<std::string>& argv, CliIo& io) {
            << percent(e.categoryUs > 0 ? e.shapedUs / e.categoryUs : 0)
            << " of it under an operator call with recorded shapes)\n";
     for (const ExtractedProblem& p : e.problems)
-        io.out << "  " << p.file << "  " << percent(e.categoryUs > 0 ? p.group.us / e.categoryUs : 0)
-               << "  " << p.group.op << ", " << p.group.kernels.size() << " kernel(s)\n";
+        io.out << "  " << p.file << "  "
+               << percent(e.categoryUs > 0 ? p.group.us / e.categoryUs : 0) << "  " << p.group.op
+               << ", " << p.group.kernels.size() << " kernel(s)\n";
     for (const SkippedSignature& s : e.skipped)
         io.out << "  skipped " << s.group.op << " ("
                << percent(e.categoryUs > 0 ? s.group.us / e.categoryUs : 0) << "): " << s.why
@@ -112,8 +113,7 @@ int runExtract(const std::vector<std::string>& argv, CliIo& io) {
 }  // namespace
 
 CliCommand extractCommand() {
-    return {"extract",
-            "the workload's own benchmark: a KernelBench problem per hot operator call",
+    return {"extract", "the workload's own benchmark: a KernelBench problem per hot operator call",
             "extract PROFILE --out DIR [--cover F] [--category addressable|all] [--rules R.json]\n"
             "        [--json]\n"
             "  PROFILE     a Kineto trace recorded with record_shapes=True\n"

@@ -96,8 +96,9 @@ Extraction extractBenchmark(const Breakdown& b, const ExtractOptions& options) {
     }
     std::vector<SignatureGroup> hottest;
     for (auto& [key, g] : groups) {
-        std::sort(g.kernels.begin(), g.kernels.end(),
-                  [](const auto& a, const auto& b) { return a.us != b.us ? a.us > b.us : a.name < b.name; });
+        std::sort(g.kernels.begin(), g.kernels.end(), [](const auto& a, const auto& b) {
+            return a.us != b.us ? a.us > b.us : a.name < b.name;
+        });
         hottest.push_back(std::move(g));
     }
     std::sort(hottest.begin(), hottest.end(), [](const auto& a, const auto& b) {

@@ -52,13 +52,13 @@ struct Extraction {
     std::string profile, profileSha256, device;
     std::optional<Category> category;
     double cover = 0.9;
-    double gpuUs = 0;           // the workload's GPU time
-    double categoryUs = 0;      // the category's kernel time (every kernel's without a category)
-    double shapedUs = 0;        // of it, under an operator call with recorded shapes
-    double coveredUs = 0;       // of it, under the problems written
-    std::vector<ExtractedProblem> problems;    // hottest first
-    std::vector<SkippedSignature> skipped;     // hotter than the last problem, not made
-    std::vector<SignatureGroup> notReached;    // colder than the cover asked for
+    double gpuUs = 0;       // the workload's GPU time
+    double categoryUs = 0;  // the category's kernel time (every kernel's without a category)
+    double shapedUs = 0;    // of it, under an operator call with recorded shapes
+    double coveredUs = 0;   // of it, under the problems written
+    std::vector<ExtractedProblem> problems;  // hottest first
+    std::vector<SkippedSignature> skipped;   // hotter than the last problem, not made
+    std::vector<SignatureGroup> notReached;  // colder than the cover asked for
 
     double coveredShare() const { return categoryUs > 0 ? coveredUs / categoryUs : 0; }
 };

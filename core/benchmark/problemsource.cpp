@@ -24,11 +24,11 @@ struct DType {
 };
 const std::map<std::string, DType>& dtypes() {
     static const std::map<std::string, DType> m = {
-        {"float", {"float32", 4}},      {"double", {"float64", 8}},
-        {"c10::Half", {"float16", 2}},  {"c10::BFloat16", {"bfloat16", 2}},
-        {"long int", {"int64", 8}},     {"long", {"int64", 8}},
-        {"int", {"int32", 4}},          {"short int", {"int16", 2}},
-        {"signed char", {"int8", 1}},   {"unsigned char", {"uint8", 1}},
+        {"float", {"float32", 4}},     {"double", {"float64", 8}},
+        {"c10::Half", {"float16", 2}}, {"c10::BFloat16", {"bfloat16", 2}},
+        {"long int", {"int64", 8}},    {"long", {"int64", 8}},
+        {"int", {"int32", 4}},         {"short int", {"int16", 2}},
+        {"signed char", {"int8", 1}},  {"unsigned char", {"uint8", 1}},
         {"bool", {"bool", 1}},
     };
     return m;
@@ -144,14 +144,10 @@ struct IndexRole {
 };
 const std::map<std::string, IndexRole>& indexRoles() {
     static const std::map<std::string, IndexRole> m = {
-        {"embedding", {1, 0, -1, -1}},
-        {"embedding_bag", {1, 0, -1, 2}},
-        {"_embedding_bag", {1, 0, -1, 2}},
-        {"_embedding_bag_forward_only", {1, 0, -1, 2}},
-        {"index_select", {2, 0, 1, -1}},
-        {"gather", {2, 0, 1, -1}},
-        {"scatter", {2, 0, 1, -1}},
-        {"scatter_add", {2, 0, 1, -1}},
+        {"embedding", {1, 0, -1, -1}},     {"embedding_bag", {1, 0, -1, 2}},
+        {"_embedding_bag", {1, 0, -1, 2}}, {"_embedding_bag_forward_only", {1, 0, -1, 2}},
+        {"index_select", {2, 0, 1, -1}},   {"gather", {2, 0, 1, -1}},
+        {"scatter", {2, 0, 1, -1}},        {"scatter_add", {2, 0, 1, -1}},
     };
     return m;
 }
@@ -334,11 +330,10 @@ std::vector<CallArgument> decodeArguments(const nlohmann::json& sig, std::string
                 if (!readShape(dims[i][k], shape) || elements(shape) > kMaxElements)
                     return fail("argument " + std::to_string(i) + ": a shape Reach cannot read");
                 bytes += elements(shape) * 4;
-                const nlohmann::json s =
-                    strides.is_array() && i < strides.size() && strides[i].is_array() &&
-                            k < strides[i].size()
-                        ? strides[i][k]
-                        : nlohmann::json();
+                const nlohmann::json s = strides.is_array() && i < strides.size() &&
+                                                 strides[i].is_array() && k < strides[i].size()
+                                             ? strides[i][k]
+                                             : nlohmann::json();
                 a.strides.push_back(tensorStride(s, shape.size()));
                 a.shapes.push_back(std::move(shape));
             }
@@ -346,15 +341,18 @@ std::vector<CallArgument> decodeArguments(const nlohmann::json& sig, std::string
             a.kind = CallArgument::Kind::Scalar;
             a.literal = scalarLiteral(text(concrete, i));
             if (a.literal.empty())
-                return fail("argument " + std::to_string(i) + ": a scalar the trace does not record as a number");
+                return fail("argument " + std::to_string(i) +
+                            ": a scalar the trace does not record as a number");
         } else if (type == "ScalarList") {
             a.kind = CallArgument::Kind::Scalar;
             a.literal = intListLiteral(text(concrete, i));
             if (a.literal.empty())
-                return fail("argument " + std::to_string(i) + ": a list the trace does not record as numbers");
+                return fail("argument " + std::to_string(i) +
+                            ": a list the trace does not record as numbers");
         } else if (type.empty()) {
             if (!(dims[i].is_array() && dims[i].empty()))
-                return fail("argument " + std::to_string(i) + ": a tensor whose type the trace does not record");
+                return fail("argument " + std::to_string(i) +
+                            ": a tensor whose type the trace does not record");
             a.kind = CallArgument::Kind::None;  // an optional argument left out
         } else {
             return fail("argument " + std::to_string(i) + " of type '" + commentSafe(type, 40) +
@@ -394,12 +392,13 @@ ProblemSource problemSource(const std::string& op, const nlohmann::json& signatu
     std::string callName = name;
     const bool intoFresh = name == "copy_" || name == "fill_" || name == "zero_";
     if (intoFresh) {
-        out.assumptions.push_back("aten::" + name + " writes into a fresh tensor laid out as its "
+        out.assumptions.push_back("aten::" + name +
+                                  " writes into a fresh tensor laid out as its "
                                   "destination (torch.empty_like)");
     } else if (name.size() > 1 && name.back() == '_' && name[name.size() - 2] != '_') {
         callName = name.substr(0, name.size() - 1);
-        out.assumptions.push_back("in-place aten::" + name + " called as its functional form aten::" +
-                                  callName);
+        out.assumptions.push_back("in-place aten::" + name +
+                                  " called as its functional form aten::" + callName);
     }
     std::string why;
     std::vector<CallArgument> args = decodeArguments(signature, &why);
@@ -449,10 +448,12 @@ ProblemSource problemSource(const std::string& op, const nlohmann::json& signatu
             if (integer && role != indexRoles().end() && int(i) == role->second.indices) {
                 const auto& table = args[size_t(role->second.table)];
                 int64_t dim = role->second.dimArgument < 0 ? 0 : dimOf(role->second.dimArgument);
-                const auto& tshape = table.shapes.empty() ? std::vector<int64_t>{} : table.shapes[0];
+                const auto& tshape =
+                    table.shapes.empty() ? std::vector<int64_t>{} : table.shapes[0];
                 if (dim < 0)
                     dim += int64_t(tshape.size());
-                const int64_t high = dim >= 0 && dim < int64_t(tshape.size()) ? tshape[size_t(dim)] : 1;
+                const int64_t high =
+                    dim >= 0 && dim < int64_t(tshape.size()) ? tshape[size_t(dim)] : 1;
                 range = ", 0, " + std::to_string(std::max<int64_t>(high, 1));
                 out.assumptions.push_back("indices drawn uniformly in range");
             } else if (integer) {
@@ -506,7 +507,8 @@ ProblemSource problemSource(const std::string& op, const nlohmann::json& signatu
         s += "):\n        args = [";
         for (size_t i = 0; i < callArgs.size(); ++i)
             s += (i ? ", " : "") + callArgs[i];
-        s += "]\n        if self._call is None:\n            self._call = _overload(torch.ops.aten." +
+        s += "]\n        if self._call is None:\n            self._call = "
+             "_overload(torch.ops.aten." +
              callName + ", args)\n        return _first(self._call(args))";
     }
     s += "\n\n\ndef get_inputs():\n    return [";

@@ -21,8 +21,8 @@ struct CallArgument {
 // What a problem is made of, or why it cannot be made.
 struct ProblemSource {
     bool ok = false;
-    std::string why;     // when not ok: one sentence
-    std::string source;  // when ok: the whole KernelBench-format file
+    std::string why;                       // when not ok: one sentence
+    std::string source;                    // when ok: the whole KernelBench-format file
     std::vector<std::string> assumptions;  // what the file had to guess (dtypes, index ranges)
 };
 

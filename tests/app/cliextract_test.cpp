@@ -32,8 +32,8 @@ json readJson(const std::string& path) {
 
 // Runs tests/app/run_problems.py over every .py in dir; its output and exit status.
 std::pair<int, std::string> runProblems(const std::string& dir) {
-    std::string cmd = std::string(REACH_TEST_PYTHON) + " " + REACH_SOURCE_DIR +
-                      "/tests/app/run_problems.py";
+    std::string cmd =
+        std::string(REACH_TEST_PYTHON) + " " + REACH_SOURCE_DIR + "/tests/app/run_problems.py";
     for (const auto& e : fs::directory_iterator(dir))
         if (e.path().extension() == ".py")
             cmd += " '" + e.path().string() + "'";
@@ -118,7 +118,8 @@ TEST_F(CliExtract, TheDefaultCoverIsReachedAndEveryProblemRuns) {
     for (const json& s : b["skipped"])
         if (s["operator"].get<std::string>().rfind("aten::_foreach_", 0) == 0 &&
             s["why"].get<std::string>().find("without its tensors") != std::string::npos)
-            foreach += s["gpu_us"].get<double>() / b["category_us"].get<double>();
+            foreach
+                += s["gpu_us"].get<double>() / b["category_us"].get<double>();
     EXPECT_GE(b["covered_share_of_addressable"].get<double>() + foreach, 0.9) << foreach;
 }
 
@@ -131,15 +132,31 @@ TEST_F(CliExtract, AHostileTraceWritesNoCode) {
     const json op = [] {
         json events = json::array();
         auto call = [&](int id, const char* name, json dims, json types, json concrete, double ts) {
-            events.push_back({{"ph", "X"}, {"cat", "cpu_op"}, {"name", name}, {"ts", ts}, {"dur", 50},
-                              {"pid", 1}, {"tid", 1},
-                              {"args", {{"External id", id}, {"Input Dims", dims},
-                                        {"Input type", types}, {"Concrete Inputs", concrete}}}});
-            events.push_back({{"ph", "X"}, {"cat", "kernel"},
-                              {"name", std::string("vectorized_elementwise_kernel\nimport os\nos.system('touch /tmp/pwned')#") +
-                                           std::to_string(id)},
-                              {"ts", ts + 5}, {"dur", 40 - id}, {"pid", 0}, {"tid", 7},
-                              {"args", {{"External id", id}, {"correlation", id}, {"device", 0}, {"stream", 7}}}});
+            events.push_back({{"ph", "X"},
+                              {"cat", "cpu_op"},
+                              {"name", name},
+                              {"ts", ts},
+                              {"dur", 50},
+                              {"pid", 1},
+                              {"tid", 1},
+                              {"args",
+                               {{"External id", id},
+                                {"Input Dims", dims},
+                                {"Input type", types},
+                                {"Concrete Inputs", concrete}}}});
+            events.push_back(
+                {{"ph", "X"},
+                 {"cat", "kernel"},
+                 {"name",
+                  std::string(
+                      "vectorized_elementwise_kernel\nimport os\nos.system('touch /tmp/pwned')#") +
+                      std::to_string(id)},
+                 {"ts", ts + 5},
+                 {"dur", 40 - id},
+                 {"pid", 0},
+                 {"tid", 7},
+                 {"args",
+                  {{"External id", id}, {"correlation", id}, {"device", 0}, {"stream", 7}}}});
         };
         call(1, "aten::relu", json::array({json::array({256, 256})}), {"float"}, {""}, 100);
         call(2, "aten::add", json::array({json::array({4}), json::array({4}), json::array()}),
@@ -175,19 +192,34 @@ TEST_F(CliExtract, AHostileTraceWritesNoCode) {
 TEST_F(CliExtract, OutFormCallsBecomeFunctionalProblemsThatRun) {
     json events = json::array();
     auto call = [&](int id, const char* name, json dims, json types, json concrete) {
-        events.push_back({{"ph", "X"}, {"cat", "cpu_op"}, {"name", name}, {"ts", 100.0 * id},
-                          {"dur", 50}, {"pid", 1}, {"tid", 1},
-                          {"args", {{"External id", id}, {"Input Dims", dims},
-                                    {"Input type", types}, {"Concrete Inputs", concrete}}}});
-        events.push_back({{"ph", "X"}, {"cat", "kernel"}, {"name", "vectorized_gather_kernel"},
-                          {"ts", 100.0 * id + 5}, {"dur", 40}, {"pid", 0}, {"tid", 7},
+        events.push_back({{"ph", "X"},
+                          {"cat", "cpu_op"},
+                          {"name", name},
+                          {"ts", 100.0 * id},
+                          {"dur", 50},
+                          {"pid", 1},
+                          {"tid", 1},
+                          {"args",
+                           {{"External id", id},
+                            {"Input Dims", dims},
+                            {"Input type", types},
+                            {"Concrete Inputs", concrete}}}});
+        events.push_back({{"ph", "X"},
+                          {"cat", "kernel"},
+                          {"name", "vectorized_gather_kernel"},
+                          {"ts", 100.0 * id + 5},
+                          {"dur", 40},
+                          {"pid", 0},
+                          {"tid", 7},
                           {"args", {{"External id", id}, {"device", 0}, {"stream", 7}}}});
     };
     call(1, "aten::gather",
          json::array({json::array({64, 16}), json::array(), json::array({32, 16}), json::array(),
-                       json::array({32, 16})}),
-         {"c10::BFloat16", "Scalar", "long int", "Scalar", "c10::BFloat16"}, {"", "0", "", "False", ""});
-    call(2, "aten::arange", json::array({json::array(), json::array(), json::array(), json::array({0})}),
+                      json::array({32, 16})}),
+         {"c10::BFloat16", "Scalar", "long int", "Scalar", "c10::BFloat16"},
+         {"", "0", "", "False", ""});
+    call(2, "aten::arange",
+         json::array({json::array(), json::array(), json::array(), json::array({0})}),
          {"Scalar", "Scalar", "Scalar", "long int"}, {"0", "1024", "1", ""});
     const std::string trace = dir.path("outform.json");
     std::ofstream(trace) << json{{"traceEvents", events}}.dump();
@@ -212,8 +244,9 @@ TEST_F(CliExtract, BadUsageAndInputAreOneLine) {
     EXPECT_EQ(r.errLines().size(), 1u) << r.err;
     EXPECT_NE(r.err.find("full"), std::string::npos) << r.err;
     // A profile recorded without shapes.
-    r = runCli({"extract", std::string(REACH_DATASETS) + "/profiles/h200/resnet50_inference.json.gz",
-                "--out", dir.path("noshapes"), "--category", "all"});
+    r = runCli({"extract",
+                std::string(REACH_DATASETS) + "/profiles/h200/resnet50_inference.json.gz", "--out",
+                dir.path("noshapes"), "--category", "all"});
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_EQ(r.errLines().size(), 1u) << r.err;
     r = runCli({"extract", shaped("dlrm_inference"), "--out", dir.path("x"), "--category", "most"});

@@ -102,9 +102,10 @@ TEST_F(CliVerifyKernelBench, BadCandidatesAreVerdictsBadProblemsAreOneLine) {
     EXPECT_EQ(j["verdict"], "compile_error");
     EXPECT_NE(j["reasons"][0].get<std::string>().find("line"), std::string::npos) << j["reasons"];
     // Each verdict with the document that gave it: a wrong one says why (reasons, log).
-    for (const auto& [candidate, expected] :
-         {std::pair{"no_modelnew.py", "compile_error"}, std::pair{"missing_import.py", "compile_error"},
-          std::pair{"softmax_wrong_shape.py", "fail"}, std::pair{"softmax_non_tensor.py", "fail"}}) {
+    for (const auto& [candidate, expected] : {std::pair{"no_modelnew.py", "compile_error"},
+                                              std::pair{"missing_import.py", "compile_error"},
+                                              std::pair{"softmax_wrong_shape.py", "fail"},
+                                              std::pair{"softmax_non_tensor.py", "fail"}}) {
         r = runCli(verify("23_Softmax.py", candidate));
         EXPECT_EQ(json::parse(r.out)["verdict"], expected) << candidate << ": " << r.out << r.err;
     }

@@ -114,7 +114,11 @@ private slots:
                 const double left = right ? x - w : x, end = right ? x : x + w;
                 QVERIFY2(left >= map.left() - 1 && end <= map.right() + 1,
                          qPrintable(QStringLiteral("%1 at %2..%3, map %4..%5")
-                                        .arg(t->text()).arg(left).arg(end).arg(map.left()).arg(map.right())));
+                                        .arg(t->text())
+                                        .arg(left)
+                                        .arg(end)
+                                        .arg(map.left())
+                                        .arg(map.right())));
             }
         }
         m_view->resize(1200, 800);

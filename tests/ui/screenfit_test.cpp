@@ -135,7 +135,8 @@ private slots:
         bars->replot(QCustomPlot::rpImmediateRefresh);
         const double line = QFontMetricsF(bars->yAxis->tickLabelFont()).height();
         const double rowPx = std::abs(bars->yAxis->coordToPixel(1) - bars->yAxis->coordToPixel(0));
-        QVERIFY2(rowPx >= line, qPrintable(QStringLiteral("breakdown rows %1 px apart").arg(rowPx)));
+        QVERIFY2(rowPx >= line,
+                 qPrintable(QStringLiteral("breakdown rows %1 px apart").arg(rowPx)));
         QVERIFY(window.height() <= screen.height());
 
         window.tabs()->setCurrentWidget(window.projectionView());
@@ -161,7 +162,8 @@ private slots:
             const double apart = std::abs(gain->yAxis->coordToPixel(keys[i]) -
                                           gain->yAxis->coordToPixel(keys[i - 1]));
             QVERIFY2(apart >= gainLine - 0.5,
-                     qPrintable(QStringLiteral("names %1 px apart, %2 px high").arg(apart).arg(gainLine)));
+                     qPrintable(
+                         QStringLiteral("names %1 px apart, %2 px high").arg(apart).arg(gainLine)));
         }
     }
 };

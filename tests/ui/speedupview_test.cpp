@@ -656,7 +656,6 @@ void SpeedupViewTest::onScreenTickLabelsNeverRunTogether() {
     QVERIFY2(thinnedAt > 0, "no width needed thinning");
 }
 
-
 // Defect 16 of issue 25: the legend's lines (file names with "_", "g", "y") were cut at the
 // bottom. Each entry is at least a line of its font high, inside the widget, and no entry
 // overlaps the next, in every mode and at the narrowest width the view allows.

@@ -68,15 +68,16 @@ QString fitOne(const Parts& p, const QFontMetricsF& tm, double room, qsizetype c
     // file or the number that tells rows apart; its other words go (an elided "[..., A100]"
     // read as a cut label). The CSV and the provenance beside the figure have the whole tag.
     const QString tag = QStringLiteral(" [") + p.tag + QLatin1Char(']');
-    const QString lastWord = QStringLiteral(" [") + p.tag.section(QLatin1Char(' '), -1) + QLatin1Char(']');
+    const QString lastWord =
+        QStringLiteral(" [") + p.tag.section(QLatin1Char(' '), -1) + QLatin1Char(']');
     const double tagWidth = std::max(room * 0.45, tm.horizontalAdvance(lastWord));
     QString shownTag = tag;
     if (tm.horizontalAdvance(tag) > tagWidth)
-        shownTag = tm.horizontalAdvance(lastWord) <= room * 0.7
-                       ? lastWord
-                       : QStringLiteral(" [") + tm.elidedText(p.tag + QLatin1Char(']'),
-                                                              Qt::ElideLeft,
-                                                              room * 0.7 - tm.horizontalAdvance(" ["));
+        shownTag =
+            tm.horizontalAdvance(lastWord) <= room * 0.7
+                ? lastWord
+                : QStringLiteral(" [") + tm.elidedText(p.tag + QLatin1Char(']'), Qt::ElideLeft,
+                                                       room * 0.7 - tm.horizontalAdvance(" ["));
     return tm.elidedText(p.name, mode, room - tm.horizontalAdvance(shownTag)) + shownTag;
 }
 

@@ -14,20 +14,6 @@ namespace {
 
 constexpr double kSplitOffset = 0.2;  // name bar above, operator bar below the row's centre
 
-QCPBars* makeBars(QCustomPlot* plot, const QString& name, const QColor& color) {
-    auto* bars = new QCPBars(plot->yAxis, plot->xAxis);  // horizontal: keys on the y axis
-    bars->setName(name);
-    bars->setPen(QPen(Qt::white, 0.8));
-    bars->setBrush(color);
-    bars->setWidthType(QCPBars::wtPlotCoords);
-    bars->setSelectable(QCP::stNone);
-    return bars;
-}
-
-QColor plainTextColor() {
-    return Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
-}
-
 }  // namespace
 
 BreakdownPlot::BreakdownPlot(const BreakdownModel* model, QWidget* parent)
@@ -36,16 +22,17 @@ BreakdownPlot::BreakdownPlot(const BreakdownModel* model, QWidget* parent)
     setMinimumWidth(kPlotMinimumWidth);
     setMouseTracking(true);
     for (Category c : kCategories)
-        m_bars[size_t(c)] = makeBars(this, toQString(categoryLabel(c)), Theme::categoryColor(c));
-    m_unsplit = makeBars(this, tr("not split by the study"), Theme::unsplitColor());
-    m_idle = makeBars(this, tr("GPU idle"), QColor(0xee, 0xee, 0xee));
+        m_bars[size_t(c)] =
+            addHorizontalBars(this, toQString(categoryLabel(c)), Theme::categoryColor(c));
+    m_unsplit = addHorizontalBars(this, tr("not split by the study"), Theme::unsplitColor());
+    m_idle = addHorizontalBars(this, tr("GPU idle"), QColor(0xee, 0xee, 0xee));
     for (Category c : kCategories) {
         QColor color = Theme::categoryColor(c);
         color.setAlpha(150);  // the operator split is the secondary, lighter bar
-        m_opBars[size_t(c)] = makeBars(this, {}, color);
+        m_opBars[size_t(c)] = addHorizontalBars(this, {}, color);
         m_opBars[size_t(c)]->removeFromLegend();
     }
-    m_opUnlinked = makeBars(this, {}, QColor(0xdd, 0xdd, 0xdd));
+    m_opUnlinked = addHorizontalBars(this, {}, QColor(0xdd, 0xdd, 0xdd));
     m_opUnlinked->removeFromLegend();
     for (size_t i = 1; i < 4; ++i) {
         m_bars[i]->moveAbove(m_bars[i - 1]);
@@ -79,7 +66,8 @@ BreakdownPlot::BreakdownPlot(const BreakdownModel* model, QWidget* parent)
 void BreakdownPlot::refreshStyle() {
     Theme::stylePlot(this);
     m_footer->setTextColor(footerTextColor());
-    m_highlight->setPen(QPen(Theme::mode() == Theme::Mode::Dark ? Qt::white : QColor(0x20, 0x20, 0x20), 2));
+    m_highlight->setPen(
+        QPen(Theme::mode() == Theme::Mode::Dark ? Qt::white : QColor(0x20, 0x20, 0x20), 2));
     rebuild();
 }
 
@@ -250,7 +238,7 @@ void BreakdownPlot::addBarLabels(int row, double key) {
     if (m_model->spanUnknown(row)) {
         QCPItemText* label = makeText(tr("published shares of GPU time: no profiled span to draw"));
         label->position->setCoords(0.8, key);
-        label->setColor(plainTextColor());
+        label->setColor(plotTextColor());
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         m_labels[size_t(row)] = label;
         m_segmentLabels.push_back({label, row, Category::Addressable, 0, 0, key, false});
@@ -305,7 +293,7 @@ void BreakdownPlot::placeBarLabels() {
                 l.text->position->setCoords(x->range().upper, l.key);
                 l.text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
                 l.text->setPadding(QMargins(3, 0, 0, 0));
-                l.text->setColor(plainTextColor());
+                l.text->setColor(plotTextColor());
                 l.text->setClipToAxisRect(false);
                 l.text->setVisible(true);
                 outsideWidth = std::max(outsideWidth, tm.horizontalAdvance(l.text->text()) + 6);

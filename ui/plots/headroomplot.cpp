@@ -197,16 +197,7 @@ void HeadroomPlot::fitLabels() {
 // The caption is wrapped to the plot's width (a single-column figure's page is narrow); a
 // changed line count lays the plot out again.
 void HeadroomPlot::fitFooter() {
-    const double width = plotLayout()->outerRect().width() * 0.96;
-    if (width <= 0)
-        return;
-    const QString wrapped = wrapToWidth(m_footerText, QFontMetricsF(m_footer->font()), width);
-    if (wrapped == m_footer->text())
-        return;
-    m_footer->setText(wrapped);
-    plotLayout()->update(QCPLayoutElement::upPreparation);
-    plotLayout()->update(QCPLayoutElement::upMargins);
-    plotLayout()->update(QCPLayoutElement::upLayout);
+    wrapCaption(this, m_footer, m_footerText);
 }
 
 FigureTable HeadroomPlot::figureData() const {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ui/figure/figurelabels.h"
 #include "ui/theme.h"
 
 namespace reach {
@@ -61,6 +62,33 @@ void addLegendRowAbove(QCustomPlot* plot, int wrap) {
 
 QColor footerTextColor() {
     return Theme::mode() == Theme::Mode::Dark ? QColor(0xb0, 0xb0, 0xb0) : QColor(0x60, 0x60, 0x60);
+}
+
+QColor plotTextColor() {
+    return Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
+}
+
+QCPBars* addHorizontalBars(QCustomPlot* plot, const QString& name, const QColor& color) {
+    auto* bars = new QCPBars(plot->yAxis, plot->xAxis);
+    bars->setName(name);
+    bars->setPen(QPen(Qt::white, 0.8));
+    bars->setBrush(color);
+    bars->setWidthType(QCPBars::wtPlotCoords);
+    bars->setSelectable(QCP::stNone);
+    return bars;
+}
+
+void wrapCaption(QCustomPlot* plot, QCPTextElement* caption, const QString& text) {
+    const double width = plot->plotLayout()->outerRect().width() * 0.96;
+    if (width <= 0)
+        return;
+    const QString wrapped = wrapToWidth(text, QFontMetricsF(caption->font()), width);
+    if (wrapped == caption->text())
+        return;
+    caption->setText(wrapped);
+    plot->plotLayout()->update(QCPLayoutElement::upPreparation);
+    plot->plotLayout()->update(QCPLayoutElement::upMargins);
+    plot->plotLayout()->update(QCPLayoutElement::upLayout);
 }
 
 }  // namespace reach

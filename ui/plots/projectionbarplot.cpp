@@ -13,14 +13,6 @@
 
 namespace reach {
 
-namespace {
-
-QColor plainTextColor() {
-    return Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
-}
-
-}  // namespace
-
 ProjectionBarPlot::ProjectionBarPlot(const ProjectionModel* model, QWidget* parent)
     : QCustomPlot(parent), m_model(model) {
     setMinimumWidth(kPlotMinimumWidth);
@@ -104,7 +96,7 @@ void ProjectionBarPlot::updateBounds() {
             removeItem(all);
     }
     m_boundLines.clear();
-    const QPen solid(plainTextColor(), 1.6), dashed(plainTextColor(), 1.0, Qt::DashLine);
+    const QPen solid(plotTextColor(), 1.6), dashed(plotTextColor(), 1.0, Qt::DashLine);
     m_boundLegend->setPen(solid);
     m_boundAllLegend->setPen(dashed);
     bool any = false;
@@ -213,7 +205,7 @@ void ProjectionBarPlot::updateBars() {
         }
         t->setText(label);
         t->setProperty("reach_full_label", label);
-        t->setColor(plainTextColor());
+        t->setColor(plotTextColor());
         QFont f = t->font();
         f.setBold(row == m_emphasized);
         t->setFont(f);

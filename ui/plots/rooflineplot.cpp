@@ -18,10 +18,6 @@ namespace {
 
 constexpr double kMinDiameter = 6, kMaxDiameter = 22;
 
-QColor foreground() {
-    return Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
-}
-
 // Decade ticks with plain labels (0.01 ... 1000, then 1e4): a log axis's own labels print
 // "1e+03", which reads poorly in a paper.
 QSharedPointer<QCPAxisTickerText> decadeTicker(double low, double high) {
@@ -78,16 +74,7 @@ RooflinePlot::RooflinePlot(QWidget* parent) : QCustomPlot(parent) {
 }
 
 void RooflinePlot::wrapFooter() {
-    const double width = plotLayout()->outerRect().width() * 0.96;
-    if (width <= 0)
-        return;
-    const QString wrapped = wrapToWidth(m_footerText, QFontMetricsF(m_footer->font()), width);
-    if (wrapped == m_footer->text())
-        return;
-    m_footer->setText(wrapped);
-    plotLayout()->update(QCPLayoutElement::upPreparation);
-    plotLayout()->update(QCPLayoutElement::upMargins);
-    plotLayout()->update(QCPLayoutElement::upLayout);
+    wrapCaption(this, m_footer, m_footerText);
 }
 
 void RooflinePlot::refreshStyle() {
@@ -112,7 +99,7 @@ void RooflinePlot::clearPoints() {
 
 void RooflinePlot::rebuild() {
     clearPoints();
-    const QColor fg = foreground();
+    const QColor fg = plotTextColor();
     const Headroom* h = m_headroom && m_headroom->headroom ? &*m_headroom->headroom : nullptr;
     // Largest first, so small points are drawn on top of large ones.
     std::vector<const KernelRoofline*> plotted;
@@ -318,7 +305,7 @@ void RooflinePlot::updateSelection() {
     for (const Point& p : m_points) {
         if (toQString(p.name) != m_selected)
             continue;
-        m_ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(foreground(), 2),
+        m_ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(plotTextColor(), 2),
                                                 Qt::NoBrush, p.diameterPx + 6));
         m_ring->addData(p.intensity, p.flopsPerSecond / 1e12);
     }

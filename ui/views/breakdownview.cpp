@@ -38,16 +38,6 @@ constexpr size_t kDrillLabelChars = 38;
 // with a line each beside the legend, axis and footer, still within a 720 px screen.
 constexpr int kMostUnscrolledHeight = 340;  // axis labels of the drill-down chart
 
-QCPBars* makeBars(QCustomPlot* plot, const QString& name, const QColor& color) {
-    auto* bars = new QCPBars(plot->yAxis, plot->xAxis);  // horizontal: keys on the y axis
-    bars->setName(name);
-    bars->setPen(QPen(Qt::white, 0.8));
-    bars->setBrush(color);
-    bars->setWidthType(QCPBars::wtPlotCoords);
-    bars->setSelectable(QCP::stNone);
-    return bars;
-}
-
 }  // namespace
 
 BreakdownView::BreakdownView(Session* session, QWidget* parent)
@@ -130,7 +120,7 @@ QWidget* BreakdownView::buildDrillDown() {
 
     m_drillPlot = new QCustomPlot(this);
     m_drillPlot->setMinimumWidth(kPlotMinimumWidth);
-    m_drillBars = makeBars(m_drillPlot, {}, Theme::categoryColor(Category::Addressable));
+    m_drillBars = addHorizontalBars(m_drillPlot, {}, Theme::categoryColor(Category::Addressable));
     m_drillBars->setWidth(0.7);
     m_drillPlot->xAxis->setLabel(tr("Time (ms)"));
     m_drillPlot->xAxis->ticker()->setTickCount(4);  // the chart is narrow: few, readable ticks

@@ -456,7 +456,8 @@ void ProjectionView::fitHeatTitle() {
     // A benchmark's name that would run past the map's right edge goes left of its diamond.
     const QRect map = m_heat->axisRect()->rect();
     for (QCPItemText* t : m_referenceLabels) {
-        const double x = t->position->key() + (t->positionAlignment() & Qt::AlignRight ? 3.0 : -3.0);
+        const double x =
+            t->position->key() + (t->positionAlignment() & Qt::AlignRight ? 3.0 : -3.0);
         const double px = m_heat->xAxis->coordToPixel(x);
         const double textWidth = QFontMetricsF(t->font()).horizontalAdvance(t->text());
         const bool fitsRight = px + 6 + textWidth <= map.right();

@@ -121,7 +121,7 @@ private:
     QCPGraph* m_references = nullptr;
     QCPItemText* m_markerLabel = nullptr;
     QCPTextElement* m_heatTitle = nullptr;
-    QString m_heatTitleText;  // unelided
+    QString m_heatTitleText;                      // unelided
     std::vector<QCPItemText*> m_referenceLabels;  // the study benchmarks' names on the map
     int m_heatRow = -1;
     int m_selectedEvaluation = -1;

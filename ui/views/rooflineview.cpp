@@ -21,7 +21,6 @@
 
 namespace reach {
 
-
 RooflineView::RooflineView(Session* session, QWidget* parent)
     : QWidget(parent), m_session(session) {
     m_workload = new QComboBox(this);

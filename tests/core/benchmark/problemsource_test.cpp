@@ -51,14 +51,21 @@ TEST(ProblemSource, AddmmKeepsItsShapesDtypesStridesAndScalars) {
 }
 
 TEST(ProblemSource, EmbeddingBagIndicesAreInRangeAndOffsetsValid) {
-    const ProblemSource p = problemSource(
-        "aten::_embedding_bag",
-        sig({{2000000, 128}, {262144}, {4096}, json::array(), json::array(), json::array(),
-             json::array(), json::array(), json::array()},
-            {"c10::BFloat16", "long int", "long int", "Scalar", "Scalar", "Scalar", "", "Scalar",
-             "Scalar"},
-            {"", "", "", "False", "0", "False", "", "False", "-1"}),
-        {}, "float32");
+    const ProblemSource p =
+        problemSource("aten::_embedding_bag",
+                      sig({{2000000, 128},
+                           {262144},
+                           {4096},
+                           json::array(),
+                           json::array(),
+                           json::array(),
+                           json::array(),
+                           json::array(),
+                           json::array()},
+                          {"c10::BFloat16", "long int", "long int", "Scalar", "Scalar", "Scalar",
+                           "", "Scalar", "Scalar"},
+                          {"", "", "", "False", "0", "False", "", "False", "-1"}),
+                      {}, "float32");
     ASSERT_TRUE(p.ok) << p.why;
     EXPECT_NE(p.source.find("_draw([262144], [], torch.int64, 0, 2000000)"), std::string::npos)
         << p.source;
@@ -69,9 +76,9 @@ TEST(ProblemSource, EmbeddingBagIndicesAreInRangeAndOffsetsValid) {
 
 TEST(ProblemSource, ATensorListTakesTheDtypeItIsGivenAndSaysSo) {
     const ProblemSource p = problemSource(
-        "aten::cat", sig({{{4096, 128}, {4096, 128}}, json::array()}, {"TensorList", "Scalar"},
-                         {"", "1"}),
-        {}, "bfloat16");
+        "aten::cat",
+        sig({{{4096, 128}, {4096, 128}}, json::array()}, {"TensorList", "Scalar"}, {"", "1"}), {},
+        "bfloat16");
     ASSERT_TRUE(p.ok) << p.why;
     EXPECT_NE(p.source.find("args = [[x0, x1], 1]"), std::string::npos) << p.source;
     EXPECT_NE(p.source.find("torch.bfloat16"), std::string::npos);
@@ -79,10 +86,11 @@ TEST(ProblemSource, ATensorListTakesTheDtypeItIsGivenAndSaysSo) {
 }
 
 TEST(ProblemSource, CopyWritesAFreshTensorLaidOutAsItsDestination) {
-    const ProblemSource p = problemSource(
-        "aten::copy_", sig({{8, 16}, {8, 16}, json::array()}, {"float", "c10::BFloat16", "Scalar"},
-                           {"", "", "False"}),
-        {}, "float32");
+    const ProblemSource p =
+        problemSource("aten::copy_",
+                      sig({{8, 16}, {8, 16}, json::array()}, {"float", "c10::BFloat16", "Scalar"},
+                          {"", "", "False"}),
+                      {}, "float32");
     ASSERT_TRUE(p.ok) << p.why;
     EXPECT_NE(p.source.find("return torch.empty_like(x0).copy_(x1, False)"), std::string::npos)
         << p.source;
@@ -92,12 +100,13 @@ TEST(ProblemSource, WhatCannotBeCalledSaysWhy) {
     EXPECT_FALSE(problemSource("vllm::moe_forward", sig({{4}}, {"float"}, {""}), {}, "").ok);
     EXPECT_FALSE(problemSource("triton_poi_fused_add_0", sig({{4}}, {"float"}, {""}), {}, "").ok);
     const ProblemSource random =
-        problemSource("aten::native_dropout", sig({{4}, {}, {}}, {"float", "Scalar", ""}, {"", "0.1", ""}), {}, "");
+        problemSource("aten::native_dropout",
+                      sig({{4}, {}, {}}, {"float", "Scalar", ""}, {"", "0.1", ""}), {}, "");
     EXPECT_FALSE(random.ok);
     EXPECT_NE(random.why.find("random"), std::string::npos);
     const ProblemSource list = problemSource(
-        "aten::_foreach_add_", sig({json::array(), json::array()}, {"TensorList", "Scalar"}, {"", "1"}),
-        {}, "");
+        "aten::_foreach_add_",
+        sig({json::array(), json::array()}, {"TensorList", "Scalar"}, {"", "1"}), {}, "");
     EXPECT_FALSE(list.ok);
     EXPECT_NE(list.why.find("without its tensors"), std::string::npos) << list.why;
     // Larger than any benchmark: 2^32 elements.
@@ -109,12 +118,13 @@ TEST(ProblemSource, NothingOfAHostileTraceBecomesCode) {
     for (const char* scalar : {"__import__('os').system('id')", "1; import os", "1)\nimport os#",
                                "[1, __import__('os')]", "0x10", "1e", "--1", "True or 1"}) {
         const ProblemSource p = problemSource(
-            "aten::add", sig({{4}, {4}, json::array()}, {"float", "float", "Scalar"}, {"", "", scalar}),
-            {}, "");
+            "aten::add",
+            sig({{4}, {4}, json::array()}, {"float", "float", "Scalar"}, {"", "", scalar}), {}, "");
         EXPECT_FALSE(p.ok) << scalar << "\n" << p.source;
     }
     const ProblemSource list = problemSource(
-        "aten::view", sig({{4}, json::array()}, {"float", "ScalarList"}, {"", "[2, os.getpid()]"}), {}, "");
+        "aten::view", sig({{4}, json::array()}, {"float", "ScalarList"}, {"", "[2, os.getpid()]"}),
+        {}, "");
     EXPECT_FALSE(list.ok);
     for (const char* op : {"aten::relu(x);import os", "aten::__class__.x", "aten::", "aten::1relu",
                            "aten::relu\nimport os"})
