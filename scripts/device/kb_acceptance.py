@@ -263,7 +263,9 @@ def _reverify_once(args, prob, cand, tag, walls):
     walls.append(round(doc.get("_wall_s", 0), 2))
     kb = doc.get("kernelbench", {}) or {}
     rp = (doc.get("reach", {}) or {}).get("phase_seconds")
-    print(f"{tag}: {doc.get('verdict')} {walls[-1]} s "
+    clock = [(round(c["value"], 1), round(c["threshold"], 1)) for c in doc.get("checks", [])
+             if c.get("name") == "clock_agreement"]
+    print(f"{tag}: {doc.get('verdict')} {walls[-1]} s clock_agreement (unexplained, allowed) {clock} "
           f"(kernelbench {kb.get('correctness')}, reused {bool(kb.get('reused'))}, "
           f"kb phases {kb.get('phase_seconds')}; reach phases {rp}; "
           f"median {(doc.get('timing') or {}).get('median_us')} us, baselines reused "
@@ -290,7 +292,7 @@ def phase_reverify(args, summary):
     print(f"worker server listening after {time.time() - t0:.1f} s", flush=True)
     os.environ["REACH_KB_SERVER"] = sock
     try:
-        for i in range(3):
+        for i in range(args.server_reverifies):
             _reverify_once(args, prob, cand, f"reverify_1gib_server__{i}", served)
     finally:
         del os.environ["REACH_KB_SERVER"]
@@ -307,6 +309,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--jobs", type=int, default=8)
     ap.add_argument("--phases", default="sweep,timed,timing,reverify")
+    ap.add_argument("--server-reverifies", type=int, default=3,
+                    help="re-verifies through the warm worker server in the reverify phase")
     ap.add_argument("--timed-budget", type=float, default=240)
     ap.add_argument("--deadline-s", type=float, default=1e9,
                     help="start no timed job after this many seconds of the whole run")

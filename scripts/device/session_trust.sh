@@ -99,7 +99,8 @@ for ph in timing sweep reverify; do
   if has $ph; then
     echo "=== $ph $(date -u +%H:%M:%S)"
     timeout ${KB_T:-400} python3 -u scripts/device/kb_acceptance.py --verifier $V --suite $ROOT/.kbsuite \
-      --out $W/kb --jobs ${JOBS_SWEEP:-6} --phases $ph ${TIMING_ONLY:+--timing-only $TIMING_ONLY} 2>&1 | tail -40
+      --out $W/kb --jobs ${JOBS_SWEEP:-6} --phases $ph ${TIMING_ONLY:+--timing-only $TIMING_ONLY} \
+      --server-reverifies ${SERVER_REVERIFIES:-3} 2>&1 | tail -40
     cleanup
   fi
 done

@@ -43,7 +43,6 @@ from .tensors import describe_value, dtype_of, overlaps, reach_cast, bitwise_equ
 
 KB_SEED = 42
 KB_TOLERANCE = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1e-2}
-CALIBRATION_REPS = 30
 CHECKED_REPS = 10  # timed repetitions checked against a float64 reference afterwards
 POOL_SETS = 4  # input sets kept when drawing fresh inputs every repetition would take too long
 FRESH_BUDGET_S = 3.0  # the longest fresh drawing may take over one timed loop
