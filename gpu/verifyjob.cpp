@@ -8,6 +8,7 @@
 
 #include "core/base/inputerror.h"
 #include "core/base/resourcepaths.h"
+#include "core/base/sha256.h"
 #include "core/verify/operators.h"
 #include "core/verify/problem.h"
 #include "gpu/candidatecompiler.h"
@@ -37,6 +38,13 @@ VerificationResult runVerifyJob(const VerifyOptions& o) {
     };
 
     Problem p = loadProblem(o.problemFile);
+    // The bytes verified, named in the document: results are matched to problems by them. A
+    // candidate that cannot be read stays a verdict (compile_error) as before, with no hash.
+    r.problemSha256 = Sha256::hexOfFile(o.problemFile);
+    try {
+        r.candidateSha256 = Sha256::hexOfFile(o.candidateFile);
+    } catch (const InputError&) {
+    }
     if (o.scale)
         p.params["scale"] = *o.scale;
     const Operator& op = operatorFor(p.op, o.problemFile);

@@ -1,5 +1,5 @@
 // reach-cli project [FILE...] [--project P.reach] [--addressable A] --win-rate W --median M
-// [--json]
+// [--json]; reach-cli project PROFILE --benchmark DIR --records R... (cliprojectexact.cpp)
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -9,6 +9,7 @@
 #include "cliargs.h"
 #include "clicommand.h"
 #include "cliinputs.h"
+#include "cliprojectexact.h"
 #include "clitext.h"
 #include "core/analysis/projection.h"
 #include "core/base/textescape.h"
@@ -31,9 +32,16 @@ std::string fixed(double v, int decimals) {
 }
 
 int runProject(const std::vector<std::string>& argv, CliIo& io) {
-    const CliArgs args(
-        argv, {{"--json"},
-               {"--win-rate", "--median", "--rules", "--project", "--addressable", "--name"}});
+    std::vector<std::string> rest = argv;
+    const std::vector<std::string> records = takeRepeated(rest, "--records");
+    const CliArgs args(rest, {{"--json"},
+                              {"--win-rate", "--median", "--rules", "--project", "--addressable",
+                               "--name", "--benchmark", "--resamples"}});
+    // The exact projection: one profile, its own benchmark and the verified results for it.
+    if (args.value("--benchmark") || !records.empty())
+        return runExactProjection(args, records, io);
+    if (args.value("--resamples"))
+        throw UsageError("--resamples goes with --benchmark (the exact projection's bootstrap)");
     const auto addressable = args.number("--addressable", 0.0, 1.0);
     auto winRate = args.number("--win-rate", 0.0, 1.0);
     auto median = args.number("--median", 1e-9, 1e9);
@@ -162,7 +170,17 @@ CliCommand projectCommand() {
         "                 \"median_speedup\",\"saved_share\",\"end_to_end_speedup\",\n"
         "                 \"busy_share_of_span\",\"saved_share_of_wall_clock\",\n"
         "                 \"end_to_end_speedup_wall\",\"warning\"}],\n"
-        "                 \"assumptions\",\"rules\",\"study\"}",
+        "                 \"assumptions\",\"rules\",\"study\"}\n"
+        "project PROFILE --benchmark DIR --records R [--records R2 ...] [--resamples B]\n"
+        "        [--rules R.json] [--json]\n"
+        "  the exact projection: saved = sum_i s_i * (1 - 1/sigma_i) over the problems of\n"
+        "  DIR (written by `reach-cli extract PROFILE --out DIR`), each with its best verified\n"
+        "  result (verdict pass; sigma = eager median / candidate median), matched by the\n"
+        "  problem file's SHA-256; a bootstrap interval from the timing spreads (B = 2000\n"
+        "  resamples); beside it the study's A*w*(1-1/m) and the speed-of-light bound\n"
+        "  --records R    reach-verify output (a file, or a folder of .json/.jsonl files) or a\n"
+        "                 .reach project's stored verifications; repeatable\n"
+        "  --json         one document (docs/cli.md, \"project --benchmark\")",
         runProject};
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <random>
 #include <stdexcept>
 
@@ -15,7 +16,8 @@ void requireNonEmpty(const std::vector<double>& v, const char* what) {
         throw std::invalid_argument(std::string(what) + " of an empty sample");
 }
 
-// Uniform index in [0, n) without modulo bias; depends only on the engine's output.
+}  // namespace
+
 size_t drawIndex(std::mt19937_64& rng, size_t n) {
     const uint64_t range = static_cast<uint64_t>(n);
     const uint64_t limit =
@@ -27,7 +29,12 @@ size_t drawIndex(std::mt19937_64& rng, size_t n) {
     return static_cast<size_t>(x % range);
 }
 
-}  // namespace
+double drawStandardNormal(std::mt19937_64& rng) {
+    // The top 53 bits as a double in (0, 1]: log(u1) stays finite.
+    const double u1 = (double(rng() >> 11) + 1.0) * 0x1.0p-53;
+    const double u2 = double(rng() >> 11) * 0x1.0p-53;
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
 
 double median(std::vector<double> values) {
     requireNonEmpty(values, "median");

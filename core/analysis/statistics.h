@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <random>
 #include <vector>
 
 namespace reach {
@@ -16,6 +17,14 @@ double geomean(const std::vector<double>& values);
 double quantile(std::vector<double> values, double q);
 // Share of values strictly above threshold (a speedup > 1 is a win).
 double winRate(const std::vector<double>& speedups, double threshold = 1.0);
+
+// Draws that depend only on std::mt19937_64's output (fully specified), never on a library's
+// distribution algorithms, so a seed gives the same numbers on every platform.
+// A uniform index in [0, n) by rejection (no modulo bias); n > 0.
+size_t drawIndex(std::mt19937_64& rng, size_t n);
+// A standard normal draw (Box-Muller on two 53-bit uniforms; one of the pair is dropped, so
+// each call consumes exactly two engine outputs).
+double drawStandardNormal(std::mt19937_64& rng);
 
 struct Interval {
     double lo = 0;

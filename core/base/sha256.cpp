@@ -218,6 +218,15 @@ bool Sha256::usesShaExtensions() {
     return kCompress != compressPortable;
 }
 
+bool Sha256::isHexDigest(std::string_view s) {
+    if (s.size() != 64)
+        return false;
+    for (char c : s)
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return false;
+    return true;
+}
+
 std::string Sha256::hexOfFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in)

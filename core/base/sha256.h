@@ -22,6 +22,9 @@ public:
     static std::string hex(std::string_view data);
     // Lower-case hex SHA-256 of a file's bytes; throws InputError when it cannot be read.
     static std::string hexOfFile(const std::string& path);
+    // Whether s is a digest as hexDigest writes it: 64 lower-case hex digits (a key read from a
+    // stranger's file is checked before it names a folder or is compared).
+    static bool isHexDigest(std::string_view s);
     // The portable code path alone (tests check it against the hardware path).
     static std::string hexPortable(std::string_view data);
     static bool usesShaExtensions();

@@ -138,6 +138,7 @@ Headroom computeHeadroom(const Breakdown& b, const GpuSpec& gpu) {
         }
         const double n = double(g.opCalls);
         const double callSol = rooflineUs(*w, gpu, g.tf32);
+        h.calls.push_back({op, signature, g.us, n * callSol});
         const Peak peak = w->peak == Peak::Fp32Gemm && g.tf32 ? Peak::Tf32 : w->peak;
         const bool memBound =
             w->bytes / gpu.bytesPerSecond() >= w->flops / gpu.flopsPerSecond(peak);

@@ -58,6 +58,17 @@ struct NoEstimate {
     double us = 0;
 };
 
+// All the GPU time one operator call signature (the operator and its recorded arguments)
+// launched, over every kernel, with an estimate: what its roofline time is. The workload's own
+// benchmark (core/benchmark) makes one problem per signature, so a problem's speed of light is
+// its signature's.
+struct CallRoofline {
+    std::string op;
+    std::string signature;  // as core/trace keeps it (ShapedCall::signature)
+    double us = 0;          // every kernel's time under the signature
+    double solUs = 0;       // roofline time of all its calls' work
+};
+
 // A workload against its GPU's roofline.
 struct Headroom {
     std::string workload, device;
@@ -70,6 +81,7 @@ struct Headroom {
     std::map<std::string, HeadroomTotals> families;  // family, else the category key
     std::vector<KernelRoofline> kernels;             // largest headroom first
     std::vector<NoEstimate> noEstimate;              // largest first
+    std::vector<CallRoofline> calls;                 // signatures with an estimate, by key
 
     // Share of GPU time with an estimate.
     double coverage() const { return gpuTimeUs > 0 ? total.estimatedUs / gpuTimeUs : 0; }

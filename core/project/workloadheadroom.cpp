@@ -12,21 +12,27 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 WorkloadHeadroom compute(const ProjectWorkload& w) {
-    WorkloadHeadroom out;
     if (!w.breakdown) {
+        WorkloadHeadroom out;
         out.why = "published row: no kernels";
         out.shortWhy = "published";
         return out;
     }
-    const GpuSpec* gpu = gpuForDevice(w.breakdown->device);
+    return workloadHeadroom(*w.breakdown);
+}
+
+}  // namespace
+
+WorkloadHeadroom workloadHeadroom(const Breakdown& b) {
+    WorkloadHeadroom out;
+    const GpuSpec* gpu = gpuForDevice(b.device);
     if (!gpu) {
-        out.why = w.breakdown->device.empty()
-                      ? "no device in the trace: no GPU row for its roofline"
-                      : "no GPU row for device '" + w.breakdown->device + "'";
+        out.why = b.device.empty() ? "no device in the trace: no GPU row for its roofline"
+                                   : "no GPU row for device '" + b.device + "'";
         out.shortWhy = "no GPU row";
         return out;
     }
-    out.headroom = computeHeadroom(*w.breakdown, *gpu);
+    out.headroom = computeHeadroom(b, *gpu);
     if (out.headroom->total.estimatedUs <= 0) {
         out.why = out.headroom->hasShapes ? "no kernel has a work estimate"
                                           : "recorded without shapes (record_shapes=False)";
@@ -34,8 +40,6 @@ WorkloadHeadroom compute(const ProjectWorkload& w) {
     }
     return out;
 }
-
-}  // namespace
 
 std::shared_ptr<const WorkloadHeadroom> headroomOf(const ProjectWorkload& workload) {
     struct Entry {

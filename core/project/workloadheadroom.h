@@ -23,6 +23,10 @@ struct WorkloadHeadroom {
     bool estimated() const { return headroom && headroom->total.estimatedUs > 0; }
 };
 
+// The headroom of one breakdown, uncached: what headroomOf computes for a measured row (any
+// thread; the exact projection's speed of light takes it too).
+WorkloadHeadroom workloadHeadroom(const Breakdown& breakdown);
+
 // The headroom of a row, computed once per breakdown (a re-classification makes a new one; the
 // entry of a breakdown no longer alive is dropped). GUI thread only.
 std::shared_ptr<const WorkloadHeadroom> headroomOf(const ProjectWorkload& workload);

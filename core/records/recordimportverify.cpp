@@ -147,8 +147,7 @@ EvalRecord recordFromVerification(const VerificationResult& v, const std::string
     return r;
 }
 
-std::vector<EvalRecord> importVerifierOutput(const std::string& path,
-                                             const VerifierImportOptions& options) {
+std::vector<VerifierDocument> readVerifierDocuments(const std::string& path) {
     const std::string text = readJsonFile(path, "expected reach-verify output (JSON)");
     // Limits first, over the whole text, so an error names its byte offset whether the file is
     // one document or one per line; after them no parse can go deep or meet a bad number.
@@ -174,15 +173,23 @@ std::vector<EvalRecord> importVerifierOutput(const std::string& path,
             docs.emplace_back(n, parseJson(line, path, "expected a reach-verify JSON document", n));
         }
     }
-    std::vector<EvalRecord> records;
-    for (const auto& [place, doc] : docs) {
+    std::vector<VerifierDocument> out;
+    for (auto& [place, doc] : docs) {
         if (!isVerifierObject(doc)) {
             throw InputError(path, "record " + std::to_string(place),
                              "expected a reach-verify result (keys \"verdict\", \"problem_id\")");
         }
-        const VerificationResult v = VerificationResult::fromJson(doc, path);
-        records.push_back(recordFromVerification(v, path, place, options));
+        VerificationResult v = VerificationResult::fromJson(doc, path);
+        out.push_back({place, std::move(v), std::move(doc)});
     }
+    return out;
+}
+
+std::vector<EvalRecord> importVerifierOutput(const std::string& path,
+                                             const VerifierImportOptions& options) {
+    std::vector<EvalRecord> records;
+    for (const VerifierDocument& d : readVerifierDocuments(path))
+        records.push_back(recordFromVerification(d.result, path, d.place, options));
     return records;
 }
 

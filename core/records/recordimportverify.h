@@ -1,13 +1,15 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/records/evalrecord.h"
+#include "core/verify/verification.h"
 
 namespace reach {
-
-struct VerificationResult;
 
 // What a reach-verify result does not say about the candidate's author.
 struct VerifierImportOptions {
@@ -22,8 +24,19 @@ struct VerifierImportOptions {
 EvalRecord recordFromVerification(const VerificationResult& result, const std::string& file,
                                   int64_t place, const VerifierImportOptions& options = {});
 
+// One document of a file of reach-verify output, parsed, with the JSON it was parsed from (the
+// parts VerificationResult does not model: a KernelBench-format run's baselines and samples).
+struct VerifierDocument {
+    int64_t place = 0;  // 1-based: the object in an array, or the line of a JSONL file
+    VerificationResult result;
+    nlohmann::json json;
+};
+
 // A file of reach-verify output: one JSON object, a JSON array of them, or one per line.
-// All or nothing; errors name the file, the record and the key.
+// All or nothing; errors name the file, the record and the key. Every verdict is kept.
+std::vector<VerifierDocument> readVerifierDocuments(const std::string& path);
+
+// The same file as records (recordFromVerification): all or nothing.
 std::vector<EvalRecord> importVerifierOutput(const std::string& path,
                                              const VerifierImportOptions& options = {});
 

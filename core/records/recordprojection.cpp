@@ -36,16 +36,6 @@ double meanTimeRatio(const std::vector<double>& values) {
     return sum / static_cast<double>(values.size());
 }
 
-// Uniform index in [0, n) by rejection, so a seed gives the same draws with every library.
-size_t drawIndex(std::mt19937_64& rng, size_t n) {
-    const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-    uint64_t x;
-    do {
-        x = rng();
-    } while (x >= limit);
-    return static_cast<size_t>(x % n);
-}
-
 json intervalJson(const Interval& i) {
     return json::array({i.lo, i.hi});
 }

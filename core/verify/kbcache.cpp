@@ -26,15 +26,6 @@ bool knownKind(const std::string& k) {
     return false;
 }
 
-bool hexKey(const std::string& k) {
-    if (k.size() != 64)
-        return false;
-    for (char c : k)
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-            return false;
-    return true;
-}
-
 std::string hashOf(const std::string& path) {
     try {
         return Sha256::hexOfFile(path);
@@ -73,7 +64,7 @@ json KbResultCache::entries() const {
         for (fs::directory_iterator it(scopeDir(kind), ec), end;
              !ec && it != end && n < kMaxEntries; it.increment(ec)) {
             const fs::path& f = it->path();
-            if (f.extension() != ".json" || !hexKey(f.stem().string()))
+            if (f.extension() != ".json" || !Sha256::isHexDigest(f.stem().string()))
                 continue;
             std::error_code sec;
             if (!it->is_regular_file(sec) || it->file_size(sec) > kMaxEntryBytes || sec)
@@ -101,7 +92,7 @@ int KbResultCache::store(const json& cacheStore) const {
             continue;
         const std::string kind = e.value("kind", "");
         const std::string key = e.value("key", "");
-        if (!knownKind(kind) || !hexKey(key) || !e.contains("value") ||
+        if (!knownKind(kind) || !Sha256::isHexDigest(key) || !e.contains("value") ||
             !e.value("measured_at", json()).is_string())
             continue;
         const json entry = {

@@ -408,6 +408,10 @@ VerificationResult runKernelBenchJob(const KernelBenchJob& job) {
         if (!fs::is_regular_file(f, ec))
             throw InputError(f, "file", "a readable KernelBench-format .py file");
     }
+    // The bytes this job verifies, named in its document: a result is matched to a problem by
+    // them (a benchmark's exact projection), never by a file name someone can reuse.
+    const std::string problemSha256 = Sha256::hexOfFile(job.problemFile);
+    const std::string candidateSha256 = Sha256::hexOfFile(job.candidateFile);
     std::vector<std::string> common = {"--problem",       job.problemFile, "--candidate",
                                        job.candidateFile, "--precision",   job.precision,
                                        "--device",        job.device};
@@ -458,6 +462,8 @@ VerificationResult runKernelBenchJob(const KernelBenchJob& job) {
         if (r.device.reason.empty())
             r.device.reason = "no CUDA device visible to PyTorch";
         r.reasons = {"no GPU: " + r.device.reason};
+        r.problemSha256 = problemSha256;
+        r.candidateSha256 = candidateSha256;
         return r;
     }
 
@@ -484,7 +490,10 @@ VerificationResult runKernelBenchJob(const KernelBenchJob& job) {
     throwIfBadInput(reach, job);
     if (reach.doc.is_object())
         cache.store(reach.doc.value("cache_store", json()));
-    return composeKernelBench(job, json::object(), kb, reach);
+    VerificationResult r = composeKernelBench(job, json::object(), kb, reach);
+    r.problemSha256 = problemSha256;
+    r.candidateSha256 = candidateSha256;
+    return r;
 }
 
 }  // namespace reach

@@ -133,6 +133,8 @@ json VerificationResult::toJson() const {
     j["dtype"] = dtype;
     j["problem_file"] = problemFile;
     j["candidate_file"] = candidateFile;
+    j["problem_sha256"] = problemSha256;
+    j["candidate_sha256"] = candidateSha256;
     j["seed"] = seed;
     j["problem"] = problem.is_null() ? json::object() : problem;
     j["compile"] = {{"status", compile.status},
@@ -231,6 +233,8 @@ VerificationResult VerificationResult::fromJson(const json& j, const std::string
     v.dtype = r.get<std::string>(j, "dtype", "", "");
     v.problemFile = r.get<std::string>(j, "problem_file", "", "");
     v.candidateFile = r.get<std::string>(j, "candidate_file", "", "");
+    v.problemSha256 = r.get<std::string>(j, "problem_sha256", "", "");
+    v.candidateSha256 = r.get<std::string>(j, "candidate_sha256", "", "");
     v.seed = r.get<uint64_t>(j, "seed", "", 0);
     v.problem = j.value("problem", json::object());
     if (j.contains("compile") && j.at("compile").is_object()) {

@@ -118,6 +118,10 @@ struct VerificationResult {
     std::string verdict = verdict::kError;
     std::vector<std::string> reasons;
     std::string problemId, op, dtype, problemFile, candidateFile;
+    // The SHA-256 of the problem's and the candidate's bytes as the verifier read them (lower-case
+    // hex; empty when unknown): what a result is matched to a problem by (a benchmark's exact
+    // projection, docs/benchmark.md), never the file's name.
+    std::string problemSha256, candidateSha256;
     uint64_t seed = 0;
     nlohmann::json problem;  // the problem as run (seed included)
     CompileInfo compile;

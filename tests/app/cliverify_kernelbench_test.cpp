@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "clirunner.h"
+#include "core/base/sha256.h"
 
 namespace reach_test_cliverify_kernelbench_test {  // unity builds: this file's names stay its own
 
@@ -71,6 +72,15 @@ TEST_F(CliVerifyKernelBench, ACorrectCandidatePassesBothAndIsTimedAgainstEager) 
     EXPECT_GT(j["speedup"].get<double>(), 0);
     for (const char* key : {"checks", "thresholds", "device", "reasons", "flags"})
         EXPECT_TRUE(j.contains(key)) << key;
+    // The bytes verified, by which a result is matched to a benchmark's problem, and the eager
+    // loop's repetitions, which the exact projection resamples (docs/benchmark.md).
+    const std::string dir = std::string(REACH_TEST_DATA) + "/kernelbench-py/";
+    EXPECT_EQ(j["problem_sha256"], reach::Sha256::hexOfFile(dir + "problems/23_Softmax.py"));
+    EXPECT_EQ(j["candidate_sha256"],
+              reach::Sha256::hexOfFile(dir + "candidates/softmax_correct.py"));
+    const json& eager = j["reach"]["baselines"][0];
+    EXPECT_EQ(eager["kind"], "eager");
+    EXPECT_EQ(eager["timing"]["clock"]["runner_us"].size(), 5u);
 }
 
 TEST_F(CliVerifyKernelBench, EveryCheatOfTheListGetsAFail) {

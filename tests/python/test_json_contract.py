@@ -127,6 +127,9 @@ class Contract(WorkerCase):
             self.assertKeys(b, BASELINE_KEYS, "baseline")
             if b["timing"] is not None:
                 self.assertKeys(b["timing"], TIMING_KEYS, "baseline timing")
+        # The eager loop's repetitions, which the exact projection resamples (docs/benchmark.md).
+        self.assertKeys(r["baselines"][0]["timing"]["clock"], CLOCK_KEYS, "eager baseline clock")
+        self.assertEqual(len(r["baselines"][0]["timing"]["clock"]["runner_us"]), 5)
         self.assertEqual(r["baselines"][2], {"kind": "recorded", "timing": None, "us": 1e9, "note": "fixture"})
         self.assertEqual(r["baseline_used"]["kind"], "eager")  # the fastest one
         self.assertGreater(r["speedup"], 0)

@@ -215,6 +215,9 @@ def _trusted_phase(j, res, cache_in):
         eager, _ = j.timed_loop(args.reps, args.warmup, j.gather())
         _loop_failure(j, eager, "the problem's Model (eager)")
         rec = record(eager, args.warmup, j.bench)
+        # The repetitions themselves, as the candidate's timing has them: the exact projection
+        # (docs/benchmark.md) resamples them for its interval instead of assuming a shape.
+        rec["clock"] = clock_samples(eager)
         measured.append({"kind": "eager", "timing": rec, "us": rec["median_us"],
                          "note": "the problem's Model at the precision, timed like the candidate"})
         calibration = {"which": "eager", "reps": len(eager.e), "clock": clock_samples(eager),
@@ -247,6 +250,7 @@ def _compile_baseline(j):
     if loop.failure:
         return {"kind": "torch_compile", "timing": None, "us": None, "note": f"failed: {_failure_text(loop)}"}
     rec = record(loop, args.warmup, j.bench)
+    rec["clock"] = clock_samples(loop)
     return {"kind": "torch_compile", "timing": rec, "us": rec["median_us"],
             "note": "torch.compile(Model), default mode (Inductor), timed like the candidate"}
 

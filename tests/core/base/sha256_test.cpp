@@ -79,3 +79,13 @@ TEST(Sha256, PortableAndHardwarePathsAgree) {
     EXPECT_EQ(Sha256::hexPortable(data), Sha256::hex(data))
         << "SHA extensions in use: " << Sha256::usesShaExtensions();
 }
+
+// What a digest read from a file must look like before it is compared or names a folder.
+TEST(Sha256, IsHexDigestAcceptsOnlyWhatHexDigestWrites) {
+    EXPECT_TRUE(Sha256::isHexDigest(Sha256::hex("abc")));
+    EXPECT_FALSE(Sha256::isHexDigest(""));
+    EXPECT_FALSE(Sha256::isHexDigest(std::string(63, 'a')));
+    EXPECT_FALSE(Sha256::isHexDigest(std::string(65, 'a')));
+    EXPECT_FALSE(Sha256::isHexDigest(std::string(64, 'A')));  // upper case is not what it writes
+    EXPECT_FALSE(Sha256::isHexDigest(std::string(63, 'a') + "/"));
+}

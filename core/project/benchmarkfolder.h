@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace reach {
+
+// A folder written by `reach-cli extract PROFILE --out DIR` (docs/benchmark.md), read back for
+// the exact projection: benchmark.json and the current bytes of each problem file. The folder
+// may have travelled (a colleague's, a download), so benchmark.json is a stranger's file.
+
+struct BenchmarkKernel {
+    std::string name;
+    int64_t calls = 0;
+    double gpuUs = 0;
+};
+
+struct BenchmarkProblem {
+    std::string file;  // a plain file name inside the folder
+    std::string op;
+    nlohmann::json signature;  // the recorded arguments, as benchmark.json has them
+    std::vector<BenchmarkKernel> kernels;
+    double gpuUs = 0;    // its kernels' time in the trace (their sum)
+    double share = 0;    // that time over the workload's GPU time
+    std::string sha256;  // of the file's bytes now: what verified results are matched by
+};
+
+struct BenchmarkFolder {
+    std::string dir;
+    std::string profile, profileSha256, category;
+    double gpuUs = 0;                        // the workload's GPU time the shares are of
+    std::string rulesName, rulesHash;        // the rules extract classified with; empty when unsaid
+    std::vector<BenchmarkProblem> problems;  // in benchmark.json's order (hottest first)
+};
+
+// Every key of benchmark.json is checked: a wrong type, a share past the workload, a file name
+// that is not a plain name inside the folder (a '/', '..'), a problem file that is missing or
+// not a regular file is one InputError naming benchmark.json, the key and what was expected.
+BenchmarkFolder readBenchmarkFolder(const std::string& dir);
+
+// Throws InputError (naming benchmark.json) when the benchmark was made from another profile
+// than the one whose bytes hash to profileSha256.
+void requireBenchmarkOf(const BenchmarkFolder& benchmark, const std::string& profilePath,
+                        const std::string& profileSha256);
+
+}  // namespace reach

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/analysis/breakdown.h"
+#include "core/benchmark/exactprojection.h"
+#include "core/project/benchmarkfolder.h"
+#include "core/project/verifiedruns.h"
+
+namespace reach {
+
+// The exact projection of one profile from its own benchmark and the verified results found for
+// it (issue 26, part 3; docs/benchmark.md, "The exact projection"): the one implementation that
+// `reach-cli project --benchmark` prints and the GUI will show.
+struct ExactProjectionReport {
+    std::string workload;
+    BenchmarkFolder benchmark;
+    BenchmarkRuns runs;
+    ExactProjection projection;
+    std::string rulesName, rulesHash;  // the breakdown's: what A is of
+    std::string gpu;                   // the headroom's GPU row; empty without one
+    std::string solWhy;                // why there is no speed-of-light number, when there is none
+    std::vector<std::string> warnings;
+};
+
+// `benchmark` must be of the breakdown's profile (requireBenchmarkOf); `runs` matched to it.
+// The speed-of-light numbers come from core/headroom on the breakdown (the GPU row of its
+// device): a problem's roofline time is its signature's, shared by its kernels as their time is.
+ExactProjectionReport exactProjectionReport(const Breakdown& breakdown, BenchmarkFolder benchmark,
+                                            BenchmarkRuns runs,
+                                            const ExactProjectionOptions& options = {});
+
+// One JSON document (docs/cli.md, "project --benchmark").
+nlohmann::json exactProjectionJson(const ExactProjectionReport& report);
+
+}  // namespace reach
