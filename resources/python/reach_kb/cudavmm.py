@@ -130,10 +130,17 @@ class Mapping:
             raise
         self.ptr = ptr.value
 
+    @staticmethod
+    def allocation_size(nbytes):
+        """What cuMemCreate is asked for: whole granules. The runner maps the same size: a
+        reservation or a mapping of part of an allocation is refused (invalid argument), and a
+        region's own size (its canaries and data) is rarely whole granules."""
+        g = granularity()
+        return max(g, (int(nbytes) + g - 1) // g * g)
+
     @classmethod
     def allocate(cls, nbytes):
-        g = granularity()
-        size = max(g, (int(nbytes) + g - 1) // g * g)
+        size = cls.allocation_size(nbytes)
         h = ctypes.c_ulonglong()
         p = _prop(_device())
         _check(_driver().cuMemCreate(ctypes.byref(h), size, ctypes.byref(p), 0), "cuMemCreate")
@@ -145,7 +152,7 @@ class Mapping:
         _check(_driver().cuMemImportFromShareableHandle(ctypes.byref(h), ctypes.c_void_p(fd),
                                                         CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
                "cuMemImportFromShareableHandle")
-        return cls(h.value, size)
+        return cls(h.value, cls.allocation_size(size))
 
     def export_fd(self):
         fd = ctypes.c_int(-1)
