@@ -15,6 +15,7 @@
 #include "core/base/inputerror.h"
 #include "core/base/textescape.h"
 #include "core/benchmark/extract.h"
+#include "core/project/benchmarkcheck.h"
 #include "core/project/project.h"
 
 namespace reach::cli {
@@ -42,8 +43,71 @@ void writeFile(const fs::path& path, const std::string& text) {
     fs::rename(tmp, path);
 }
 
+// --check DIR: every problem run and profiled once; which launch the trace's kernels.
+int runCheck(const CliArgs& args, CliIo& io) {
+    if (!args.positionals().empty() || args.value("--out") || args.value("--cover") ||
+        args.value("--category") || args.value("--rules"))
+        throw UsageError(
+            "extract --check DIR takes no profile, --out, --cover, --category or "
+            "--rules: it checks a folder extract wrote");
+    BenchmarkCheckOptions options;
+    options.device = args.value("--device").value_or("cuda");
+    if (options.device != "cuda" && options.device != "cpu")
+        throw UsageError("--device: expected cuda or cpu");
+    options.python = args.value("--python").value_or("");
+    if (auto t = args.number("--timeout", 1, 86400))
+        options.timeoutPerProblem = *t;
+    if (auto j = args.number("--jobs", 1, 64))
+        options.jobs = int(*j);
+    const BenchmarkCheck check = checkBenchmark(*args.value("--check"), options);
+    if (args.flag("--json")) {
+        nlohmann::json doc = benchmarkCheckSummary(check);
+        nlohmann::json problems = nlohmann::json::array();
+        for (const auto& [file, m] : check.problems) {
+            nlohmann::json j =
+                options.device == "cuda"
+                    ? kernelMatchJson(m)
+                    : nlohmann::json{{"ran", m.ran},
+                                     {"error", m.ran ? nlohmann::json() : nlohmann::json(m.error)}};
+            j["file"] = file;
+            problems.push_back(std::move(j));
+        }
+        doc["per_problem"] = std::move(problems);
+        io.out << reach::dumpJson(doc) << "\n";
+        return kExitOk;
+    }
+    const std::string where =
+        check.runs.deviceName.empty() ? check.runs.device : check.runs.deviceName;
+    io.out << check.ran << " of " << check.problems.size() << " problem(s) ran on " << where
+           << " (torch " << check.runs.torch << ")";
+    if (options.device == "cuda")
+        io.out << "; " << percent(check.matchedShare())
+               << " of the covered time is in kernels they launch by the same name";
+    io.out << "\n";
+    for (const auto& [file, m] : check.problems) {
+        io.out << "  " << file << "  ";
+        if (!m.ran) {
+            io.out << "did not run: " << m.error << "\n";
+            continue;
+        }
+        io.out << (options.device == "cuda" ? percent(m.matchedShare()) + " matched" : "ran");
+        for (const std::string& k : m.missing)
+            io.out << "\n      not launched: " << k;
+        io.out << "\n";
+    }
+    io.out << "written into " << check.dir << "/benchmark.json (launches_same_kernels, check)\n";
+    return kExitOk;
+}
+
 int runExtract(const std::vector<std::string>& argv, CliIo& io) {
-    const CliArgs args(argv, {{"--json"}, {"--out", "--cover", "--category", "--rules"}});
+    const CliArgs args(argv, {{"--json"},
+                              {"--out", "--cover", "--category", "--rules", "--check", "--device",
+                               "--python", "--timeout", "--jobs"}});
+    if (args.value("--check"))
+        return runCheck(args, io);
+    if (args.value("--device") || args.value("--python") || args.value("--timeout") ||
+        args.value("--jobs"))
+        throw UsageError("--device, --python, --timeout and --jobs go with --check DIR");
     if (args.positionals().size() != 1)
         throw UsageError("extract takes one profile (recorded with record_shapes=True)");
     const auto out = args.value("--out");
@@ -105,8 +169,9 @@ int runExtract(const std::vector<std::string>& argv, CliIo& io) {
         io.out << "  skipped " << s.group.op << " ("
                << percent(e.categoryUs > 0 ? s.group.us / e.categoryUs : 0) << "): " << s.why
                << "\n";
-    io.out << "benchmark.json beside them; whether each problem launches the trace's kernels is "
-              "measured on a GPU (docs/benchmark.md)\n";
+    io.out << "benchmark.json beside them; whether each problem launches the trace's kernels: "
+              "reach-cli extract --check "
+           << dir.string() << " on a GPU machine (docs/benchmark.md)\n";
     return kExitOk;
 }
 
@@ -122,7 +187,15 @@ CliCommand extractCommand() {
             "              benchmark.json (each problem's operator, signature, kernels, share)\n"
             "  --cover F   stop once the problems cover F of the category's time (default 0.9)\n"
             "  --category  addressable (default) or all kernels\n"
-            "  --json      benchmark.json on stdout as well",
+            "  --json      benchmark.json on stdout as well\n"
+            "extract --check DIR [--device cuda|cpu] [--python P] [--timeout S] [--jobs N]\n"
+            "        [--json]\n"
+            "  runs every problem of DIR (code: run because you ask) and profiles one call of\n"
+            "  each; writes into DIR/benchmark.json whether it launches the trace's kernels\n"
+            "  (matched by name) and the matched share of the covered time\n"
+            "  --device    cuda (default; the check) or cpu (the problems run, nothing to match)\n"
+            "  --timeout S each problem's limit (default 120)\n"
+            "  --jobs N    problems profiled at once (default 1)",
             runExtract};
 }
 

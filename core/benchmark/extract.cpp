@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "core/base/jsonparse.h"
 #include "core/base/sha256.h"
@@ -12,9 +13,34 @@ namespace reach {
 
 namespace {
 
+// The floating dtype that holds most of the profile's shaped kernel time: a model's working
+// precision, which a tensor list of unrecorded dtype most likely shares.
+std::string dominantFloatDtype(
+    const std::map<std::pair<std::string, std::string>, SignatureGroup>& groups) {
+    std::map<std::string, double> us;
+    for (const auto& [key, g] : groups) {
+        const nlohmann::json sig = tryParseJson(g.signature).value_or(nlohmann::json());
+        std::set<std::string> seen;
+        for (const CallArgument& a : decodeArguments(sig, nullptr))
+            if (a.kind == CallArgument::Kind::Tensor &&
+                (a.dtype.rfind("float", 0) == 0 || a.dtype == "bfloat16"))
+                seen.insert(a.dtype);
+        for (const std::string& d : seen)
+            us[d] += g.us;
+    }
+    std::string best = "float32";
+    double most = 0;
+    for (const auto& [d, t] : us)
+        if (t > most)
+            best = d, most = t;
+    return best;
+}
+
 // The dtype a tensor list's elements most likely have (the profiler records none): the other
-// tensors of the call, else what the kernels' names say, else float32.
-std::string fallbackDtype(const SignatureGroup& g, const std::vector<CallArgument>& args) {
+// tensors of the call, else what the kernels' names say (a dtype, or the element size of
+// ATen's OpaqueType<N> copies, as cat's), else the profile's working precision.
+std::string fallbackDtype(const SignatureGroup& g, const std::vector<CallArgument>& args,
+                          const std::string& dominant) {
     for (const CallArgument& a : args) {
         if (a.kind == CallArgument::Kind::Tensor && !a.dtype.empty() &&
             a.dtype.rfind("float", 0) == 0)
@@ -22,6 +48,7 @@ std::string fallbackDtype(const SignatureGroup& g, const std::vector<CallArgumen
         if (a.kind == CallArgument::Kind::Tensor && a.dtype == "bfloat16")
             return a.dtype;
     }
+    const bool dominantHalf = dominant == "bfloat16" || dominant == "float16";
     for (const ExtractedKernel& k : g.kernels) {
         const std::string& n = k.name;
         if (n.find("BFloat16") != std::string::npos || n.find("bf16") != std::string::npos ||
@@ -31,8 +58,16 @@ std::string fallbackDtype(const SignatureGroup& g, const std::vector<CallArgumen
             return "float16";
         if (n.find("double") != std::string::npos)
             return "float64";
+        if (n.find("OpaqueType<2u>") != std::string::npos)
+            return dominantHalf ? dominant : "bfloat16";
+        if (n.find("OpaqueType<4u>") != std::string::npos)
+            return "float32";
+        if (n.find("OpaqueType<8u>") != std::string::npos)
+            return "float64";
+        if (n.find("OpaqueType<1u>") != std::string::npos)
+            return "uint8";
     }
-    return "float32";
+    return dominant;
 }
 
 std::string percent(double share) {
@@ -94,6 +129,7 @@ Extraction extractBenchmark(const Breakdown& b, const ExtractOptions& options) {
             e.shapedUs += c.totalUs;
         }
     }
+    const std::string dominant = dominantFloatDtype(groups);
     std::vector<SignatureGroup> hottest;
     for (auto& [key, g] : groups) {
         std::sort(g.kernels.begin(), g.kernels.end(), [](const auto& a, const auto& b) {
@@ -128,7 +164,7 @@ Extraction extractBenchmark(const Breakdown& b, const ExtractOptions& options) {
         for (const ExtractedKernel& k : g.kernels)
             header.push_back("  kernel (" + std::to_string(k.calls) + " calls, " + micros(k.us) +
                              "): " + k.name);
-        ProblemSource src = problemSource(g.op, sig, header, fallbackDtype(g, args));
+        ProblemSource src = problemSource(g.op, sig, header, fallbackDtype(g, args, dominant));
         if (!src.ok) {
             e.skipped.push_back({std::move(g), src.why});
             continue;

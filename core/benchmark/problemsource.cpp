@@ -131,6 +131,37 @@ std::string pyList(const std::vector<int64_t>& v) {
     return s + "]";
 }
 
+// Whether `stride` lays `shape` out densely (some order of the dimensions is contiguous):
+// such a tensor keeps its layout when moved to the GPU. A slice's gaps, an expanded (stride 0)
+// or an overlapping dimension do not survive the move, so those go through a view (below).
+bool denseLayout(const std::vector<int64_t>& shape, const std::vector<int64_t>& stride) {
+    std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dimensions past 1
+    for (size_t d = 0; d < shape.size() && d < stride.size(); ++d)
+        if (shape[d] != 1)
+            dims.push_back({stride[d], shape[d]});
+    std::sort(dims.begin(), dims.end(), std::greater<>());
+    int64_t expected = 1;
+    for (size_t i = dims.size(); i-- > 0;) {
+        if (dims[i].first != expected)
+            return false;
+        expected *= dims[i].second;
+    }
+    return true;
+}
+
+// The elements a strided tensor spans: 1 + the offset of its last element.
+int64_t footprint(const std::vector<int64_t>& shape, const std::vector<int64_t>& stride) {
+    int64_t n = 1;
+    for (size_t d = 0; d < shape.size() && d < stride.size(); ++d) {
+        if (shape[d] == 0)
+            return 0;
+        if (stride[d] > 0 && (shape[d] - 1) > (kMaxElements - n) / stride[d])
+            return kMaxElements + 1;
+        n += (shape[d] - 1) * stride[d];
+    }
+    return n;
+}
+
 std::string text(const nlohmann::json& a, size_t i) {
     return a.is_array() && i < a.size() && a[i].is_string() ? a[i].get<std::string>()
                                                             : std::string();
@@ -190,19 +221,20 @@ bool validIdentifier(const std::string& s) {
 constexpr const char* kHelpers = R"PY(
 
 def _draw(shape, stride, dtype, low=0, high=2):
-    """A tensor of `shape` laid out as recorded: `stride` orders its dimensions (a transposed
-    operand stays transposed) and a stride of 0 is an expanded dimension."""
+    """A tensor of `shape`, dense, its dimensions ordered as `stride` orders them (a transposed
+    operand stays transposed; moving it to the GPU keeps a dense layout)."""
     dims = list(range(len(shape)))
     order = sorted(dims, key=lambda d: (-stride[d], d)) if stride else dims
-    base_shape = [1 if stride and stride[d] == 0 else shape[d] for d in order]
+    base = _values([shape[d] for d in order], dtype, low, high)
+    return base.permute([order.index(d) for d in dims])
+
+
+def _values(shape, dtype, low=0, high=2):
     if dtype.is_floating_point:
-        base = torch.randn(base_shape, dtype=torch.float32).to(dtype)
-    elif dtype == torch.bool:
-        base = torch.rand(base_shape) < 0.5
-    else:
-        base = torch.randint(low, max(high, low + 1), base_shape, dtype=dtype)
-    t = base.permute([order.index(d) for d in dims])
-    return t.expand(shape) if stride and 0 in stride else t
+        return torch.randn(shape, dtype=torch.float32).to(dtype)
+    if dtype == torch.bool:
+        return torch.rand(shape) < 0.5
+    return torch.randint(low, max(high, low + 1), shape, dtype=dtype)
 
 
 def _offsets(bags, indices, dtype):
@@ -311,13 +343,19 @@ std::vector<CallArgument> decodeArguments(const nlohmann::json& sig, std::string
                 return fail("argument " + std::to_string(i) + ": a shape Reach cannot read");
             if (elements(shape) > kMaxElements)
                 return fail("argument " + std::to_string(i) + ": more than 2^31 elements");
-            bytes += elements(shape) * d->second.bytes;
             a.kind = CallArgument::Kind::Tensor;
             a.dtype = d->second.torchName;
-            a.shapes.push_back(shape);
             a.strides.push_back(tensorStride(
                 strides.is_array() && i < strides.size() ? strides[i] : nlohmann::json(),
                 shape.size()));
+            const int64_t span = a.strides[0].empty() || denseLayout(shape, a.strides[0])
+                                     ? elements(shape)
+                                     : footprint(shape, a.strides[0]);
+            if (span > kMaxElements)
+                return fail("argument " + std::to_string(i) +
+                            ": strides spanning more than 2^31 elements");
+            bytes += span * d->second.bytes;
+            a.shapes.push_back(shape);
         } else if (type == "TensorList") {
             if (!dims[i].is_array() || dims[i].size() > kMaxArguments)
                 return fail("argument " + std::to_string(i) + ": a tensor list Reach cannot read");
@@ -329,12 +367,19 @@ std::vector<CallArgument> decodeArguments(const nlohmann::json& sig, std::string
                 std::vector<int64_t> shape;
                 if (!readShape(dims[i][k], shape) || elements(shape) > kMaxElements)
                     return fail("argument " + std::to_string(i) + ": a shape Reach cannot read");
-                bytes += elements(shape) * 4;
                 const nlohmann::json s = strides.is_array() && i < strides.size() &&
                                                  strides[i].is_array() && k < strides[i].size()
                                              ? strides[i][k]
                                              : nlohmann::json();
                 a.strides.push_back(tensorStride(s, shape.size()));
+                const int64_t span =
+                    a.strides.back().empty() || denseLayout(shape, a.strides.back())
+                        ? elements(shape)
+                        : footprint(shape, a.strides.back());
+                if (span > kMaxElements)
+                    return fail("argument " + std::to_string(i) +
+                                ": strides spanning more than 2^31 elements");
+                bytes += span * 8;  // the elements' dtype is not recorded: the widest
                 a.shapes.push_back(std::move(shape));
             }
         } else if (type == "Scalar") {
@@ -361,6 +406,24 @@ std::vector<CallArgument> decodeArguments(const nlohmann::json& sig, std::string
         if (bytes > kMaxBytesPerCall)
             return fail("inputs of more than 16 GiB");
         args.push_back(std::move(a));
+    }
+    // A Python number given to a tensor operator (x + 1e-6, x * 2) reaches ATen as a "wrapped
+    // number": a 0-dim float64 or int64 tensor on the CPU, which the profiler records as such
+    // and without its value. Drawn as a tensor it would be a second operand on the GPU and launch
+    // another kernel; it is a Python number, of a value the trace does not keep.
+    bool otherDtype = false;
+    for (const CallArgument& a : args)
+        otherDtype |= a.kind == CallArgument::Kind::Tensor && !a.shapes[0].empty() &&
+                      a.dtype != "float64" && a.dtype != "int64";
+    for (CallArgument& a : args) {
+        if (!otherDtype || a.kind != CallArgument::Kind::Tensor || !a.shapes[0].empty() ||
+            (a.dtype != "float64" && a.dtype != "int64"))
+            continue;
+        a.kind = CallArgument::Kind::Scalar;
+        a.literal = a.dtype == "float64" ? "0.5" : "3";
+        a.wrappedNumber = true;
+        a.shapes.clear();
+        a.strides.clear();
     }
     return args;
 }
@@ -426,6 +489,9 @@ ProblemSource problemSource(const std::string& op, const nlohmann::json& signatu
         }
         if (a.kind == CallArgument::Kind::Scalar) {
             callArgs.push_back(a.literal);
+            if (a.wrappedNumber)
+                out.assumptions.push_back(
+                    "a Python number recorded as a 0-dim tensor without its value: " + a.literal);
             continue;
         }
         std::vector<std::string> names;
@@ -462,8 +528,20 @@ ProblemSource problemSource(const std::string& op, const nlohmann::json& signatu
             if (a.dtype.empty())
                 out.assumptions.push_back("tensor list elements taken to be " + dtype +
                                           " (the trace does not record their dtype)");
-            draws.push_back("_draw(" + pyList(a.shapes[k]) + ", " + pyList(a.strides[k]) +
-                            ", torch." + dtype + range + ")");
+            if (a.strides[k].empty() || denseLayout(a.shapes[k], a.strides[k])) {
+                draws.push_back("_draw(" + pyList(a.shapes[k]) + ", " + pyList(a.strides[k]) +
+                                ", torch." + dtype + range + ")");
+            } else {
+                // Gaps, expanded or overlapping dimensions: the input is the storage, and
+                // forward views it as recorded (a view launches nothing).
+                draws.push_back("_values([" + std::to_string(footprint(a.shapes[k], a.strides[k])) +
+                                "], torch." + dtype + range + ")");
+                names.back() =
+                    p + ".as_strided(" + pyList(a.shapes[k]) + ", " + pyList(a.strides[k]) + ")";
+                out.assumptions.push_back(
+                    "a tensor recorded with gaps or expanded dimensions is given as its "
+                    "storage and viewed in forward");
+            }
         }
         if (a.kind == CallArgument::Kind::TensorList) {
             std::string list = "[";
@@ -495,11 +573,14 @@ ProblemSource problemSource(const std::string& op, const nlohmann::json& signatu
     for (const std::string& p : params)
         s += ", " + p;
     if (intoFresh) {
-        if (callArgs.empty() || params.empty() || callArgs[0] != params[0]) {
+        if (callArgs.empty() || params.empty() || callArgs[0].rfind(params[0], 0) != 0) {
             out.why = "aten::" + name + " without its destination tensor";
             return out;
         }
-        s += "):\n        return torch.empty_like(" + callArgs[0] + ")." + name + "(";
+        // A fresh destination laid out as the recorded one: a viewed destination is a fresh
+        // storage viewed the same way.
+        const std::string view = callArgs[0].substr(params[0].size());
+        s += "):\n        return torch.empty_like(" + params[0] + ")" + view + "." + name + "(";
         for (size_t i = 1; i < callArgs.size(); ++i)
             s += (i > 1 ? ", " : "") + callArgs[i];
         s += ")";

@@ -16,6 +16,8 @@ struct CallArgument {
     std::vector<std::vector<int64_t>> shapes, strides;
     std::string dtype;    // torch dtype name ("bfloat16"); empty when the trace does not say
     std::string literal;  // Scalar: a Python literal checked to be a number, bool or int list
+    bool wrappedNumber = false;  // Scalar: a Python number the trace recorded as a 0-dim
+                                 // tensor, without its value (the literal is Reach's)
 };
 
 // What a problem is made of, or why it cannot be made.

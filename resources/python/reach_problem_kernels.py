@@ -1,6 +1,7 @@
 """The kernels each problem of a workload's own benchmark launches (reach-cli extract --check).
 
-    python3 reach_problem_kernels.py --device cuda|cpu [--warmup N] [--timeout S] FILE...
+    python3 reach_problem_kernels.py --device cuda|cpu [--warmup N] [--timeout S] [--jobs N]
+                                     FILE...
 
 For each KernelBench-format problem file: build `Model(*get_init_inputs())`, move it and the
 tensors of `get_inputs()` to the device (their layouts kept), call it `--warmup` times, then once
@@ -10,7 +11,8 @@ trace's kernels (core/benchmark/kernelmatch.h); this script only reports.
 
 Each problem runs in a child forked from this process after PyTorch's import and before CUDA is
 touched, so a problem that faults the device, hangs or exits takes only itself: it is killed
-after `--timeout` seconds and reported with why. A problem's own output goes to stderr; stdout
+after `--timeout` seconds and reported with why. `--jobs` children run at once (one GPU
+takes several: only the names of the kernels are compared, not their times). A problem's own output goes to stderr; stdout
 carries one JSON document: {"torch", "device", "device_name", "problems": [{"file", "ok",
 "error", "seconds", "kernels": [{"name", "calls", "us"}]}]}.
 
@@ -101,51 +103,81 @@ def _child(path, device, warmup, wfd):
     os._exit(0)
 
 
-def run_one(path, device, warmup, timeout):
-    start = time.monotonic()
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        os.setsid()
-        _child(path, device, warmup, w)
-    os.close(w)
-    chunks, size, why = [], 0, None
-    deadline = start + timeout
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            why = f"no answer within {timeout:g} s (killed)"
-            break
-        ready, _, _ = select.select([r], [], [], left)
-        if not ready:
-            continue
-        chunk = os.read(r, 1 << 16)
+class _Running:
+    """One problem's child: its pipe, its deadline, what it has written so far."""
+
+    def __init__(self, path, device, warmup, timeout):
+        self.path, self.start = path, time.monotonic()
+        self.deadline = self.start + timeout
+        self.timeout = timeout
+        self.chunks, self.size, self.why = [], 0, None
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            os.setsid()
+            _child(path, device, warmup, w)
+        os.close(w)
+        self.pid, self.fd = pid, r
+
+    def read(self):
+        """Reads what is there; True once the child's answer is complete (or refused)."""
+        chunk = os.read(self.fd, 1 << 16)
         if not chunk:
-            break
-        size += len(chunk)
-        if size > ANSWER_LIMIT:
-            why = "an answer past 16 MiB"
-            break
-        chunks.append(chunk)
-    os.close(r)
-    if why:
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    _, status = os.waitpid(pid, 0)
-    result = {"file": os.path.basename(path), "seconds": round(time.monotonic() - start, 3)}
-    if why is None:
-        try:
-            result.update(json.loads(b"".join(chunks)))
-            return result
-        except ValueError:
-            why = (f"the problem's process ended with signal {os.WTERMSIG(status)}"
-                   if os.WIFSIGNALED(status) else
-                   f"the problem's process exited {os.WEXITSTATUS(status)} without an answer")
-    result.update({"ok": False, "error": why, "kernels": []})
-    return result
+            return True
+        self.size += len(chunk)
+        if self.size > ANSWER_LIMIT:
+            self.why = "an answer past 16 MiB"
+            return True
+        self.chunks.append(chunk)
+        return False
+
+    def finish(self):
+        os.close(self.fd)
+        if self.why:
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        _, status = os.waitpid(self.pid, 0)
+        result = {"file": os.path.basename(self.path),
+                  "seconds": round(time.monotonic() - self.start, 3)}
+        why = self.why
+        if why is None:
+            try:
+                result.update(json.loads(b"".join(self.chunks)))
+                return result
+            except ValueError:
+                why = (f"the problem's process ended with signal {os.WTERMSIG(status)}"
+                       if os.WIFSIGNALED(status) else
+                       f"the problem's process exited {os.WEXITSTATUS(status)} without an answer")
+        result.update({"ok": False, "error": why, "kernels": []})
+        return result
+
+
+def run_all(paths, device, warmup, timeout, jobs):
+    """Every problem in its own child, `jobs` at a time; results in the order of `paths`."""
+    results, waiting, running = {}, list(enumerate(paths)), {}
+    while waiting or running:
+        while waiting and len(running) < jobs:
+            index, path = waiting.pop(0)
+            child = _Running(path, device, warmup, timeout)
+            running[child.fd] = (index, child)
+        now = time.monotonic()
+        wait = max(0.0, min(c.deadline for _, c in running.values()) - now)
+        ready, _, _ = select.select(list(running), [], [], wait)
+        for fd in ready:
+            index, child = running[fd]
+            if child.read():
+                del running[fd]
+                results[index] = child.finish()
+        now = time.monotonic()
+        for fd, (index, child) in list(running.items()):
+            if now >= child.deadline:
+                child.why = f"no answer within {child.timeout:g} s (killed)"
+                del running[fd]
+                results[index] = child.finish()
+    return [results[i] for i in range(len(paths))]
 
 
 def main():
@@ -153,12 +185,13 @@ def main():
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per problem")
+    ap.add_argument("--jobs", type=int, default=1, help="problems profiled at once")
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     import torch  # before any fork: the children share the import, and CUDA is not touched here
     doc = {"torch": torch.__version__, "device": args.device, "device_name": None, "problems": []}
-    for path in args.files:
-        doc["problems"].append(run_one(path, args.device, max(0, args.warmup), args.timeout))
+    doc["problems"] = run_all(args.files, args.device, max(0, args.warmup), args.timeout,
+                              max(1, args.jobs))
     if args.device.startswith("cuda"):
         # Asked in a child too: initializing CUDA here would break the forks above.
         r, w = os.pipe()

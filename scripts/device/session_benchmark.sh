@@ -4,7 +4,8 @@
 # (reach-cli extract on datasets/profiles/h200-shapes; git-ignored, carried). Phases (PHASES=a,b):
 #   kernels  every problem of every folder profiled (resources/python/reach_problem_kernels.py):
 #            the kernels it launches, as JSON per folder ($OUT/kernels_<name>.json)
-#   check    reach-cli extract --check on every folder ($OUT/check_<name>.json, benchmark.json)
+#   check    reach-cli extract --check on every folder, JOBS problems at once ($OUT/check_<name>.txt,
+#            and benchmark_<name>.json with launches_same_kernels filled)
 #   verify   tests/data/benchmark/dlrm_embedding_bag_triton.py verified on DLRM's extracted
 #            embedding_bag problem, three times ($OUT/verify_embbag_N.json)
 set -u
@@ -13,7 +14,7 @@ export PATH=/usr/local/cuda/bin:$PATH REACH_RESOURCES=$ROOT/resources REACH_CACH
 export LD_LIBRARY_PATH=$ROOT/.devrun/lib:${LD_LIBRARY_PATH:-} PYTHONUNBUFFERED=1
 mkdir -p /tmp/reach-cache && chmod 700 /tmp/reach-cache
 PHASES=${PHASES:-kernels,verify}
-FOLDERS=${FOLDERS:-dlrm_inference resnet50_inference qwen2.5-14b_inference qwen2.5-1.5b_training}
+FOLDERS=${FOLDERS:-dlrm_inference resnet50_inference qwen2.5-14b_inference qwen2.5-1.5b_training encoder12_training_compiled}
 has() { [[ ",$PHASES," == *",$1,"* ]]; }
 echo "=== start $(date -u +%H:%M:%S) $(nvidia-smi --query-gpu=name,memory.used --format=csv,noheader)"
 if has kernels; then
@@ -27,9 +28,9 @@ fi
 if has check; then
   for f in $FOLDERS; do
     t0=$(date +%s)
-    timeout ${CHECK_T:-150} .devrun/reach-cli extract --check .devrun/bench/$f --json > $OUT/check_$f.json \
-      2> /tmp/check_$f.err
-    echo "check $f: exit $? in $(( $(date +%s) - t0 )) s"; tail -3 /tmp/check_$f.err
+    timeout ${CHECK_T:-150} .devrun/reach-cli extract --check .devrun/bench/$f --jobs ${JOBS:-4} \
+      --timeout 90 > $OUT/check_$f.txt 2> /tmp/check_$f.err
+    echo "check $f: exit $? in $(( $(date +%s) - t0 )) s"; head -1 $OUT/check_$f.txt; tail -3 /tmp/check_$f.err
     cp .devrun/bench/$f/benchmark.json $OUT/benchmark_$f.json
   done
 fi

@@ -96,6 +96,65 @@ TEST(ProblemSource, CopyWritesAFreshTensorLaidOutAsItsDestination) {
         << p.source;
 }
 
+// Qwen2.5-14B's rotate_half negates x[..., 64:] of a [4, 40, 1, 128] tensor: a slice with
+// gaps. Moved to the GPU as a tensor it would become contiguous and launch the vectorized kernel,
+// not the strided one of the trace (measured on the H200), so the storage goes in and forward
+// views it; a dense transposed operand still goes in as a tensor.
+TEST(ProblemSource, ASliceWithGapsIsItsStorageViewedInForward) {
+    const ProblemSource p = problemSource(
+        "aten::neg", sig({{4, 40, 1, 64}}, {"c10::BFloat16"}, {""}, {{5120, 128, 5120, 1}}), {},
+        "float32");
+    ASSERT_TRUE(p.ok) << p.why;
+    // 1 + 3*5120 + 39*128 + 0 + 63*1 elements span the view.
+    EXPECT_NE(p.source.find("_values([20416], torch.bfloat16)"), std::string::npos) << p.source;
+    EXPECT_NE(p.source.find("args = [x0.as_strided([4, 40, 1, 64], [5120, 128, 5120, 1])]"),
+              std::string::npos);
+    // An expanded (stride 0) operand is a view too; a dense one is not.
+    const ProblemSource e = problemSource(
+        "aten::mul", sig({{8, 16}, {8, 16}}, {"float", "float"}, {"", ""}, {{16, 1}, {0, 1}}), {},
+        "float32");
+    ASSERT_TRUE(e.ok) << e.why;
+    EXPECT_NE(e.source.find("args = [x0, x1.as_strided([8, 16], [0, 1])]"), std::string::npos)
+        << e.source;
+    EXPECT_NE(e.source.find("_values([16], torch.float32)"), std::string::npos);
+    // A copy into a viewed destination writes a fresh storage viewed the same way.
+    const ProblemSource c =
+        problemSource("aten::copy_",
+                      sig({{4, 64}, {4, 64}, json::array()}, {"float", "float", "Scalar"},
+                          {"", "", "False"}, {{128, 1}, {64, 1}, json::array()}),
+                      {}, "float32");
+    ASSERT_TRUE(c.ok) << c.why;
+    EXPECT_NE(c.source.find("torch.empty_like(x0).as_strided([4, 64], [128, 1]).copy_("),
+              std::string::npos)
+        << c.source;
+}
+
+TEST(ProblemSource, StridesSpanningTooMuchAreRefused) {
+    std::string why;
+    EXPECT_TRUE(
+        decodeArguments(sig({{2, 2}}, {"float"}, {""}, {{int64_t(1) << 40, 1}}), &why).empty());
+    EXPECT_NE(why.find("strides spanning"), std::string::npos) << why;
+}
+
+// x + 1e-6 on a float32 tensor: the profiler records the Python number as a 0-dim float64
+// tensor without its value. Drawn as a GPU tensor it launched a two-operand kernel instead of
+// the trace's CUDAFunctorOnSelf_add (measured on the H200): it is a number.
+TEST(ProblemSource, AWrappedPythonNumberIsANumber) {
+    const ProblemSource p =
+        problemSource("aten::add",
+                      sig({{4, 1, 1}, json::array(), json::array()}, {"float", "double", "Scalar"},
+                          {"", "", "1"}, {{1, 1, 1}, json::array(), json::array()}),
+                      {}, "float32");
+    ASSERT_TRUE(p.ok) << p.why;
+    EXPECT_NE(p.source.find("args = [x0, 0.5, 1]"), std::string::npos) << p.source;
+    EXPECT_NE(p.source.find("def forward(self, x0):"), std::string::npos);
+    // Beside tensors of its own dtype a 0-dim float64 tensor may be a real one: kept a tensor.
+    const ProblemSource d = problemSource(
+        "aten::add", sig({{4}, json::array()}, {"double", "double"}, {"", ""}), {}, "float32");
+    ASSERT_TRUE(d.ok) << d.why;
+    EXPECT_NE(d.source.find("args = [x0, x1]"), std::string::npos) << d.source;
+}
+
 TEST(ProblemSource, WhatCannotBeCalledSaysWhy) {
     EXPECT_FALSE(problemSource("vllm::moe_forward", sig({{4}}, {"float"}, {""}), {}, "").ok);
     EXPECT_FALSE(problemSource("triton_poi_fused_add_0", sig({{4}}, {"float"}, {""}), {}, "").ok);
