@@ -82,7 +82,9 @@ int runCheck(const CliArgs& args, CliIo& io) {
            << " (torch " << check.runs.torch << ")";
     if (options.device == "cuda")
         io.out << "; " << percent(check.matchedShare())
-               << " of the covered time is in kernels they launch by the same name";
+               << " of the covered time is in kernels they launch by the same name; "
+               << percent(check.launchedUs > 0 ? check.extraUs / check.launchedUs : 0)
+               << " of their own GPU time in kernels the trace's calls did not launch";
     io.out << "\n";
     for (const auto& [file, m] : check.problems) {
         io.out << "  " << file << "  ";
@@ -93,6 +95,8 @@ int runCheck(const CliArgs& args, CliIo& io) {
         io.out << (options.device == "cuda" ? percent(m.matchedShare()) + " matched" : "ran");
         for (const std::string& k : m.missing)
             io.out << "\n      not launched: " << k;
+        for (const std::string& k : m.extra)
+            io.out << "\n      also launched: " << k;
         io.out << "\n";
     }
     io.out << "written into " << check.dir << "/benchmark.json (launches_same_kernels, check)\n";

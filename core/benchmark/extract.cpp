@@ -153,7 +153,9 @@ Extraction extractBenchmark(const Breakdown& b, const ExtractOptions& options) {
         const std::vector<CallArgument> args = decodeArguments(sig, &why);
         std::vector<std::string> header = {
             "A KernelBench-format problem made by reach-cli extract from a profile.",
-            "profile: " + e.profile,
+            // The file's name, not the path it was read from: a problem's bytes (what verified
+            // results are matched by) must not depend on where the profile lay.
+            "profile: " + e.profile.substr(e.profile.find_last_of('/') + 1),
             "profile sha256: " + e.profileSha256,
             "operator: " + g.op + ", " + std::to_string(g.opCalls) + " calls",
             "its kernels: " + micros(g.us) + ", " + percent(e.gpuUs > 0 ? g.us / e.gpuUs : 0) +

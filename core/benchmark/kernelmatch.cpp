@@ -115,6 +115,12 @@ KernelMatch matchKernels(const std::vector<TraceKernel>& trace, const ProblemLau
     for (const std::string& name : launched)
         if (!wanted.count(name))
             m.extra.push_back(name);
+    if (run.ok)
+        for (const LaunchedKernel& k : run.kernels) {
+            m.launchedUs += k.us;
+            if (!wanted.count(k.name))
+                m.extraUs += k.us;
+        }
     return m;
 }
 
@@ -125,7 +131,9 @@ json kernelMatchJson(const KernelMatch& m) {
             {"matched_us", m.matchedUs},
             {"trace_us", m.traceUs},
             {"missing", m.missing},
-            {"extra", m.extra}};
+            {"extra", m.extra},
+            {"launched_us", m.launchedUs},
+            {"extra_us", m.extraUs}};
 }
 
 }  // namespace reach

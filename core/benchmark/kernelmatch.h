@@ -55,6 +55,10 @@ struct KernelMatch {
     double matchedUs = 0;  // of it, in kernels the problem's run launched by the same name
     std::vector<std::string> missing;  // trace kernels the run did not launch
     std::vector<std::string> extra;    // kernels the run launched that the trace's call did not
+    // The run's own times: all its GPU activities, and those of `extra`. A problem that launches
+    // more than its trace kernels (a copy batch norm makes of its running stats) has a baseline
+    // slower than the trace's call by extraUs.
+    double launchedUs = 0, extraUs = 0;
 
     double matchedShare() const { return traceUs > 0 ? matchedUs / traceUs : 0; }
 };

@@ -84,6 +84,8 @@ BenchmarkCheck checkBenchmark(const std::string& dir, const BenchmarkCheckOption
         const KernelMatch m = matchKernels(trace, it == byFile.end() ? notRun : *it->second);
         check.traceUs += m.traceUs;
         check.matchedUs += m.matchedUs;
+        check.launchedUs += m.launchedUs;
+        check.extraUs += m.extraUs;
         (m.ran ? check.ran : check.failed) += 1;
         // On a CPU nothing is launched to match: the run says only whether the problem runs.
         json j = gpu ? kernelMatchJson(m)
@@ -123,7 +125,9 @@ json benchmarkCheckSummary(const BenchmarkCheck& c) {
             {"failed", c.failed},
             {"trace_us", c.traceUs},
             {"matched_us", c.matchedUs},
-            {"matched_share_of_covered", c.matchedShare()}};
+            {"matched_share_of_covered", c.matchedShare()},
+            {"launched_us", c.launchedUs},
+            {"extra_us", c.extraUs}};
 }
 
 }  // namespace reach

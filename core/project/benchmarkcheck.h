@@ -29,7 +29,8 @@ struct BenchmarkCheck {
     LaunchReport runs;
     // Per problem of benchmark.json, in its order: its file and what its run matched.
     std::vector<std::pair<std::string, KernelMatch>> problems;
-    double traceUs = 0, matchedUs = 0;  // over every problem's trace kernels
+    double traceUs = 0, matchedUs = 0;   // over every problem's trace kernels
+    double launchedUs = 0, extraUs = 0;  // over every problem's run
     int ran = 0, failed = 0;
 
     double matchedShare() const { return traceUs > 0 ? matchedUs / traceUs : 0; }

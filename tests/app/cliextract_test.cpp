@@ -351,3 +351,27 @@ TEST_F(CliExtract, CheckRefusesWhatItCannotUse) {
     std::ifstream in(out + "/benchmark.json");
     EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), {}), before);
 }
+
+// A problem's bytes are what verified results are matched by (project --benchmark): the same
+// profile read from another folder (another checkout, another user's machine) writes the same
+// files, byte for byte.
+TEST_F(CliExtract, TheSameProfileFromAnotherFolderWritesTheSameProblems) {
+    fs::create_directories(dir.path("elsewhere"));
+    const std::string copy = dir.path("elsewhere") + "/dlrm_inference.json.gz";
+    fs::copy_file(shaped("dlrm_inference"), copy);
+    const std::string a = dir.path("a"), b = dir.path("b");
+    ASSERT_EQ(runCli({"extract", shaped("dlrm_inference"), "--out", a, "--cover", "0.99"}).status,
+              0);
+    ASSERT_EQ(runCli({"extract", copy, "--out", b, "--cover", "0.99"}).status, 0);
+    int files = 0;
+    for (const auto& e : fs::directory_iterator(a)) {
+        if (e.path().extension() != ".py")
+            continue;
+        ++files;
+        std::ifstream x(e.path()), y(b + "/" + e.path().filename().string());
+        EXPECT_EQ(std::string((std::istreambuf_iterator<char>(x)), {}),
+                  std::string((std::istreambuf_iterator<char>(y)), {}))
+            << e.path().filename();
+    }
+    EXPECT_EQ(files, 8);
+}

@@ -356,3 +356,36 @@ TEST_F(CliProjectExact, ARealVerifyDocumentOfAnExtractedProblemIsProjected) {
 }
 
 }  // namespace reach_test_cliprojectexact_test
+
+namespace reach_test_cliprojectexact_test {
+
+// The hand check of issue 26 on real data: the Triton embedding-bag candidate
+// (tests/data/benchmark/dlrm_embedding_bag_triton.py) verified by reach-verify on the H200 against
+// DLRM inference's extracted 001__embedding_bag problem (session 15: pass, candidate 49.66 us,
+// eager 87.02 us). Its document names the problem's bytes, c9d290c4..., which extract writes again
+// today: the record is matched, and saved = 0.8352 x (1 - 49.66/87.02) = 35.85 % of GPU time,
+// 1.559x on GPU time; the study's A*w*(1-1/m) for one winner of 8 problems, 4.73 %. If extract
+// changes what it writes for this call, the hash no longer matches and this test says so.
+TEST_F(CliProjectExact, TheH200EmbeddingBagWinnerGivesTheHandCheckedProjection) {
+    const std::string record =
+        std::string(REACH_TEST_DATA) + "/benchmark/h200_verify_dlrm_embedding_bag.json";
+    const json run = json::parse(reach::test::readFile(record));
+    ASSERT_EQ(run["problem_sha256"], reach::Sha256::hexOfFile(problemPath(0)))
+        << "extract no longer writes the problem the H200 record verified";
+    const json doc = parseOk(project({record}));
+    const json& p = doc["problems"][0];
+    EXPECT_EQ(p["results"]["found"], 1);
+    const double sigma = 87.02399954199791 / 49.66399818658829;
+    EXPECT_NEAR(p["sigma"].get<double>(), sigma, 1e-9);
+    EXPECT_NEAR(shareOf(0), 0.8352, 0.0001);
+    EXPECT_NEAR(doc["saved_share_of_gpu_time"].get<double>(), shareOf(0) * (1 - 1 / sigma), 1e-12);
+    EXPECT_NEAR(doc["saved_share_of_gpu_time"].get<double>(), 0.3585, 0.0001);
+    EXPECT_NEAR(doc["end_to_end_speedup"].get<double>(), 1.559, 0.001);
+    EXPECT_EQ(doc["winners"], 1);
+    const double lo = doc["saved_interval"][0], hi = doc["saved_interval"][1];
+    EXPECT_LT(lo, 0.3585);
+    EXPECT_GT(hi, 0.3585);
+    EXPECT_LT(hi - lo, 0.01);  // 100 repetitions of each loop: a narrow interval
+}
+
+}  // namespace reach_test_cliprojectexact_test

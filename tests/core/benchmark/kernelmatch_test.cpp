@@ -93,6 +93,8 @@ TEST(KernelMatch, NamesAreComparedExactly) {
     EXPECT_DOUBLE_EQ(m.matchedShare(), 0.25);
     EXPECT_EQ(m.missing, std::vector<std::string>{"void at::native::k<c10::BFloat16>(int)"});
     EXPECT_EQ(m.extra, std::vector<std::string>{"void at::native::k<float>(int)"});
+    EXPECT_DOUBLE_EQ(m.launchedUs, 2.0);
+    EXPECT_DOUBLE_EQ(m.extraUs, 1.0);
 }
 
 TEST(KernelMatch, AnAnswerOfAnotherShapeIsOneLineNamingTheKey) {
