@@ -16,6 +16,7 @@
 #include "core/base/textescape.h"
 #include "core/benchmark/extract.h"
 #include "core/project/benchmarkcheck.h"
+#include "core/project/benchmarkfolder.h"
 #include "core/project/project.h"
 
 namespace reach::cli {
@@ -28,19 +29,6 @@ std::string percent(double share) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * share);
     return buf;
-}
-
-// The files are written beside each other in a fresh folder, each complete or not at all: a
-// problem file half written would be code that fails in a way no one asked for.
-void writeFile(const fs::path& path, const std::string& text) {
-    const fs::path tmp = path.string() + ".part";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        if (!out)
-            throw InputError(path.string(), "", "a file Reach can write");
-    }
-    fs::rename(tmp, path);
 }
 
 // --check DIR: every problem run and profiled once; which launch the trace's kernels.
@@ -143,18 +131,9 @@ int runExtract(const std::vector<std::string>& argv, CliIo& io) {
                          "of its kernels has recorded arguments");
 
     const fs::path dir(*out);
-    std::error_code ec;
-    if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
-        throw InputError(dir.string(), "", "an empty or new folder (it holds files already)");
-    fs::create_directories(dir, ec);
-    if (ec)
-        throw InputError(dir.string(), "", "a folder Reach can create (" + ec.message() + ")");
-    for (const ExtractedProblem& p : e.problems)
-        writeFile(dir / p.file, p.source);
-    nlohmann::json doc = extractionJson(e);
-    doc["profile"] = fs::path(args.positionals()[0]).filename().string();
-    doc["rules"] = {{"name", project.rules.name()}, {"hash", project.rules.hash()}};
-    writeFile(dir / "benchmark.json", reach::dumpJson(doc, 2) + "\n");
+    const nlohmann::json doc =
+        writeBenchmarkFolder(e, dir.string(), fs::path(args.positionals()[0]).filename().string(),
+                             project.rules.name(), project.rules.hash());
 
     if (args.flag("--json")) {
         io.out << reach::dumpJson(doc) << "\n";

@@ -2,12 +2,14 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "core/base/inputerror.h"
 #include "core/base/jsoninteger.h"
 #include "core/base/jsonparse.h"
 #include "core/base/sha256.h"
+#include "core/base/textescape.h"
 
 namespace reach {
 
@@ -187,6 +189,45 @@ void requireBenchmarkOf(const BenchmarkFolder& b, const std::string& profilePath
                      "expected the SHA-256 of " + profilePath + " (" + profileSha256.substr(0, 12) +
                          "...): this benchmark was made from another profile (" +
                          b.profileSha256.substr(0, 12) + "..., " + b.profile + ")");
+}
+
+namespace {
+
+// Each file complete or not at all: a problem file half written would be code that fails in a
+// way no one asked for.
+void writeWhole(const fs::path& path, const std::string& text) {
+    const fs::path tmp = path.string() + ".part";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text;
+        if (!out)
+            throw InputError(path.string(), "", "a file Reach can write");
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec)
+        throw InputError(path.string(), "", "a file Reach can write (" + ec.message() + ")");
+}
+
+}  // namespace
+
+json writeBenchmarkFolder(const Extraction& e, const std::string& dirName,
+                          const std::string& profileFileName, const std::string& rulesName,
+                          const std::string& rulesHash) {
+    const fs::path dir(dirName);
+    std::error_code ec;
+    if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
+        throw InputError(dir.string(), "", "an empty or new folder (it holds files already)");
+    fs::create_directories(dir, ec);
+    if (ec)
+        throw InputError(dir.string(), "", "a folder Reach can create (" + ec.message() + ")");
+    for (const ExtractedProblem& p : e.problems)
+        writeWhole(dir / p.file, p.source);
+    json doc = extractionJson(e);
+    doc["profile"] = profileFileName;
+    doc["rules"] = {{"name", rulesName}, {"hash", rulesHash}};
+    writeWhole(dir / "benchmark.json", dumpJson(doc, 2) + "\n");
+    return doc;
 }
 
 }  // namespace reach

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/benchmark/extract.h"
+
 namespace reach {
 
 // A folder written by `reach-cli extract PROFILE --out DIR` (docs/benchmark.md), read back for
@@ -40,6 +42,15 @@ struct BenchmarkFolder {
 // that is not a plain name inside the folder (a '/', '..'), a problem file that is missing or
 // not a regular file is one InputError naming benchmark.json, the key and what was expected.
 BenchmarkFolder readBenchmarkFolder(const std::string& dir);
+
+// Writes an extraction into `dir` (a new or empty folder, created if missing): each problem file
+// and benchmark.json (extractionJson with the profile's file name and the rules classified
+// with), each written whole or not at all. Returns benchmark.json's document. The one writer of
+// the folder: reach-cli extract and the GUI's "Make benchmark from this workload..." call it.
+// Throws InputError for a folder that holds files or cannot be written.
+nlohmann::json writeBenchmarkFolder(const Extraction& extraction, const std::string& dir,
+                                    const std::string& profileFileName,
+                                    const std::string& rulesName, const std::string& rulesHash);
 
 // Throws InputError (naming benchmark.json) when the benchmark was made from another profile
 // than the one whose bytes hash to profileSha256.

@@ -10,6 +10,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QSet>
 #include <QSignalSpy>
@@ -602,6 +603,80 @@ private slots:
         QCOMPARE(view.kernelModel()->category(), Category::Addressable);
         const QString title = view.findChild<QLabel*>(QStringLiteral("drillTitle"))->text();
         QVERIFY2(title.contains(now) && !title.contains(before), qPrintable(title));
+    }
+
+    // "Make benchmark from this workload..." on the bars' context menu: enabled on a profiled
+    // workload's bar, it writes the folder reach-cli extract writes (core's one writer), and
+    // refuses a folder that holds files and a profile without shapes, saying why.
+    void makeBenchmarkFromTheBarsContextMenu() {
+        Session session;
+        QString error;
+        QVERIFY2(session.openProject(
+                     QStringLiteral(REACH_DATASETS "/profiles/h200-shapes/dlrm_inference.json.gz"),
+                     &error),
+                 qPrintable(error));
+        QVERIFY(test::waitIdle(session));
+        BreakdownView view(&session);
+        view.resize(1100, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(view.model()->rowCount(), 1);
+        view.plot()->replot();
+
+        // The menu at a point on the workload's bar, and at one off every bar.
+        std::optional<QPoint> onBar, offBar;
+        for (int y = 0; y < view.plot()->height() && !(onBar && offBar); y += 4)
+            for (int x = 0; x < view.plot()->width() && !(onBar && offBar); x += 4) {
+                const bool hit = view.plot()->segmentAt(QPointF(x, y)).has_value();
+                if (hit && !onBar)
+                    onBar = QPoint(x, y);
+                if (!hit && !offBar)
+                    offBar = QPoint(x, y);
+            }
+        QVERIFY(onBar && offBar);
+        for (const auto& [pos, enabled] : {std::pair{*onBar, true}, std::pair{*offBar, false}}) {
+            QMenu* menu = view.barsContextMenu(pos);
+            QAction* make = menu->findChild<QAction*>(QStringLiteral("makeBenchmark"));
+            QVERIFY(make);
+            QCOMPARE(make->text(), QStringLiteral("Make benchmark from this workload..."));
+            QCOMPARE(make->isEnabled(), enabled);
+            delete menu;
+        }
+
+        QTemporaryDir tmp;
+        const QString dir = tmp.path() + QStringLiteral("/bench");
+        QString message;
+        QVERIFY2(view.makeBenchmark(0, dir, 0.99, &message), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("Wrote 8 problem(s)")), qPrintable(message));
+        QFile file(dir + QStringLiteral("/benchmark.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject doc = QJsonDocument::fromJson(file.readAll()).object();
+        QCOMPARE(doc.value(QStringLiteral("profile")).toString(),
+                 QStringLiteral("dlrm_inference.json.gz"));
+        QCOMPARE(
+            doc.value(QStringLiteral("rules")).toObject().value(QStringLiteral("name")).toString(),
+            toQString(session.rules().name()));
+        const QJsonArray problems = doc.value(QStringLiteral("problems")).toArray();
+        QCOMPARE(problems.size(), 8);
+        QCOMPARE(problems.at(0).toObject().value(QStringLiteral("operator")).toString(),
+                 QStringLiteral("aten::_embedding_bag"));
+        for (const QJsonValue& p : problems)
+            QVERIFY(QFile::exists(dir + QLatin1Char('/') +
+                                  p.toObject().value(QStringLiteral("file")).toString()));
+
+        // Again into the same folder: refused, nothing overwritten.
+        QVERIFY(!view.makeBenchmark(0, dir, 0.99, &message));
+        QVERIFY2(message.contains(QStringLiteral("empty or new folder")), qPrintable(message));
+
+        // A profile recorded without shapes (the same workload, recorded plain): nothing to
+        // make, and why.
+        QVERIFY2(
+            session.openProject(
+                QStringLiteral(REACH_DATASETS "/profiles/h200/dlrm_inference.json.gz"), &error),
+            qPrintable(error));
+        QVERIFY(test::waitIdle(session));
+        QVERIFY(!view.makeBenchmark(0, tmp.path() + QStringLiteral("/other"), 0.9, &message));
+        QVERIFY2(message.contains(QStringLiteral("record_shapes")), qPrintable(message));
     }
 
 private:

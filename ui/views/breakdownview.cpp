@@ -4,10 +4,14 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
@@ -20,6 +24,9 @@
 
 #include "core/analysis/kernelname.h"
 #include "core/analysis/ruleedit.h"
+#include "core/base/inputerror.h"
+#include "core/benchmark/extract.h"
+#include "core/project/benchmarkfolder.h"
 #include "ui/dialogs/addruledialog.h"
 #include "ui/dialogs/rulesuggestdialog.h"
 #include "ui/models/rulesetmodel.h"
@@ -191,6 +198,12 @@ void BreakdownView::connectSignals() {
             selectSegment(segment->first, segment->second);
     });
     connect(m_plot, &QCustomPlot::mouseMove, this, &BreakdownView::showHover);
+    m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_plot, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        QMenu* menu = barsContextMenu(pos);
+        menu->exec(m_plot->mapToGlobal(pos));
+        menu->deleteLater();
+    });
     connect(m_addRule, &QPushButton::clicked, this, &BreakdownView::onAddRule);
     connect(m_suggestRules, &QPushButton::clicked, this, &BreakdownView::openRuleSuggestions);
     connect(m_kernelFilter, &QLineEdit::textChanged, m_kernelView,
@@ -421,6 +434,68 @@ QString BreakdownView::footerText() const {
 
 FigureTable BreakdownView::figureData() const {
     return m_plot->figureData();
+}
+
+QMenu* BreakdownView::barsContextMenu(const QPoint& pos) {
+    auto* menu = new QMenu(this);
+    const auto segment = m_plot->segmentAt(pos);
+    const int row = segment ? segment->first : -1;
+    QAction* make = menu->addAction(tr("Make benchmark from this workload..."));
+    make->setObjectName(QStringLiteral("makeBenchmark"));
+    const bool profiled = row >= 0 && m_model->workload(row).breakdown;
+    make->setEnabled(profiled);
+    make->setToolTip(profiled ? tr("One KernelBench problem per hot operator call of its "
+                                   "addressable time (reach-cli extract)")
+                              : tr("Right-click a profiled workload's bar"));
+    connect(make, &QAction::triggered, this, [this, row] {
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, tr("A new or empty folder for the benchmark of %1")
+                      .arg(QString::fromStdString(m_model->workload(row).name)));
+        if (dir.isEmpty())
+            return;
+        QString message;
+        if (makeBenchmark(row, dir, ExtractOptions().cover, &message))
+            QMessageBox::information(this, tr("Benchmark written"), message);
+        else
+            QMessageBox::warning(this, tr("No benchmark written"), message);
+    });
+    return menu;
+}
+
+bool BreakdownView::makeBenchmark(int row, const QString& dir, double cover, QString* message) {
+    auto say = [&](const QString& text) {
+        if (message)
+            *message = text;
+    };
+    if (row < 0 || row >= m_model->rowCount() || !m_model->workload(row).breakdown) {
+        say(tr("This workload has no profile: a published table has no kernels."));
+        return false;
+    }
+    const Breakdown& b = *m_model->workload(row).breakdown;
+    ExtractOptions options;
+    options.cover = cover;
+    const Extraction e = extractBenchmark(b, options);
+    if (e.shapedUs <= 0) {
+        say(tr("%1 was not recorded with shapes (record_shapes=True): no operator call of its "
+               "kernels has recorded arguments.")
+                .arg(QString::fromStdString(b.workload)));
+        return false;
+    }
+    const std::string profile = b.source.empty() ? b.workload : b.source;
+    try {
+        writeBenchmarkFolder(e, dir.toStdString(),
+                             QFileInfo(QString::fromStdString(profile)).fileName().toStdString(),
+                             m_session->rules().name(), m_session->rules().hash());
+    } catch (const InputError& err) {
+        say(QString::fromStdString(err.what()));
+        return false;
+    }
+    say(tr("Wrote %n problem(s) to %1, covering %2 % of the addressable time. Check on a GPU "
+           "machine that each launches the trace's kernels: reach-cli extract --check %1",
+           nullptr, int(e.problems.size()))
+            .arg(dir)
+            .arg(100.0 * e.coveredShare(), 0, 'f', 1));
+    return true;
 }
 
 }  // namespace reach

@@ -23,6 +23,7 @@ class QSplitter;
 class QTabWidget;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
@@ -83,6 +84,13 @@ public:
     // "Suggest rules...": core's suggestions for the selected workload (every measured one when
     // none is selected) in a dialog that stays open beside the view; it deletes itself on close.
     RuleSuggestDialog* openRuleSuggestions();
+
+    // "Make benchmark from this workload..." (the bars' context menu): the workload of `row`
+    // extracted as reach-cli extract does (core/benchmark/extract.h, docs/benchmark.md) into
+    // `dir`, a new or empty folder; `message` gets the summary line, or why nothing was written.
+    bool makeBenchmark(int row, const QString& dir, double cover, QString* message);
+    // The context menu of the bars at `pos` (plot coordinates); the caller runs or inspects it.
+    QMenu* barsContextMenu(const QPoint& pos);
 
 signals:
     void segmentSelected(int row, reach::Category category);
