@@ -16,6 +16,20 @@ def import_torch():
         return None
 
 
+# Imported before the runner is forked (main.py) and by the worker server before it forks jobs
+# (reach_kbserver.py): Dynamo and the profiler, whose imports rebind torch attributes the
+# runner's snapshot must already hold, and the judge's FLOP counter. None of them touches CUDA.
+RUNNER_MODULES = ("torch._dynamo", "torch.profiler", "torch.utils.flop_counter")
+
+
+def import_runner_modules():
+    for name in RUNNER_MODULES:
+        try:
+            __import__(name)
+        except Exception:  # an older PyTorch without it: whoever needs it says so later
+            pass
+
+
 def _package_version(name):
     # The installed version without importing the package (importing Triton costs seconds).
     try:

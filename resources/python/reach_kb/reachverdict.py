@@ -417,7 +417,10 @@ def _candidate_timing(j, res, baselines):
     j.new_slot()
     gather = j.gather()
     idx = gather[1]
+    t0 = time.perf_counter()
     loop, source = j.timed_loop(args.reps, args.warmup, gather)
+    parts = res["phase_seconds"].setdefault("timing_parts", {})
+    parts["loop"] = round(time.perf_counter() - t0, 3)
     if loop.failure:
         kind, info = loop.failure
         if kind == "timeout":
@@ -441,6 +444,7 @@ def _candidate_timing(j, res, baselines):
     j.drop_slot()
     j.ask({"op": "release"})
     checked = _pick_checked(len(loop.seeds))
+    t0 = time.perf_counter()
     failures = []
     for k in checked:
         r = loop.seeds[k]
@@ -456,6 +460,7 @@ def _candidate_timing(j, res, baselines):
         if why:
             failures.append(f"repetition {k + 1} of {len(loop.seeds)}: {why}")
     rec["checked_reps"] = len(checked)
+    parts["checked_outputs"] = round(time.perf_counter() - t0, 3)
     passed = not failures
     add(j.checks, "timing", "timed_outputs", len(failures), 0, passed,
         f"{len(checked)} timed repetitions, chosen at random after the run, matched their float64 "
@@ -463,7 +468,9 @@ def _candidate_timing(j, res, baselines):
         f"timed_outputs: {failures[0]} (stale, cached, skipped or late work?)" if failures else None)
     used, value = _speedup(baselines, rec["median_us"])
     res["baseline_used"], res["speedup"] = used, value
+    t0 = time.perf_counter()
     _roofline_inputs(j, res)
+    parts["roofline_inputs"] = round(time.perf_counter() - t0, 3)
 
 
 def _finite_absmax(torch, flat, chunk=1 << 24):
