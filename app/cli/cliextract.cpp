@@ -74,20 +74,23 @@ int runCheck(const CliArgs& args, CliIo& io) {
                << percent(check.launchedUs > 0 ? check.extraUs / check.launchedUs : 0)
                << " of their own GPU time in kernels the trace's calls did not launch";
     io.out << "\n";
+    // Kernel names and errors come from the problems' runs: printed with their controls escaped.
     for (const auto& [file, m] : check.problems) {
-        io.out << "  " << file << "  ";
+        io.out << "  " << reach::escapeControls(file) << "  ";
         if (!m.ran) {
-            io.out << "did not run: " << m.error << "\n";
+            io.out << "did not run: " << reach::escapeControls(m.error) << "\n";
             continue;
         }
         io.out << (options.device == "cuda" ? percent(m.matchedShare()) + " matched" : "ran");
         for (const std::string& k : m.missing)
-            io.out << "\n      not launched: " << k;
+            io.out << "\n      not launched: " << reach::escapeControls(k);
         for (const std::string& k : m.extra)
-            io.out << "\n      also launched: " << k;
+            io.out << "\n      also launched: " << reach::escapeControls(k);
         io.out << "\n";
     }
-    io.out << "written into " << check.dir << "/benchmark.json (launches_same_kernels, check)\n";
+    io.out << "written into " << check.dir << "/benchmark.json ("
+           << (options.device == "cuda" ? "launches_same_kernels, check" : "runs_on_cpu, check_cpu")
+           << ")\n";
     return kExitOk;
 }
 

@@ -11,10 +11,10 @@ trace's kernels (core/benchmark/kernelmatch.h); this script only reports.
 
 Each problem runs in a child forked from this process after PyTorch's import and before CUDA is
 touched, so a problem that faults the device, hangs or exits takes only itself: it is killed
-after `--timeout` seconds and reported with why. `--jobs` children run at once (one GPU
-takes several: only the names of the kernels are compared, not their times). A problem's own output goes to stderr; stdout
-carries one JSON document: {"torch", "device", "device_name", "problems": [{"file", "ok",
-"error", "seconds", "kernels": [{"name", "calls", "us"}]}]}.
+after `--timeout` seconds and reported with why. `--jobs` children run at once (one GPU takes
+several: only the names of the kernels are compared, not their times). A problem's own output
+goes to stderr; stdout carries one JSON document: {"torch", "device", "device_name",
+"problems": [{"file", "ok", "error", "seconds", "kernels": [{"name", "calls", "us"}]}]}.
 
 The files are the ones `reach-cli extract` wrote, run because the user asked for the check.
 """
