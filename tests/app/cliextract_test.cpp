@@ -284,7 +284,9 @@ TEST_F(CliExtract, CheckOnTheCpuRunsEveryProblemAndSurvivesBadOnes) {
     // A stranger edits three problems of the folder.
     const std::string raises = b["problems"][0]["file"], hangs = b["problems"][1]["file"],
                       dies = b["problems"][2]["file"];
-    std::ofstream(out + "/" + raises, std::ios::app) << "\nraise RuntimeError('edited')\n";
+    // Its error carries a terminal escape (retitle the window): printed, it is escaped.
+    std::ofstream(out + "/" + raises, std::ios::app)
+        << "\nraise RuntimeError('edited\\x1b]0;pwned\\x07')\n";
     std::ofstream(out + "/" + hangs, std::ios::app)
         << "\nimport time\nget_inputs = lambda: time.sleep(1000)\n";
     std::ofstream(out + "/" + dies, std::ios::app)
@@ -320,6 +322,14 @@ TEST_F(CliExtract, CheckOnTheCpuRunsEveryProblemAndSurvivesBadOnes) {
         if (file != raises && file != hangs && file != dies) {
             EXPECT_TRUE(run["ran"].get<bool>()) << file << " " << run;
         }
+    // The text report of a second check: the same errors, no control byte reaches the terminal.
+    const auto text = runCli({"extract", "--check", out, "--device", "cpu", "--python",
+                              REACH_TEST_PYTHON, "--timeout", "20", "--jobs", "2"});
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("RuntimeError: edited"), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find('\x1b'), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find('\x07'), std::string::npos);
+    b = readJson(out + "/benchmark.json");
     // The extraction itself is kept: the check adds to benchmark.json, it does not rewrite it.
     EXPECT_EQ(b["profile"], "resnet50_inference.json.gz");
     EXPECT_GE(b["covered_share_of_addressable"].get<double>(), 0.9);
