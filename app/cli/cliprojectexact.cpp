@@ -180,10 +180,8 @@ int runExactProjection(const CliArgs& args, const std::vector<std::string>& reco
             row = &w;
     if (!row)
         throw InputError(profile, "", "a profile with kernels");
-    requireBenchmarkOf(benchmark, profile, row->breakdown->sourceHash);
-    BenchmarkRuns matched = matchVerifiedRuns(benchmark, runs);
     const ExactProjectionReport report =
-        exactProjectionReport(*row->breakdown, std::move(benchmark), std::move(matched), options);
+        exactProjectionOf(*row->breakdown, profile, std::move(benchmark), runs, options);
 
     if (args.flag("--json")) {
         nlohmann::json doc = exactProjectionJson(report);

@@ -228,4 +228,12 @@ json exactProjectionJson(const ExactProjectionReport& r) {
     return doc;
 }
 
+ExactProjectionReport exactProjectionOf(const Breakdown& breakdown, const std::string& profilePath,
+                                        BenchmarkFolder benchmark, const VerifiedRuns& runs,
+                                        const ExactProjectionOptions& options) {
+    requireBenchmarkOf(benchmark, profilePath, breakdown.sourceHash);
+    BenchmarkRuns matched = matchVerifiedRuns(benchmark, runs);
+    return exactProjectionReport(breakdown, std::move(benchmark), std::move(matched), options);
+}
+
 }  // namespace reach

@@ -34,6 +34,14 @@ ExactProjectionReport exactProjectionReport(const Breakdown& breakdown, Benchmar
                                             BenchmarkRuns runs,
                                             const ExactProjectionOptions& options = {});
 
+// The chain `reach-cli project --benchmark` and the projection view run, after reading the
+// folder and the records (the small, hostile inputs, read before a large profile): the benchmark
+// must be of this profile (`profilePath` names it in the error), the records are matched to its
+// problems by their bytes, and the report is made.
+ExactProjectionReport exactProjectionOf(const Breakdown& breakdown, const std::string& profilePath,
+                                        BenchmarkFolder benchmark, const VerifiedRuns& runs,
+                                        const ExactProjectionOptions& options = {});
+
 // One JSON document (docs/cli.md, "project --benchmark").
 nlohmann::json exactProjectionJson(const ExactProjectionReport& report);
 

@@ -5,11 +5,15 @@
 #include <QAbstractItemModelTester>
 #include <QLabel>
 #include <QSlider>
+#include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <cmath>
 #include <set>
 
 #include "core/analysis/projection.h"
+#include "core/benchmark/extract.h"
+#include "core/project/benchmarkfolder.h"
 #include "ui/session.h"
 #include "ui/views/projectionview.h"
 #include "uitestsupport.h"
@@ -374,6 +378,78 @@ private slots:
         QVERIFY(footer.contains(QString::fromStdString(m_session->rules().hash()).left(12)));
         auto* assumptions = m_view->findChild<QLabel*>(QStringLiteral("assumptions"));
         QVERIFY(assumptions && assumptions->text().contains(QStringLiteral("bold value")));
+    }
+
+    // The exact projection beside the study's bar: DLRM inference's own benchmark, with the
+    // embedding-bag winner verified on the H200 (tests/data/benchmark; docs/benchmark.md has the
+    // figure checked by hand: 34.97 % of GPU time from this record). The same numbers as
+    // `reach-cli project --benchmark` (core exactProjectionOf), in the bars, the label and the
+    // figure's CSV; a benchmark of another profile is refused with why.
+    void exactProjectionBesideTheStudysBar() {
+        Session session;
+        QString error;
+        QVERIFY2(session.openProject(
+                     QStringLiteral(REACH_DATASETS "/profiles/h200-shapes/dlrm_inference.json.gz"),
+                     &error),
+                 qPrintable(error));
+        QVERIFY(test::waitIdle(session));
+        ProjectionView view(&session);
+        view.resize(1200, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(view.model()->rowCount(), 1);
+        QCOMPARE(view.barPlot()->exactBars()->dataCount(), 0);
+        QVERIFY(!view.barPlot()->legend->hasItemWithPlottable(view.barPlot()->exactBars()));
+
+        QTemporaryDir tmp;
+        const std::string dir = (tmp.path() + QStringLiteral("/bench")).toStdString();
+        ExtractOptions options;
+        options.cover = 0.99;
+        const Breakdown& b = *view.model()->workload(0).breakdown;
+        writeBenchmarkFolder(extractBenchmark(b, options), dir, "dlrm_inference.json.gz",
+                             session.rules().name(), session.rules().hash());
+        const QString record =
+            QStringLiteral(REACH_TEST_DATA "/benchmark/h200_verify_dlrm_embedding_bag.json");
+        QVERIFY2(view.attachBenchmark(0, QString::fromStdString(dir), {record}, &error),
+                 qPrintable(error));
+        const auto exact = view.model()->exact(0);
+        QVERIFY(exact);
+        QCOMPARE(exact->winners, 1);
+        QCOMPARE(exact->problems, 8);
+        QVERIFY(std::abs(exact->savedPercent - 34.97) < 0.01);
+        QVERIFY(exact->loPercent < exact->savedPercent && exact->savedPercent < exact->hiPercent);
+        QCOMPARE(view.barPlot()->exactBars()->dataCount(), 1);
+        QVERIFY(std::abs(barValue(view.barPlot()->exactBars(), 0) - exact->savedPercent) < 1e-9);
+        QVERIFY(view.barPlot()->legend->hasItemWithPlottable(view.barPlot()->exactBars()));
+        QVERIFY2(view.valueLabel(0).contains(QStringLiteral("exact 34.97% (1 of 8 verified)")),
+                 qPrintable(view.valueLabel(0)));
+        const FigureTable t = view.figureData();
+        const auto col = std::find(t.columns.begin(), t.columns.end(),
+                                   std::string("exact_saved_percent_of_gpu_time"));
+        QVERIFY(col != t.columns.end());
+        QVERIFY(std::abs(std::get<double>(t.rows[0][size_t(col - t.columns.begin())]) -
+                         exact->savedPercent) < 1e-9);
+        // The study's bar is still the study's (the sliders' w and m), not the exact one.
+        QVERIFY(std::abs(barValue(view.gainBars(), 0) - view.model()->gainPercent(0)) < 1e-9);
+
+        // A benchmark made from another profile: refused, the exact bar kept.
+        Session other;
+        QVERIFY2(
+            other.openProject(
+                QStringLiteral(REACH_DATASETS "/profiles/h200-shapes/resnet50_inference.json.gz"),
+                &error),
+            qPrintable(error));
+        QVERIFY(test::waitIdle(other));
+        const std::string otherDir = (tmp.path() + QStringLiteral("/resnet")).toStdString();
+        writeBenchmarkFolder(extractBenchmark(*other.workloads()[0].breakdown, ExtractOptions()),
+                             otherDir, "resnet50_inference.json.gz", other.rules().name(),
+                             other.rules().hash());
+        QVERIFY(!view.attachBenchmark(0, QString::fromStdString(otherDir), {record}, &error));
+        QVERIFY2(error.contains(QStringLiteral("benchmark.json")), qPrintable(error));
+        QVERIFY(view.model()->exact(0));
+        view.barPlot()->replot(QCustomPlot::rpImmediateRefresh);
+        if (qEnvironmentVariableIsSet("REACH_SHOT"))
+            view.grab().save(qEnvironmentVariable("REACH_SHOT"));
     }
 
 private:

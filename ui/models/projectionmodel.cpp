@@ -112,4 +112,28 @@ QVariant ProjectionModel::headerData(int section, Qt::Orientation o, int role) c
     return section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
+void ProjectionModel::setExact(const std::string& workload, std::optional<Exact> exact) {
+    if (exact)
+        m_exact[workload] = std::move(*exact);
+    else
+        m_exact.erase(workload);
+    emit exactChanged();
+}
+
+std::optional<ProjectionModel::Exact> ProjectionModel::exact(int row) const {
+    if (row < 0 || row >= rowCount())
+        return std::nullopt;
+    auto it = m_exact.find(workload(row).name);
+    if (it == m_exact.end())
+        return std::nullopt;
+    return it->second;
+}
+
+bool ProjectionModel::anyExact() const {
+    for (int row = 0; row < rowCount(); ++row)
+        if (exact(row))
+            return true;
+    return false;
+}
+
 }  // namespace reach

@@ -1,6 +1,9 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/analysis/projection.h"
@@ -40,6 +43,19 @@ public:
     const ProjectWorkload& workload(int row) const { return m_rows[size_t(row)].entry; }
     double gainPercent(int row) const { return 100.0 * projection(row).savedShare; }
 
+    // The exact projection of a workload from its own benchmark and verified kernels (core
+    // exactProjectionOf; docs/benchmark.md), shown beside the study's bar. Kept by workload name:
+    // a re-classification rebuilds the rows, not the verified results.
+    struct Exact {
+        double savedPercent = 0;              // of GPU time
+        double loPercent = 0, hiPercent = 0;  // its bootstrap interval
+        int winners = 0, problems = 0;
+        QString benchmark;  // the folder it came from
+    };
+    void setExact(const std::string& workload, std::optional<Exact> exact);
+    std::optional<Exact> exact(int row) const;
+    bool anyExact() const;
+
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -47,6 +63,7 @@ public:
 
 signals:
     void parametersChanged();
+    void exactChanged();
 
 private:
     struct Row {
@@ -56,6 +73,7 @@ private:
     void recompute();
 
     std::vector<Row> m_rows;
+    std::map<std::string, Exact> m_exact;
     double m_winRate = 0.417;
     double m_median = 1.552;
 };

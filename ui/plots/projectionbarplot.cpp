@@ -23,6 +23,21 @@ ProjectionBarPlot::ProjectionBarPlot(const ProjectionModel* model, QWidget* pare
     m_gainBars->setBrush(Theme::categoryColor(Category::Addressable));
     m_gainBars->setSelectable(QCP::stNone);
     m_gainBars->setName(tr("study's projection A*w*(1-1/m)"));
+    // The exact projection, where a workload has one: a narrower bar inside the study's, so the
+    // two read as a pair without moving any row (docs/benchmark.md, "The exact projection").
+    m_exactBars = new QCPBars(yAxis, xAxis);
+    m_exactBars->setWidthType(QCPBars::wtPlotCoords);
+    m_exactBars->setWidth(0.26);
+    m_exactBars->setPen(Qt::NoPen);
+    m_exactBars->setBrush(Theme::categoryColor(Category::LibraryOptimized));
+    m_exactBars->setSelectable(QCP::stNone);
+    m_exactBars->setName(tr("exact projection: its own benchmark's verified kernels"));
+    m_exactBars->removeFromLegend();
+    m_exactErrors = new QCPErrorBars(yAxis, xAxis);
+    m_exactErrors->setDataPlottable(m_exactBars);
+    m_exactErrors->setErrorType(QCPErrorBars::etValueError);
+    m_exactErrors->setSelectable(QCP::stNone);
+    m_exactErrors->removeFromLegend();
     // The speed-of-light bound (core/headroom) is drawn across each bar as a line item; these
     // graphs hold no data and only give the lines their legend entries.
     m_boundLegend = addGraph(yAxis, xAxis);
@@ -161,6 +176,15 @@ QString ProjectionBarPlot::valueLabel(int row) const {
     return m_valueLabels[size_t(row)]->text();
 }
 
+// Where a row's value label starts: after its longest bar (the study's, or the exact one's
+// interval).
+double ProjectionBarPlot::labelAnchor(int row) const {
+    double x = m_model->gainPercent(row);
+    if (const auto e = m_model->exact(row))
+        x = std::max(x, e->hiPercent);
+    return x;
+}
+
 // A value label starts right after its bar, so it reads as the bar's; a bound line that crosses
 // it is drawn over it (the lines are made after the labels). The axis reaches the lines anyway.
 void ProjectionBarPlot::updateBars() {
@@ -203,6 +227,13 @@ void ProjectionBarPlot::updateBars() {
         } else if (w.published) {
             label += tr("  (published: no span)");
         }
+        if (const auto x = m_model->exact(row)) {
+            label += tr("; exact %1% (%2 of %3 verified)")
+                         .arg(x->savedPercent, 0, 'f', 2)
+                         .arg(x->winners)
+                         .arg(x->problems);
+            maxGain = std::max(maxGain, x->hiPercent);
+        }
         t->setText(label);
         t->setProperty("reach_full_label", label);
         t->setColor(plotTextColor());
@@ -211,6 +242,21 @@ void ProjectionBarPlot::updateBars() {
         t->setFont(f);
     }
     m_gainBars->setData(keys, values, true);
+    QVector<double> exactKeys, exactValues, below, above;
+    for (int row = n - 1; row >= 0; --row)
+        if (const auto x = m_model->exact(row)) {
+            exactKeys.push_back(n - 1 - row);
+            exactValues.push_back(x->savedPercent);
+            below.push_back(std::max(0.0, x->savedPercent - x->loPercent));
+            above.push_back(std::max(0.0, x->hiPercent - x->savedPercent));
+        }
+    m_exactBars->setData(exactKeys, exactValues, true);
+    m_exactErrors->setData(below, above);
+    m_exactErrors->setPen(QPen(plotTextColor(), 1.2));
+    if (exactKeys.isEmpty())
+        m_exactBars->removeFromLegend();
+    else
+        m_exactBars->addToLegend();
     yAxis->setTicker(ticker);
     yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
     // Room on the right for the value labels; the axis only grows in coarse steps so it does not
@@ -222,7 +268,7 @@ void ProjectionBarPlot::updateBars() {
     m_baseUpper = upper;
     xAxis->setRange(0, upper);
     for (int row = 0; row < n; ++row)
-        m_valueLabels[size_t(row)]->position->setCoords(m_model->gainPercent(row) + upper * 0.01,
+        m_valueLabels[size_t(row)]->position->setCoords(labelAnchor(row) + upper * 0.01,
                                                         n - 1 - row);
     replot(QCustomPlot::rpQueuedReplot);
 }
@@ -261,7 +307,7 @@ void ProjectionBarPlot::fitValueLabels() {
     double upper = m_axisHeld ? std::max(m_baseUpper, xAxis->range().upper) : m_baseUpper;
     for (int row = 0; row < int(m_valueLabels.size()) && row < n; ++row) {
         QCPItemText* t = m_valueLabels[size_t(row)];
-        const double gain = m_model->gainPercent(row);
+        const double gain = m_model->gainPercent(row), anchor = labelAnchor(row);
         const QFontMetricsF tm(t->font());
         QString text = t->property("reach_full_label").toString();
         // In a figure the bars keep at least 30 % of the page's width; a label that leaves them
@@ -272,13 +318,13 @@ void ProjectionBarPlot::fitValueLabels() {
         t->setText(text);
         const double room = width * 0.99 - tm.horizontalAdvance(text) - 8;
         if (room > 0)
-            upper = std::max(upper, gain * width / room);
+            upper = std::max(upper, anchor * width / room);
     }
     if (upper != xAxis->range().upper) {
         xAxis->setRange(0, upper);
         for (int row = 0; row < int(m_valueLabels.size()) && row < n; ++row)
-            m_valueLabels[size_t(row)]->position->setCoords(
-                m_model->gainPercent(row) + upper * 0.01, n - 1 - row);
+            m_valueLabels[size_t(row)]->position->setCoords(labelAnchor(row) + upper * 0.01,
+                                                            n - 1 - row);
     }
 }
 
@@ -333,6 +379,19 @@ FigureTable ProjectionBarPlot::figureData() const {
                             : nan);
         t.rows[i].emplace_back(std::in_place_type<double>,
                                wh->estimated() ? 100.0 * wh->headroom->headroomShare() : nan);
+    }
+    // The exact projection beside them (NaN: the workload has none).
+    if (m_model->anyExact()) {
+        for (const char* c : {"exact_saved_percent_of_gpu_time", "exact_interval_low_percent",
+                              "exact_interval_high_percent"})
+            t.columns.push_back(c);
+        for (size_t i = 0; i < t.rows.size() && int(i) < m_model->rowCount(); ++i) {
+            const auto x = m_model->exact(int(i));
+            const double nan = std::numeric_limits<double>::quiet_NaN();
+            for (double v :
+                 {x ? x->savedPercent : nan, x ? x->loPercent : nan, x ? x->hiPercent : nan})
+                t.rows[i].emplace_back(std::in_place_type<double>, v);
+        }
     }
     return t;
 }

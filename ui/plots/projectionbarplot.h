@@ -37,6 +37,10 @@ public:
     void setAxisHeld(bool held);
 
     QCPBars* gainBars() const { return m_gainBars; }
+    // The exact projection's bars (rows with one only), drawn inside the study's, with their
+    // bootstrap interval as error bars (ProjectionModel::exact).
+    QCPBars* exactBars() const { return m_exactBars; }
+    QCPErrorBars* exactErrors() const { return m_exactErrors; }
     QString valueLabel(int row) const;  // the text printed at a workload's bar
     // The speed-of-light bound drawn across a workload's bar (percent of GPU time, as the bar):
     // core/headroom's headroom share of the addressable kernels, or of all kernels; nullopt when
@@ -62,6 +66,7 @@ private:
     void updateFooter();
     void fitValueLabels();
     double farthestBound() const;
+    double labelAnchor(int row) const;
     std::vector<ProjectWorkload> rows() const;
 
     const ProjectionModel* m_model;
@@ -74,6 +79,8 @@ private:
     // its neighbours; the hover names every bar.
     int m_tickStride = 1;
     QCPBars* m_gainBars = nullptr;
+    QCPBars* m_exactBars = nullptr;
+    QCPErrorBars* m_exactErrors = nullptr;
     QCPTextElement* m_footer = nullptr;
     std::vector<QCPItemText*> m_valueLabels;
     std::vector<RowLabel> m_labels;  // per row (core's rowLabels), made when the rows change

@@ -5,9 +5,12 @@
 #include <QAbstractItemView>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSplitter>
@@ -16,6 +19,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/base/inputerror.h"
+#include "core/project/exactprojectionreport.h"
 #include "core/project/workloadheadroom.h"
 #include "ui/figure/figurestyle.h"
 #include "ui/plots/plotrows.h"
@@ -71,6 +76,7 @@ ProjectionView::ProjectionView(Session* session, QWidget* parent)
     m_model = new ProjectionModel(this);
     QFormLayout* form = createControls();
     m_bars = new ProjectionBarPlot(m_model, this);
+    connect(m_model, &ProjectionModel::exactChanged, m_bars, &ProjectionBarPlot::updateBars);
     createHeatMap();
     createLayout(form);
     connectControls();
@@ -114,6 +120,15 @@ QFormLayout* ProjectionView::createControls() {
     form->addRow(tr("Median speedup of winners:"), medianRow);
     auto* presetRow = new QHBoxLayout;
     presetRow->addWidget(m_presets);
+    // The exact projection of the heat map's workload from its own benchmark (reach-cli
+    // extract) and the verified results of its problems.
+    auto* exact = new QPushButton(tr("Exact projection..."), this);
+    exact->setObjectName(QStringLiteral("exactProjection"));
+    exact->setToolTip(
+        tr("Each verified kernel applied to exactly the trace kernels its problem "
+           "stands for: choose the benchmark folder, then the verify results"));
+    connect(exact, &QPushButton::clicked, this, &ProjectionView::onExactProjection);
+    presetRow->addWidget(exact);
     presetRow->addStretch(1);
     presetRow->addWidget(new QLabel(tr("Heat map for:"), this));
     m_heatWorkload = new QComboBox(this);
@@ -554,6 +569,62 @@ bool ProjectionView::pickFromHeatMap(const QPoint& pos) {
 
 FigureTable ProjectionView::figureData() const {
     return m_bars->figureData();
+}
+
+bool ProjectionView::attachBenchmark(int row, const QString& dir, const QStringList& records,
+                                     QString* error) {
+    auto fail = [&](const QString& why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    if (row < 0 || row >= m_model->rowCount() || !m_model->workload(row).breakdown)
+        return fail(
+            tr("The exact projection needs a profiled workload (a published table has "
+               "no kernels)."));
+    if (records.isEmpty())
+        return fail(tr("Choose the verify results of the benchmark's problems."));
+    const ProjectWorkload& w = m_model->workload(row);
+    std::vector<std::string> paths;
+    for (const QString& r : records)
+        paths.push_back(r.toStdString());
+    try {
+        // As reach-cli project --benchmark: the folder and the records first, then the chain.
+        BenchmarkFolder benchmark = readBenchmarkFolder(dir.toStdString());
+        const VerifiedRuns runs = readVerifiedRuns(paths);
+        const ExactProjectionReport report =
+            exactProjectionOf(*w.breakdown, w.breakdown->source, std::move(benchmark), runs);
+        const ExactProjection& x = report.projection;
+        m_model->setExact(w.name,
+                          ProjectionModel::Exact{100.0 * x.savedShare, 100.0 * x.savedInterval.lo,
+                                                 100.0 * x.savedInterval.hi, x.winners,
+                                                 int(report.benchmark.problems.size()), dir});
+    } catch (const InputError& e) {
+        return fail(QString::fromStdString(e.what()));
+    }
+    return true;
+}
+
+void ProjectionView::onExactProjection() {
+    const int row = m_heatRow;
+    if (row < 0 || row >= m_model->rowCount() || !m_model->workload(row).breakdown) {
+        QMessageBox::information(this, tr("Exact projection"),
+                                 tr("Pick a profiled workload for the heat map first."));
+        return;
+    }
+    const QString name = toQString(m_model->workload(row).name);
+    const QString dir = QFileDialog::getExistingDirectory(
+        this, tr("The benchmark folder of %1 (reach-cli extract, or Make benchmark...)").arg(name));
+    if (dir.isEmpty())
+        return;
+    const QStringList records = QFileDialog::getOpenFileNames(
+        this, tr("Verify results of its problems"), dir,
+        tr("reach-verify results (*.json *.jsonl);;Reach projects (*.reach)"));
+    if (records.isEmpty())
+        return;
+    QString error;
+    if (!attachBenchmark(row, dir, records, &error))
+        QMessageBox::warning(this, tr("No exact projection"), error);
 }
 
 }  // namespace reach

@@ -71,6 +71,12 @@ public:
     bool applyPreset(int preset);
     void setSelectedEvaluation(int index);  // index into Session::evaluations(), -1 for none
 
+    // "Exact projection...": workload `row`'s exact projection from its own benchmark folder
+    // and verify results (core exactProjectionOf, as reach-cli project --benchmark), drawn
+    // beside its bar; false with the one-line reason when the inputs are not usable.
+    bool attachBenchmark(int row, const QString& dir, const QStringList& records,
+                         QString* error = nullptr);
+
     // Median slider position <-> speedup: log scale from 1x (0) to 10x (kSliderSteps).
     static constexpr int kSliderSteps = 1000;
     static double medianFromSlider(int position);
@@ -96,6 +102,7 @@ private:
     void showHeatTip(const QPoint& pos, const QPoint& global);
     void setByHand(double winRate, double medianSpeedup);
     void onWorkloadsChanged();
+    void onExactProjection();
     void updateMarker();
     void rebuildHeatMap();
     void fitHeatTitle();
