@@ -447,6 +447,21 @@ private slots:
         QVERIFY(!view.attachBenchmark(0, QString::fromStdString(otherDir), {record}, &error));
         QVERIFY2(error.contains(QStringLiteral("benchmark.json")), qPrintable(error));
         QVERIFY(view.model()->exact(0));
+        // The same workload profiled again without shapes: a second row of the same name. The
+        // exact projection belongs to the profile it was made from (its SHA-256), never to a row
+        // that only shares its name.
+        session.importProfiles(
+            {QStringLiteral(REACH_DATASETS "/profiles/h200/dlrm_inference.json.gz")});
+        QVERIFY(test::waitIdle(session));
+        QCOMPARE(view.model()->rowCount(), 2);
+        QCOMPARE(view.model()->workload(0).name, view.model()->workload(1).name);
+        int rows = 0;
+        for (int r = 0; r < view.model()->rowCount(); ++r)
+            rows += view.model()->exact(r).has_value();
+        QCOMPARE(rows, 1);
+        QCOMPARE(view.barPlot()->exactBars()->dataCount(), 1);
+        view.model()->setExact(b.sourceHash, std::nullopt);
+        QCOMPARE(view.barPlot()->exactBars()->dataCount(), 0);
         view.barPlot()->replot(QCustomPlot::rpImmediateRefresh);
         if (qEnvironmentVariableIsSet("REACH_SHOT"))
             view.grab().save(qEnvironmentVariable("REACH_SHOT"));

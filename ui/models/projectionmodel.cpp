@@ -112,18 +112,18 @@ QVariant ProjectionModel::headerData(int section, Qt::Orientation o, int role) c
     return section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
-void ProjectionModel::setExact(const std::string& workload, std::optional<Exact> exact) {
+void ProjectionModel::setExact(const std::string& profileSha256, std::optional<Exact> exact) {
     if (exact)
-        m_exact[workload] = std::move(*exact);
+        m_exact[profileSha256] = std::move(*exact);
     else
-        m_exact.erase(workload);
+        m_exact.erase(profileSha256);
     emit exactChanged();
 }
 
 std::optional<ProjectionModel::Exact> ProjectionModel::exact(int row) const {
-    if (row < 0 || row >= rowCount())
+    if (row < 0 || row >= rowCount() || !workload(row).breakdown)
         return std::nullopt;
-    auto it = m_exact.find(workload(row).name);
+    auto it = m_exact.find(workload(row).breakdown->sourceHash);
     if (it == m_exact.end())
         return std::nullopt;
     return it->second;

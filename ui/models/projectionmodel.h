@@ -44,15 +44,16 @@ public:
     double gainPercent(int row) const { return 100.0 * projection(row).savedShare; }
 
     // The exact projection of a workload from its own benchmark and verified kernels (core
-    // exactProjectionOf; docs/benchmark.md), shown beside the study's bar. Kept by workload name:
-    // a re-classification rebuilds the rows, not the verified results.
+    // exactProjectionOf; docs/benchmark.md), shown beside the study's bar. Kept by the profile's
+    // SHA-256 (what the benchmark was made from): a re-classification rebuilds the rows, not the
+    // verified results, and a published row of the same name never shows it.
     struct Exact {
         double savedPercent = 0;              // of GPU time
         double loPercent = 0, hiPercent = 0;  // its bootstrap interval
         int winners = 0, problems = 0;
         QString benchmark;  // the folder it came from
     };
-    void setExact(const std::string& workload, std::optional<Exact> exact);
+    void setExact(const std::string& profileSha256, std::optional<Exact> exact);
     std::optional<Exact> exact(int row) const;
     bool anyExact() const;
 
