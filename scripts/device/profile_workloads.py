@@ -13,6 +13,8 @@ Groups of workloads (see --list and scripts/device/README.md):
   B  five workloads on current kernels: FP8 _scaled_mm, MoE with _grouped_mm, SDPA backends,
      torch.compile max-autotune, CUDA-graph replay
   C  operator cross-check traces for resources/problems/ (xcheck_<problem id>.json.gz)
+  D  two of A recorded so that every kernel has an ATen call with its shapes, for reach-cli
+     extract: Qwen2.5-1.5B training with AdamW(foreach=False), the encoder eager
 
 Each workload runs in its own worker process (unless --no-isolate) with a time limit, so a crash,
 a CUDA fault or a hang costs that workload only. --bundle packs the traces into tar files of at
@@ -688,7 +690,7 @@ def w_qwen14b_inference(ctx):
             print("    %s" % notes[-1], flush=True)
 
 
-def w_qwen15b_training(ctx):
+def w_qwen15b_training(ctx, foreach=True):
     cfg = QWEN_TINY if ctx.smoke else QWEN1P5B
     batch, seq = (2, 16) if ctx.smoke else (8, 1024)
     t0 = time.perf_counter()
@@ -696,7 +698,10 @@ def w_qwen15b_training(ctx):
     r.model.train()
     ctx.sync()
     build_s = time.perf_counter() - t0
-    opt = torch.optim.AdamW(r.model.parameters(), lr=1e-4)
+    # foreach=False: AdamW's per-parameter loop, whose every call the profiler records with its
+    # shapes (the _foreach_* calls of the default are recorded with empty tensor lists, so
+    # reach-cli extract cannot make problems of them; docs/benchmark.md).
+    opt = torch.optim.AdamW(r.model.parameters(), lr=1e-4, foreach=foreach)
     ids = torch.randint(0, cfg["vocab_size"], (batch, seq), device=ctx.dev)
 
     def step(i):
@@ -707,17 +712,24 @@ def w_qwen15b_training(ctx):
 
     step(0)   # warm-up: AdamW state created, kernels and plans warm
     ctx.sync()
-    record(ctx, "qwen2.5-1.5b_training_shapes", step, 1, OrderedDict([
-        ("name", "qwen2.5-1.5b_training"), ("warmup_steps", 1), ("config", dict(cfg)),
+    name = "qwen2.5-1.5b_training" + ("" if foreach else "_per_param")
+    record(ctx, name + "_shapes", step, 1, OrderedDict([
+        ("name", name), ("warmup_steps", 1), ("config", dict(cfg)),
         ("batch", batch), ("seq", seq), ("decode_tokens", 0), ("dtype", dtname(ctx.dt)),
         ("params_b", params_b(r.model)), ("impl", r.impl), ("build_s", round(build_s, 2)),
-        ("optimizer", "torch.optim.AdamW(lr=1e-4), defaults (foreach), bf16 parameters"),
+        ("optimizer", "torch.optim.AdamW(lr=1e-4), defaults (foreach), bf16 parameters"
+         if foreach else "torch.optim.AdamW(lr=1e-4, foreach=False), bf16 parameters"),
         ("step", "zero_grad(set_to_none) + forward with labels (causal LM loss) + backward + "
                  "optimizer step"), ("notes", r.notes), ("record_shapes", True)]))
 
 
-def w_encoder12_training_compiled(ctx):
-    ctx.need_compile()
+def w_qwen15b_training_per_param(ctx):
+    w_qwen15b_training(ctx, foreach=False)
+
+
+def w_encoder12_training(ctx, compiled=True):
+    if compiled:
+        ctx.need_compile()
     if ctx.smoke:
         d, heads, ffn, layers, batch, seq = 64, 4, 128, 2, 2, 16
     else:
@@ -731,13 +743,19 @@ def w_encoder12_training_compiled(ctx):
         except TypeError:
             enc = nn.TransformerEncoder(layer, num_layers=layers)
     enc = enc.to(ctx.dev).train()
-    cm = torch.compile(enc)
-    try:
-        opt = torch.optim.AdamW(enc.parameters(), lr=1e-4, fused=True)
-        fused = True
-    except (TypeError, RuntimeError):
-        opt = torch.optim.AdamW(enc.parameters(), lr=1e-4)
-        fused = False
+    cm = torch.compile(enc) if compiled else enc
+    if compiled:
+        try:
+            opt = torch.optim.AdamW(enc.parameters(), lr=1e-4, fused=True)
+            optimizer = "torch.optim.AdamW(fused=True)"
+        except (TypeError, RuntimeError):
+            opt = torch.optim.AdamW(enc.parameters(), lr=1e-4)
+            optimizer = "torch.optim.AdamW(fused=False)"
+    else:
+        # Eager, with AdamW's per-parameter loop: every kernel under an ATen call recorded with
+        # its shapes (the fused and foreach optimizers' tensor lists are recorded empty).
+        opt = torch.optim.AdamW(enc.parameters(), lr=1e-4, foreach=False)
+        optimizer = "torch.optim.AdamW(foreach=False)"
     x = torch.randn(batch, seq, d, device=ctx.dev)
 
     def step(i):
@@ -754,13 +772,27 @@ def w_encoder12_training_compiled(ctx):
     compile_s = time.perf_counter() - t0
     step(1)
     ctx.sync()
-    record(ctx, "encoder12_training_compiled_shapes", step, 3, OrderedDict([
-        ("name", "encoder12_training_compiled"), ("warmup_steps", 2), ("batch", batch),
+    name = "encoder12_training" + ("_compiled" if compiled else "")
+    meta = OrderedDict([
+        ("name", name), ("warmup_steps", 2), ("batch", batch),
         ("seq", seq), ("d_model", d), ("heads", heads), ("ffn", ffn), ("layers", layers),
-        ("compiled", True), ("compile_mode", "default"), ("compile_s", round(compile_s, 2)),
-        ("model", "nn.TransformerEncoder of nn.TransformerEncoderLayer(batch_first, gelu, "
-                  "dropout 0.1), fp32 parameters, torch.autocast(bf16), loss = mean"),
-        ("optimizer", "torch.optim.AdamW(fused=%s)" % fused), ("record_shapes", True)]))
+        ("compiled", compiled)])
+    if compiled:
+        meta["compile_mode"] = "default"
+        meta["compile_s"] = round(compile_s, 2)
+    meta["model"] = ("nn.TransformerEncoder of nn.TransformerEncoderLayer(batch_first, gelu, "
+                     "dropout 0.1), fp32 parameters, torch.autocast(bf16), loss = mean")
+    meta["optimizer"] = optimizer
+    meta["record_shapes"] = True
+    record(ctx, name + "_shapes", step, 3, meta)
+
+
+def w_encoder12_training_compiled(ctx):
+    w_encoder12_training(ctx, compiled=True)
+
+
+def w_encoder12_training_eager(ctx):
+    w_encoder12_training(ctx, compiled=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1404,6 +1436,10 @@ WORKLOADS = OrderedDict([
                                 "Qwen2.5-1.5B shapes, 8 x 1024, AdamW, one step, bf16")),
     ("encoder12_training_compiled", W(w_encoder12_training_compiled, "A", 110, 330, True,
                                       "12-layer encoder d=1024, compile, fused AdamW, 3 steps")),
+    ("qwen2.5-1.5b_training_per_param", W(w_qwen15b_training_per_param, "D", 40, 240, False,
+                                          "Qwen2.5-1.5B training, AdamW(foreach=False)")),
+    ("encoder12_training", W(w_encoder12_training_eager, "D", 30, 200, False,
+                             "the 12-layer encoder eager, AdamW(foreach=False), 3 steps")),
     ("fp8_scaled_mm", W(w_fp8_scaled_mm, "B", 20, 150, False,
                         "SwiGLU MLP with FP8 _scaled_mm (per-tensor, row-wise) + bf16 reference")),
     ("moe_grouped_gemm", W(w_moe_grouped_gemm, "B", 25, 150, False,
@@ -1424,7 +1460,7 @@ def select(only, skip):
     if only:
         chosen = []
         for tok in [t.strip() for t in only.split(",") if t.strip()]:
-            if tok in ("A", "B", "C"):
+            if tok in ("A", "B", "C", "D"):
                 chosen += [n for n in names if WORKLOADS[n].group == tok]
             elif tok in WORKLOADS:
                 chosen.append(tok)

@@ -2,6 +2,9 @@
 # Device call: the workload's own benchmark on the H200 (issue "The workload's own benchmark").
 # Stage here first: scripts/device/stage.sh, then the extracted folders in .devrun/bench/<name>/
 # (reach-cli extract on datasets/profiles/h200-shapes; git-ignored, carried). Phases (PHASES=a,b):
+#   profile  the workloads of profile_workloads.py's group D (recorded eager, AdamW per parameter:
+#            every kernel under an ATen call with its shapes) into $OUT/profiles/, each extracted
+#            by reach-cli extract into .devrun/bench/<name>/ for the phases after it
 #   kernels  every problem of every folder profiled (resources/python/reach_problem_kernels.py):
 #            the kernels it launches, as JSON per folder ($OUT/kernels_<name>.json)
 #   check    reach-cli extract --check on every folder, JOBS problems at once ($OUT/check_<name>.txt,
@@ -17,6 +20,18 @@ PHASES=${PHASES:-kernels,verify}
 FOLDERS=${FOLDERS:-dlrm_inference resnet50_inference qwen2.5-14b_inference qwen2.5-1.5b_training encoder12_training_compiled}
 has() { [[ ",$PHASES," == *",$1,"* ]]; }
 echo "=== start $(date -u +%H:%M:%S) $(nvidia-smi --query-gpu=name,memory.used --format=csv,noheader)"
+if has profile; then
+  t0=$(date +%s)
+  timeout ${PROFILE_T:-300} python3 scripts/device/profile_workloads.py --only D --out $OUT/profiles \
+    > /tmp/profile.log 2>&1
+  echo "profile: exit $? in $(( $(date +%s) - t0 )) s"; tail -6 /tmp/profile.log
+  for g in $OUT/profiles/*_shapes.json.gz; do
+    f=$(basename $g _shapes.json.gz)
+    rm -rf .devrun/bench/$f
+    .devrun/reach-cli extract $g --out .devrun/bench/$f > $OUT/extract_$f.txt 2>&1
+    echo "extract $f: exit $?"; head -3 $OUT/extract_$f.txt
+  done
+fi
 if has kernels; then
   for f in $FOLDERS; do
     t0=$(date +%s)
