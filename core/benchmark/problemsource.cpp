@@ -554,6 +554,19 @@ ProblemSource problemSource(const std::string& op, const nlohmann::json& signatu
     }
     if (guessedInts)
         out.assumptions.push_back("integer inputs of unknown role drawn in [0, 2)");
+    // The profiler records an argument it cannot show (a string such as gelu's `approximate`,
+    // an optional left out) with neither type nor value. At the end of the call it is left to
+    // the operator's default, which None would not always be: gelu(x, None) is an error.
+    bool trailingUnrecorded = false;
+    while (!callArgs.empty() && callArgs.size() <= args.size() &&
+           args[callArgs.size() - 1].kind == CallArgument::Kind::None) {
+        callArgs.pop_back();
+        trailingUnrecorded = true;
+    }
+    if (trailingUnrecorded)
+        out.assumptions.push_back(
+            "arguments recorded without type or value at the end of the call are left to the "
+            "operator's defaults");
     std::sort(out.assumptions.begin(), out.assumptions.end());
     out.assumptions.erase(std::unique(out.assumptions.begin(), out.assumptions.end()),
                           out.assumptions.end());

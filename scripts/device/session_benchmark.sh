@@ -9,6 +9,9 @@
 #            the kernels it launches, as JSON per folder ($OUT/kernels_<name>.json)
 #   check    reach-cli extract --check on every folder, JOBS problems at once ($OUT/check_<name>.txt,
 #            and benchmark_<name>.json with launches_same_kernels filled)
+#   candidates  each PROBLEM=CANDIDATE of CANDIDATES (space-separated; PROBLEM a path under
+#            .devrun/bench/, CANDIDATE under tests/data/benchmark/) verified once
+#            ($OUT/verify_<problem file>.json)
 #   verify   tests/data/benchmark/dlrm_embedding_bag_triton.py verified on DLRM's extracted
 #            embedding_bag problem, three times ($OUT/verify_embbag_N.json)
 set -u
@@ -47,6 +50,19 @@ if has check; then
       --timeout 90 > $OUT/check_$f.txt 2> /tmp/check_$f.err
     echo "check $f: exit $? in $(( $(date +%s) - t0 )) s"; head -1 $OUT/check_$f.txt; tail -3 /tmp/check_$f.err
     cp .devrun/bench/$f/benchmark.json $OUT/benchmark_$f.json
+  done
+fi
+if has candidates; then
+  for pc in ${CANDIDATES:-}; do
+    P=.devrun/bench/${pc%%=*}; C=tests/data/benchmark/${pc#*=}; n=$(basename $P .py)
+    t0=$(date +%s)
+    timeout ${VERIFY_T:-180} .devrun/reach-verify --problem $P --candidate $C \
+      > $OUT/verify_$n.json 2> /tmp/verify_$n.err
+    echo "verify $n with $(basename $C): exit $? in $(( $(date +%s) - t0 )) s"
+    python3 -c "
+import json,sys; d=json.load(open(sys.argv[1])); t=d.get('timing') or {}
+print(' ', d['verdict'], d.get('reasons', [])[:3], 'median', t.get('median_us'), 'speedup', d.get('speedup'))" \
+      $OUT/verify_$n.json || tail -20 /tmp/verify_$n.err
   done
 fi
 if has verify; then

@@ -36,6 +36,7 @@ RUNS = [
     reach("sqrt_nan", "sqrt_correct", NOTIME),
     reach("add_random", "add_nan", NOTIME, *ONE),
     reach("add_const", "add_off_2e4", NOTIME, *ONE),
+    reach("scale_channels_last", "scale_needs_channels_last", *ONE, *TIMED),
     REACH_TIMED,
 ]
 
@@ -79,6 +80,11 @@ class Positive(WorkerCase):
                     c = check(r, n)
                     self.assertTrue(c["passed"])
                     self.assertLess(c["value"], 1e-5)
+
+    def test_channels_last_input_arrives_channels_last(self):
+        # The reference, the baselines and the candidate see the layout the problem drew.
+        r = self.ok_json(reach("scale_channels_last", "scale_needs_channels_last", *ONE, *TIMED))
+        self.assertEqual(r["verdict"], "pass", r["reasons"])
 
     def test_rmsnorm_axis_found_from_reference(self):
         r = self.ok_json(reach("36_RMSNorm_", "rmsnorm_correct", NOTIME))

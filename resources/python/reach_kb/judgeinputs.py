@@ -89,6 +89,19 @@ class Draw:
         return later[len(later) // 2] if later else 0.0
 
 
+def permuted_dense(shape, stride):
+    """Whether `stride` lays `shape` out densely, without gaps or overlaps, in some order of its
+    dimensions (dimensions of size 1 have any stride)."""
+    if any(d == 0 for d in shape):
+        return False
+    expect = 1
+    for i in sorted((i for i in range(len(shape)) if shape[i] != 1), key=lambda i: stride[i]):
+        if stride[i] != expect:
+            return False
+        expect *= shape[i]
+    return True
+
+
 class Layout:
     """The shape of a problem's inputs, learnt from one draw."""
 
@@ -101,8 +114,15 @@ class Layout:
                 if x.is_complex() or x.is_sparse or x.layout != torch.strided:
                     raise UserError(f"{problem_path}: get_inputs() item {i} is a {x.layout} "
                                     f"{x.dtype} tensor; the oracle takes dense real tensors")
-                self.specs.append({"kind": "tensor", "dtype": str(x.dtype).replace("torch.", ""),
-                                   "shape": list(x.shape), "nbytes": x.numel() * x.element_size()})
+                spec = {"kind": "tensor", "dtype": str(x.dtype).replace("torch.", ""),
+                        "shape": list(x.shape), "nbytes": x.numel() * x.element_size()}
+                # A permuted dense layout (channels-last, a transposed operand) crosses as it was
+                # drawn: the operator's kernel depends on it (a channels-last batch norm is not
+                # the NCHW one), so the reference, the baselines and the candidate all see it.
+                # Any other layout (gaps, overlaps) crosses dense and contiguous.
+                if not x.is_contiguous() and permuted_dense(list(x.shape), list(x.stride())):
+                    spec["stride"] = list(x.stride())
+                self.specs.append(spec)
             elif x is None or isinstance(x, (bool, int, float, str)):
                 self.specs.append({"kind": "value"})
             else:
@@ -147,7 +167,7 @@ class SharedInputs:
             if s["kind"] == "tensor":
                 r = Region.create(torch, device, s["nbytes"])
                 self.regions.append(r)
-                self.views.append(r.view(getattr(torch, s["dtype"]), s["shape"]))
+                self.views.append(r.view(getattr(torch, s["dtype"]), s["shape"], s.get("stride")))
             else:
                 self.views.append(None)
 
@@ -157,7 +177,7 @@ class SharedInputs:
         for s in self.layout.specs:
             if s["kind"] == "tensor":
                 out.append({"kind": "tensor", "dtype": s["dtype"], "shape": s["shape"],
-                            "region": next(it).describe()})
+                            "stride": s.get("stride"), "region": next(it).describe()})
             else:
                 out.append({"kind": "value"})
         return out

@@ -172,7 +172,8 @@ class Runner:
             if spec["kind"] == "tensor":
                 r = Region.attach(torch, self.device, next(it), spec["region"])
                 self.regions.append(r)
-                self.inputs.append(r.view(getattr(torch, spec["dtype"]), spec["shape"]))
+                self.inputs.append(r.view(getattr(torch, spec["dtype"]), spec["shape"],
+                                          spec.get("stride")))
             else:
                 self.inputs.append(None)
         try:

@@ -80,11 +80,16 @@ class Region:
         after = self.whole[c + self.nbytes:]
         return int((before != CANARY_BYTE).sum().item()) + int((after != CANARY_BYTE).sum().item())
 
-    def view(self, dtype, shape):
+    def view(self, dtype, shape, stride=None):
+        """The data as a tensor of `shape`; with `stride`, laid out as those strides say (a
+        permutation of a dense layout, such as channels-last: the region holds exactly its
+        elements)."""
         t = self.data
         if dtype != self.torch.uint8:
             t = t.view(dtype)
-        return t.view(shape) if shape is not None else t
+        if shape is None:
+            return t
+        return t.as_strided(shape, stride) if stride is not None else t.view(shape)
 
     def release(self):
         """Drops this process's view. Every tensor made from it must be gone first (a VMM

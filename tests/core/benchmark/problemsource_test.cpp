@@ -50,6 +50,36 @@ TEST(ProblemSource, AddmmKeepsItsShapesDtypesStridesAndScalars) {
     EXPECT_NE(p.source.find("def get_init_inputs():"), std::string::npos);
 }
 
+// As the H200's eager encoder recorded it (torch 2.11): gelu_backward's `approximate` is a string
+// the profiler shows with neither type nor value. Passed as None the call is an error; left out,
+// the operator's default applies, and the header says so. A None inside the call stays.
+TEST(ProblemSource, AnUnrecordedTrailingArgumentIsLeftToTheDefault) {
+    const ProblemSource p =
+        problemSource("aten::gelu_backward",
+                      sig({{16, 512, 4096}, {16, 512, 4096}, json::array()},
+                          {"c10::BFloat16", "c10::BFloat16", ""}, {"", "", ""},
+                          {{2097152, 4096, 1}, {2097152, 4096, 1}, json::array()}),
+                      {"operator: aten::gelu_backward"}, "float32");
+    ASSERT_TRUE(p.ok) << p.why;
+    EXPECT_NE(p.source.find("args = [x0, x1]\n"), std::string::npos) << p.source;
+    EXPECT_NE(p.source.find("# assumed: arguments recorded without type or value at the end of "
+                            "the call are left to the operator's defaults"),
+              std::string::npos);
+
+    const ProblemSource inner =
+        problemSource("aten::native_layer_norm",
+                      sig({{8, 1024}, json::array(), json::array(), json::array(), json::array()},
+                          {"float", "ScalarList", "", "", "Scalar"},
+                          {"", "[1024]", "", "", "1.0000000000000001e-05"},
+                          {{1024, 1}, json::array(), json::array(), json::array(), json::array()}),
+                      {"operator: aten::native_layer_norm"}, "float32");
+    ASSERT_TRUE(inner.ok) << inner.why;
+    EXPECT_NE(inner.source.find("args = [x0, [1024], None, None, 1.0000000000000001e-05]"),
+              std::string::npos)
+        << inner.source;
+    EXPECT_EQ(inner.source.find("left to the operator's defaults"), std::string::npos);
+}
+
 TEST(ProblemSource, EmbeddingBagIndicesAreInRangeAndOffsetsValid) {
     const ProblemSource p =
         problemSource("aten::_embedding_bag",
