@@ -45,6 +45,7 @@ const std::vector<CliCommand>& cliCommands() {
         // -- headroom-begin
         { extern CliCommand headroomCommand(); list.push_back(headroomCommand()); }
         { extern CliCommand extractCommand(); list.push_back(extractCommand()); }
+        { extern CliCommand integrateCommand(); list.push_back(integrateCommand()); }
         // -- headroom-end
         // -- gui-begin
         // -- gui-end

@@ -206,4 +206,15 @@ void setJobTimeout(VerifyProcessRequest& request, bool kernelBenchFormat,
                                  {"--worker-timeout", std::to_string(int(t * 0.45))});
 }
 
+std::optional<std::string> trustedFileIn(const std::string& path,
+                                         const std::vector<std::string>& dirs) {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+        return std::nullopt;
+    for (const std::string& d : dirs)
+        if (!d.empty() && inside(fs::absolute(path), fs::absolute(d)))
+            return resolved(fs::absolute(path)).string();
+    return std::nullopt;
+}
+
 }  // namespace reach

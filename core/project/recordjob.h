@@ -48,4 +48,10 @@ std::optional<RecordJob> jobForPair(const std::string& problem, const std::strin
                                     const std::string& listFile, const RecordJobOptions& options,
                                     std::string* why);
 
+// The trust rule for one file a stranger's document names: its resolved path (symlinks followed)
+// when it is a regular file inside one of `dirs`, else nullopt. What jobForRecord applies to a
+// record's files; reach-cli integrate applies it to the candidates its records name.
+std::optional<std::string> trustedFileIn(const std::string& path,
+                                         const std::vector<std::string>& dirs);
+
 }  // namespace reach

@@ -103,6 +103,9 @@ VerifiedRun runOf(const VerificationResult& v, const json& doc, std::string sour
     r.verifierSpeedup = std::isfinite(v.speedup) ? v.speedup : 0;
     if (v.baseline)
         r.verifierBaseline = v.baseline->kind;
+    if (const auto it = doc.find("reach"); it != doc.end() && it->is_object())
+        if (const auto p = it->find("precision"); p != it->end() && p->is_string())
+            r.precision = p->get<std::string>();
     return r;
 }
 
@@ -124,8 +127,11 @@ void add(VerifiedRuns& out, VerifiedRun run) {
 }
 
 void readFile(VerifiedRuns& out, const std::string& path) {
-    for (const VerifierDocument& d : readVerifierDocuments(path))
-        add(out, runOf(d.result, d.json, path + ", record " + std::to_string(d.place)));
+    for (const VerifierDocument& d : readVerifierDocuments(path)) {
+        VerifiedRun run = runOf(d.result, d.json, path + ", record " + std::to_string(d.place));
+        run.sourceFile = path;
+        add(out, std::move(run));
+    }
 }
 
 void readProject(VerifiedRuns& out, const std::string& path) {
@@ -158,6 +164,7 @@ void readProject(VerifiedRuns& out, const std::string& path) {
             run->problemSha256 = s.problemHash;
         if (run->candidateSha256.empty())
             run->candidateSha256 = s.candidateHash;
+        run->sourceFile = path;
         add(out, std::move(*run));
     }
 }

@@ -16,7 +16,8 @@ namespace reach {
 
 // One verifier run: what the exact projection needs of it.
 struct VerifiedRun {
-    std::string source;  // "runs.json, record 2" or "P.reach, verification 12"
+    std::string source;      // "runs.json, record 2" or "P.reach, verification 12"
+    std::string sourceFile;  // the file it was read from (runs.json, P.reach)
     std::string problemSha256, candidateSha256;
     std::string problemFile, candidateFile;
     std::string verdict;
@@ -25,6 +26,7 @@ struct VerifiedRun {
     std::optional<TimedLoop> eager;      // the eager PyTorch baseline's, same document
     double verifierSpeedup = 0;          // the verifier's own: against its fastest baseline
     std::string verifierBaseline;        // that baseline's kind (eager, torch_compile, ...)
+    std::string precision;               // the KernelBench-format worker's --precision, if said
 
     // eager median / candidate median: what a winner is worth on the trace's eager kernels.
     std::optional<double> sigma() const;

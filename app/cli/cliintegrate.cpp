@@ -1,0 +1,152 @@
+// reach-cli integrate --benchmark DIR --records R [--records R2 ...] [--steps N] [--warmup K]
+//                     [--runs R] [--all-passing] [--device cuda|cpu] [--trust DIR ...] [--out DIR]
+//                     [--timeout S] [--rules R.json] [--json] -- PYTHON WORKLOAD.py ARGS...
+// The verified winners put back into the workload, and the measured gain beside the exact
+// projection (core/project/integration.h, docs/integration.md).
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <ostream>
+
+#include "cliargs.h"
+#include "clicommand.h"
+#include "core/base/textescape.h"
+#include "core/project/benchmarkfolder.h"
+#include "core/project/integration.h"
+#include "core/project/verifiedruns.h"
+
+namespace reach::cli {
+
+namespace {
+
+std::string percent(double share) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f %%", 100.0 * share);
+    return buf;
+}
+
+std::string us(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f us", v);
+    return buf;
+}
+
+std::string gainText(const MeasuredGain& g) {
+    return percent(g.median) + " (" + percent(g.low) + " to " + percent(g.high) + " over " +
+           std::to_string(g.perPair.size()) + " pairs)";
+}
+
+int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
+    std::vector<std::string> argv = argvIn;
+    std::vector<std::string> workload;
+    if (const auto cut = std::find(argv.begin(), argv.end(), "--"); cut != argv.end()) {
+        workload.assign(cut + 1, argv.end());
+        argv.erase(cut, argv.end());
+    }
+    const std::vector<std::string> records = takeRepeated(argv, "--records");
+    const std::vector<std::string> trusted = takeRepeated(argv, "--trust");
+    const CliArgs args(argv, {{"--json", "--all-passing"},
+                              {"--benchmark", "--steps", "--warmup", "--runs", "--device", "--out",
+                               "--timeout", "--rules"}});
+    if (!args.positionals().empty())
+        throw UsageError("integrate takes its workload after --: -- PYTHON WORKLOAD.py ARGS...");
+    const auto benchmarkDir = args.value("--benchmark");
+    if (!benchmarkDir)
+        throw UsageError("--benchmark DIR: a folder written by reach-cli extract");
+    if (records.empty())
+        throw UsageError("--records R: reach-verify output, a folder of it or a .reach project");
+    if (workload.size() < 2)
+        throw UsageError("after --: the workload, PYTHON WORKLOAD.py [ARGS...]");
+    IntegrationOptions options;
+    options.workload = workload;
+    options.device = args.value("--device").value_or("cuda");
+    if (options.device != "cuda" && options.device != "cpu")
+        throw UsageError("--device: expected cuda or cpu");
+    if (auto v = args.integer("--steps", 1, 100000))
+        options.steps = int(*v);
+    if (auto v = args.integer("--warmup", 1, 100000))
+        options.warmup = int(*v);
+    if (auto v = args.integer("--runs", 1, 1000))
+        options.runs = int(*v);
+    if (auto v = args.number("--timeout", 1, 86400))
+        options.timeoutSeconds = *v;
+    options.outDir = args.value("--out").value_or("reach-integrate");
+    options.rulesPath = args.value("--rules").value_or("");
+
+    // The small, hostile inputs first: the folder and the records, then the workload runs.
+    IntegrationPlan plan =
+        planIntegration(readBenchmarkFolder(*benchmarkDir), readVerifiedRuns(records), trusted,
+                        args.flag("--all-passing"));
+    const bool json = args.flag("--json");
+    std::optional<IntegrationResult> result;
+    try {
+        result = runIntegration(std::move(plan), options, [&](const std::string& s) {
+            if (!json)
+                io.err << "reach-cli integrate: " << s << "\n";
+        });
+    } catch (const IntegrationFailed& e) {
+        // The workload failed, or a substituted call disagreed: the data says no.
+        io.err << "reach-cli integrate: " << reach::escapeControls(e.what()) << "\n";
+        return kExitDataSaysNo;
+    }
+    const IntegrationResult& r = *result;
+    if (json) {
+        io.out << reach::dumpJson(integrationJson(r)) << "\n";
+        return kExitOk;
+    }
+    io.out << r.plan.winners.size() << " verified candidate(s) of "
+           << r.plan.benchmark.problems.size() << " problem(s) installed; " << options.runs
+           << " pair(s) of runs, " << options.steps << " steps each after " << options.warmup
+           << " warm-up\n";
+    for (const IntegrationWinner& w : r.plan.winners)
+        io.out << "  " << reach::escapeControls(w.problem) << "  " << w.op << "  sigma "
+               << std::to_string(w.sigma).substr(0, 5) << "  "
+               << reach::escapeControls(w.candidatePath) << "\n";
+    for (const auto& [file, why] : r.plan.left)
+        io.out << "  left out " << reach::escapeControls(file) << ": " << reach::escapeControls(why)
+               << "\n";
+    if (r.gpuGain)
+        io.out << "GPU time per step: " << us(r.asIsGpuUsPerStep) << " as is, "
+               << us(r.substitutedGpuUsPerStep) << " with the winners; measured saving "
+               << gainText(*r.gpuGain) << "\n";
+    if (r.wallGain)
+        io.out << "wall clock per step: " << us(r.asIsWallUsPerStep) << " as is, "
+               << us(r.substitutedWallUsPerStep) << " with the winners; measured saving "
+               << gainText(*r.wallGain) << "\n";
+    if (r.projection)
+        io.out << "exact projection for the same winners: " << percent(r.projection->savedShare)
+               << " of GPU time (" << percent(r.projection->savedInterval.lo) << " to "
+               << percent(r.projection->savedInterval.hi)
+               << "); the study's A*w*(1-1/m): " << percent(r.projection->study.savedShare) << "\n";
+    for (const std::string& w : r.warnings)
+        io.out << "warning: " << reach::escapeControls(w) << "\n";
+    io.out << "traces and reports in " << options.outDir << "\n";
+    return kExitOk;
+}
+
+}  // namespace
+
+CliCommand integrateCommand() {
+    return {"integrate",
+            "the verified winners put back into the workload: measured against projected",
+            "integrate --benchmark DIR --records R [--records R2 ...] [--steps N] [--warmup K]\n"
+            "          [--runs R] [--all-passing] [--device cuda|cpu] [--trust DIR ...]\n"
+            "          [--out DIR] [--timeout S] [--rules R.json] [--json]\n"
+            "          -- PYTHON WORKLOAD.py ARGS...\n"
+            "  runs the workload (code: run because you name it) R times as it is and R times\n"
+            "  with each verified winner of DIR installed in place of its operator, for the\n"
+            "  signature it was verified at; the workload marks its steps with reach_step()\n"
+            "  (from reach_integrate) or torch.profiler's prof.step()\n"
+            "  --records R  reach-verify output of DIR's problems; a winner's candidate must lie\n"
+            "               beside R, in DIR or in a --trust folder, with the verified bytes\n"
+            "  --steps N    profiled steps per run (default 10) after --warmup K (default 3)\n"
+            "  --runs R     pairs of runs (default 5): the spread of the measured gain\n"
+            "  --all-passing  install passing candidates not faster than eager too\n"
+            "  --out DIR    plan, traces and reports (default ./reach-integrate)\n"
+            "  --timeout S  each run's limit (default 900)",
+            runIntegrate};
+}
+
+}  // namespace reach::cli

@@ -1,0 +1,462 @@
+#include "core/project/integration.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "core/analysis/breakdown.h"
+#include "core/analysis/profilediff.h"
+#include "core/analysis/profilediffjson.h"
+#include "core/analysis/ruleset.h"
+#include "core/analysis/statistics.h"
+#include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
+#include "core/base/resourcepaths.h"
+#include "core/base/sha256.h"
+#include "core/base/textescape.h"
+#include "core/benchmark/extract.h"
+#include "core/project/recordjob.h"
+#include "core/trace/profilereader.h"
+#include "core/verify/childprocess.h"
+
+namespace reach {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// Where a run's document may name its candidate: as given when absolute; else beside the
+// records file, then in the current folder (where reach-verify usually ran).
+std::vector<fs::path> candidateSpellings(const VerifiedRun& r) {
+    const fs::path named(r.candidateFile);
+    if (named.is_absolute())
+        return {named};
+    std::vector<fs::path> out;
+    if (!r.sourceFile.empty())
+        out.push_back(fs::absolute(r.sourceFile).parent_path() / named);
+    out.push_back(fs::absolute(named));
+    return out;
+}
+
+MeasuredGain gainOf(std::vector<double> perPair) {
+    MeasuredGain g;
+    g.perPair = std::move(perPair);
+    g.median = median(g.perPair);
+    const auto [lo, hi] = std::minmax_element(g.perPair.begin(), g.perPair.end());
+    g.low = *lo;
+    g.high = *hi;
+    return g;
+}
+
+// POSIX extended: a kernel's full name matched as itself.
+std::string literalPattern(const std::string& name) {
+    std::string out;
+    for (char c : name) {
+        if (std::string_view(".[]{}()*+?^$|\\").find(c) != std::string_view::npos)
+            out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+json readReport(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return json();
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    auto doc = tryParseJson(text);
+    return doc && doc->is_object() ? *doc : json();
+}
+
+std::string lastLine(const std::string& text) {
+    size_t end = text.find_last_not_of("\r\n");
+    if (end == std::string::npos)
+        return "";
+    const size_t start = text.rfind('\n', end);
+    return text.substr(start == std::string::npos ? 0 : start + 1,
+                       end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+
+std::vector<double> numbers(const json& v) {
+    std::vector<double> out;
+    if (v.is_array())
+        for (const json& x : v)
+            if (x.is_number() && x.get<double>() >= 0)
+                out.push_back(x.get<double>());
+    return out;
+}
+
+json gainJson(const std::optional<MeasuredGain>& g) {
+    if (!g)
+        return nullptr;
+    return {{"median", g->median}, {"low", g->low}, {"high", g->high}, {"per_pair", g->perPair}};
+}
+
+}  // namespace
+
+IntegrationPlan planIntegration(BenchmarkFolder benchmark, const VerifiedRuns& runs,
+                                const std::vector<std::string>& trustedDirs, bool allPassing) {
+    IntegrationPlan plan;
+    const BenchmarkRuns matched = matchVerifiedRuns(benchmark, runs);
+    for (size_t i = 0; i < benchmark.problems.size(); ++i) {
+        const BenchmarkProblem& p = benchmark.problems[i];
+        const ProblemRuns& pr = matched.problems[i];
+        auto leave = [&](const std::string& why) { plan.left.push_back({p.file, why}); };
+        if (!pr.best || !pr.best->passed()) {
+            leave(pr.found ? "no run of it passed with both timings" : "no verified run of it");
+            continue;
+        }
+        const VerifiedRun& r = *pr.best;
+        const double sigma = r.sigma().value_or(0);
+        if (!(sigma > 1) && !(allPassing && sigma > 0)) {
+            leave("its best passing run is not faster than eager (sigma " +
+                  std::to_string(sigma).substr(0, 5) + ")");
+            continue;
+        }
+        if (!Sha256::isHexDigest(r.candidateSha256) || r.candidateFile.empty()) {
+            leave(r.source + " does not name the candidate's file and bytes");
+            continue;
+        }
+        std::vector<std::string> dirs = trustedDirs;
+        if (!r.sourceFile.empty())
+            dirs.push_back(fs::absolute(r.sourceFile).parent_path().string());
+        dirs.push_back(benchmark.dir);
+        std::optional<std::string> found;
+        bool outside = false;
+        for (const fs::path& s : candidateSpellings(r)) {
+            if ((found = trustedFileIn(s.string(), dirs)))
+                break;
+            std::error_code ec;
+            outside = outside || fs::exists(s, ec);
+        }
+        const std::string shown = escapeControls(r.candidateFile);
+        if (!found) {
+            leave(outside ? "its candidate " + shown +
+                                " lies outside the records' folder, the benchmark folder and the "
+                                "folders you chose; Reach runs nothing a record names elsewhere "
+                                "(--trust DIR allows a folder)"
+                          : "its candidate " + shown + " is not found");
+            continue;
+        }
+        if (Sha256::hexOfFile(*found) != r.candidateSha256) {
+            leave("its candidate " + shown + " no longer holds the bytes that were verified");
+            continue;
+        }
+        IntegrationWinner w;
+        w.problem = p.file;
+        w.op = p.op;
+        w.problemPath = (fs::path(benchmark.dir) / p.file).string();
+        w.candidatePath = *found;
+        w.problemSha256 = p.sha256;
+        w.candidateSha256 = r.candidateSha256;
+        w.run = r;
+        w.sigma = sigma;
+        plan.winners.push_back(std::move(w));
+    }
+    if (plan.winners.empty()) {
+        // Name why the problems that had a run were left out: that is what the user can act on.
+        std::string why;
+        for (const auto& [file, reason] : plan.left)
+            if (why.empty() && reason != "no verified run of it")
+                why = " (" + file + ": " + reason + ")";
+        throw InputError("--records", "",
+                         std::string("a passing verified run") +
+                             (allPassing ? "" : ", faster than eager,") + " of a problem of " +
+                             benchmark.dir + " with its candidate at hand" + why);
+    }
+    plan.benchmark = std::move(benchmark);
+    return plan;
+}
+
+json integrationPlanJson(const IntegrationPlan& plan) {
+    json problems = json::array();
+    for (const IntegrationWinner& w : plan.winners)
+        problems.push_back({{"name", w.problem},
+                            {"operator", w.op},
+                            {"problem", fs::absolute(w.problemPath).string()},
+                            {"candidate", w.candidatePath},
+                            {"problem_sha256", w.problemSha256},
+                            {"candidate_sha256", w.candidateSha256}});
+    return {{"schema", "reach.integration_plan"}, {"schema_version", 1}, {"problems", problems}};
+}
+
+IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions& options,
+                                 const IntegrationProgress& progress) {
+    if (options.workload.size() < 2)
+        throw InputError("--", "", "a workload: PYTHON SCRIPT [ARGS...]");
+    IntegrationResult result;
+    result.options = options;
+    const std::string res = options.resourceDir.empty() ? findResourceDir() : options.resourceDir;
+    const std::string pydir = res + "/python";
+    if (!fs::is_regular_file(pydir + "/reach_integrate/run.py"))
+        throw InputError(pydir + "/reach_integrate/run.py", "",
+                         "Reach's integration module (its resources)");
+    const std::string out = options.outDir.empty() ? "." : options.outDir;
+    std::error_code ec;
+    fs::create_directories(out, ec);
+    if (ec)
+        throw InputError(out, "", "a folder for the runs (" + ec.message() + ")");
+    const std::string planPath = (fs::path(out) / "plan.json").string();
+    {
+        std::ofstream f(planPath, std::ios::binary | std::ios::trunc);
+        f << dumpJson(integrationPlanJson(plan)) << "\n";
+        if (!f)
+            throw InputError(planPath, "", "a writable file");
+    }
+    const RuleSet rules = options.rulesPath.empty() ? RuleSet::builtinDefault()
+                                                    : RuleSet::fromFile(options.rulesPath);
+    std::string pythonPath = "PYTHONPATH=" + pydir;
+    if (const char* old = std::getenv("PYTHONPATH"); old && *old)
+        pythonPath += std::string(":") + old;
+
+    std::optional<Breakdown> firstAsIs, firstSubstituted;
+    std::vector<double> gpuGains, wallGains, asIsGpu, subGpu, asIsWall, subWall;
+    for (int pair = 0; pair < options.runs; ++pair) {
+        // Alternate which goes first, so a drift of the machine falls on both sides.
+        const char* order[2] = {"asis", "substituted"};
+        if (pair % 2)
+            std::swap(order[0], order[1]);
+        IntegrationRun pairRuns[2];
+        for (int k = 0; k < 2; ++k) {
+            IntegrationRun run;
+            run.mode = order[k];
+            run.pair = pair;
+            const std::string stem = run.mode + "_" + std::to_string(pair + 1);
+            run.trace = (fs::path(out) / (stem + ".json")).string();
+            run.reportPath = (fs::path(out) / (stem + ".report.json")).string();
+            if (progress)
+                progress("run " + std::to_string(pair + 1) + " of " + std::to_string(options.runs) +
+                         ": " + (run.mode == "asis" ? "as is" : "with the winners"));
+            std::vector<std::string> argv = {options.workload[0],
+                                             "-m",
+                                             "reach_integrate.run",
+                                             "--plan",
+                                             planPath,
+                                             "--mode",
+                                             run.mode,
+                                             "--device",
+                                             options.device,
+                                             "--warmup",
+                                             std::to_string(options.warmup),
+                                             "--steps",
+                                             std::to_string(options.steps),
+                                             "--trace",
+                                             run.trace,
+                                             "--report",
+                                             run.reportPath,
+                                             "--"};
+            argv.insert(argv.end(), options.workload.begin() + 1, options.workload.end());
+            fs::remove(run.reportPath, ec);
+            const ChildResult child = runChild(argv, options.timeoutSeconds, {pythonPath});
+            if (!child.started)
+                throw InputError(options.workload[0], "",
+                                 "an interpreter that starts (" + child.error + ")");
+            run.report = readReport(run.reportPath);
+            const std::string what = "run " + std::to_string(pair + 1) + " (" +
+                                     (run.mode == "asis" ? "as is" : "with the winners") + ")";
+            std::string why =
+                run.report.is_object() && run.report.value("error", json()).is_string()
+                    ? run.report["error"].get<std::string>()
+                    : lastLine(child.err);
+            if (child.timedOut)
+                throw IntegrationFailed(what + " ran past " +
+                                        std::to_string(int(options.timeoutSeconds)) + " s");
+            if (child.exitCode == 2)
+                throw InputError(run.reportPath, "error", escapeControls(why));
+            if (child.exitCode != 0 || !run.report.is_object())
+                throw IntegrationFailed(
+                    what + ": " +
+                    escapeControls(why.empty() ? "exit " + std::to_string(child.exitCode) : why));
+            const std::vector<double> wall = numbers(run.report.value("wall_us", json()));
+            if (wall.empty())
+                throw IntegrationFailed(what + ": its report has no step times");
+            run.wallUsPerStep = median(wall);
+            if (options.device == "cuda") {
+                Breakdown b = computeBreakdown(readProfile(run.trace), rules);
+                run.gpuUsPerStep = b.gpuTimeUs / options.steps;
+                run.busyUsPerStep = b.busyTimeUs / options.steps;
+                std::optional<Breakdown>& keep = run.mode == "asis" ? firstAsIs : firstSubstituted;
+                if (!keep)
+                    keep = std::move(b);
+            }
+            pairRuns[run.mode == "asis" ? 0 : 1] = run;
+            result.runs.push_back(std::move(run));
+        }
+        const IntegrationRun &a = pairRuns[0], &s = pairRuns[1];
+        asIsWall.push_back(a.wallUsPerStep);
+        subWall.push_back(s.wallUsPerStep);
+        wallGains.push_back(1 - s.wallUsPerStep / a.wallUsPerStep);
+        if (a.gpuUsPerStep && s.gpuUsPerStep && *a.gpuUsPerStep > 0) {
+            asIsGpu.push_back(*a.gpuUsPerStep);
+            subGpu.push_back(*s.gpuUsPerStep);
+            gpuGains.push_back(1 - *s.gpuUsPerStep / *a.gpuUsPerStep);
+        }
+    }
+    result.wallGain = gainOf(wallGains);
+    result.asIsWallUsPerStep = median(asIsWall);
+    result.substitutedWallUsPerStep = median(subWall);
+    if (!gpuGains.empty()) {
+        result.gpuGain = gainOf(gpuGains);
+        result.asIsGpuUsPerStep = median(asIsGpu);
+        result.substitutedGpuUsPerStep = median(subGpu);
+    }
+
+    // Every winner's calls, over the substituted runs: a winner never called at its signature
+    // saves nothing, whatever the projection says.
+    std::map<std::string, int64_t> substituted;
+    for (const IntegrationRun& r : result.runs) {
+        if (r.mode != "substituted")
+            continue;
+        if (r.report.value("inference_mode_steps", 0) > 0)
+            result.warnings.push_back(
+                "the workload ran steps under torch.inference_mode(), which skips the autograd "
+                "keys the winners are installed on: those calls were not substituted");
+        for (const json& p : r.report.value("problems", json::array()))
+            if (p.is_object() && p.value("name", json()).is_string())
+                substituted[p["name"].get<std::string>()] += p.value("substituted", int64_t(0));
+    }
+    for (const IntegrationWinner& w : plan.winners)
+        if (substituted[w.problem] == 0)
+            result.warnings.push_back(w.problem +
+                                      " was never called at the signature it was "
+                                      "verified at: it saved nothing");
+
+    if (firstAsIs && firstAsIs->gpuTimeUs > 0) {
+        // Each problem's share of the as-is run, found by its call signature as extract groups.
+        ExtractOptions all;
+        all.cover = 1.0;
+        all.category = std::nullopt;
+        const Extraction groups = extractBenchmark(*firstAsIs, all);
+        std::map<std::pair<std::string, std::string>, double> usOf;
+        auto add = [&](const SignatureGroup& g) {
+            const json sig = tryParseJson(g.signature).value_or(json(g.signature));
+            usOf[{g.op, sig.dump()}] += g.us;
+        };
+        for (const auto& p : groups.problems)
+            add(p.group);
+        for (const auto& s : groups.skipped)
+            add(s.group);
+        for (const auto& g : groups.notReached)
+            add(g);
+        ExactProjectionInput in;
+        in.addressableShare = firstAsIs->share(Category::Addressable);
+        for (const BenchmarkProblem& p : plan.benchmark.problems) {
+            ExactProblemInput pi;
+            const auto it = usOf.find({p.op, p.signature.dump()});
+            pi.share = it == usOf.end() ? 0 : it->second / firstAsIs->gpuTimeUs;
+            for (const IntegrationWinner& w : plan.winners)
+                if (w.problem == p.file && w.sigma > 1 && w.run.candidate && w.run.eager)
+                    pi.result = ChosenResult{*w.run.candidate, *w.run.eager};
+            result.sharesInRun.push_back(pi.share);
+            in.problems.push_back(std::move(pi));
+        }
+        result.projection = computeExactProjection(in);
+    }
+    if (firstAsIs && firstSubstituted) {
+        const ProfileDiff d = diffBreakdowns(*firstAsIs, *firstSubstituted);
+        std::vector<Candidate> candidates;
+        for (const IntegrationWinner& w : plan.winners) {
+            for (const BenchmarkProblem& p : plan.benchmark.problems) {
+                if (p.file != w.problem || p.kernels.empty())
+                    continue;
+                std::string pattern;
+                for (const BenchmarkKernel& k : p.kernels)
+                    pattern += (pattern.empty() ? "" : "|") + literalPattern(k.name);
+                candidates.push_back({"^(" + pattern + ")$", w.sigma});
+            }
+        }
+        result.diff = profileDiffToJson(d, 20);
+        result.diff["projection_check"] =
+            candidates.empty() ? json() : projectionCheckToJson(checkCandidates(d, candidates));
+    }
+    result.plan = std::move(plan);
+    return result;
+}
+
+json integrationJson(const IntegrationResult& r) {
+    const IntegrationOptions& o = r.options;
+    json winners = json::array();
+    for (const IntegrationWinner& w : r.plan.winners) {
+        json perRun = json::array();
+        json fellThrough = json::object();
+        for (const IntegrationRun& run : r.runs) {
+            if (run.mode != "substituted")
+                continue;
+            for (const json& p : run.report.value("problems", json::array()))
+                if (p.is_object() && p.value("name", json()) == w.problem)
+                    perRun.push_back(p);
+        }
+        winners.push_back({{"problem", w.problem},
+                           {"operator", w.op},
+                           {"candidate", w.candidatePath},
+                           {"problem_sha256", w.problemSha256},
+                           {"candidate_sha256", w.candidateSha256},
+                           {"sigma", w.sigma},
+                           {"verified_by", w.run.source},
+                           {"runs", perRun}});
+    }
+    json left = json::array();
+    for (const auto& [file, why] : r.plan.left)
+        left.push_back({{"problem", file}, {"why", why}});
+    json runs = json::array();
+    for (const IntegrationRun& run : r.runs)
+        runs.push_back({{"mode", run.mode},
+                        {"pair", run.pair + 1},
+                        {"trace", run.trace},
+                        {"report", run.reportPath},
+                        {"gpu_us_per_step", run.gpuUsPerStep ? json(*run.gpuUsPerStep) : json()},
+                        {"busy_us_per_step", run.busyUsPerStep ? json(*run.busyUsPerStep) : json()},
+                        {"wall_us_per_step", run.wallUsPerStep},
+                        {"fell_through", run.report.value("fell_through", json::object())}});
+    json projection = nullptr;
+    json difference = nullptr;
+    if (r.projection) {
+        const ExactProjection& x = *r.projection;
+        projection = {{"saved_share_of_gpu_time", x.savedShare},
+                      {"saved_interval", {x.savedInterval.lo, x.savedInterval.hi}},
+                      {"end_to_end_speedup", x.endToEndSpeedup},
+                      {"covered_share_of_gpu_time", x.coveredShare},
+                      {"winners", x.winners},
+                      {"shares_in_run", r.sharesInRun},
+                      {"study",
+                       {{"addressable_share", x.study.addressableShare},
+                        {"win_rate", x.study.winRate},
+                        {"median_speedup", x.study.medianSpeedup},
+                        {"saved_share_of_gpu_time", x.study.savedShare}}},
+                      {"assumptions", exactProjectionAssumptions()}};
+        if (r.gpuGain)
+            difference = r.gpuGain->median - x.savedShare;
+    }
+    return {{"schema", "reach.integration"},
+            {"schema_version", 1},
+            {"benchmark", r.plan.benchmark.dir},
+            {"profile", r.plan.benchmark.profile},
+            {"profile_sha256", r.plan.benchmark.profileSha256},
+            {"device", o.device},
+            {"workload", o.workload},
+            {"warmup", o.warmup},
+            {"steps", o.steps},
+            {"runs", o.runs},
+            {"winners", winners},
+            {"left_out", left},
+            {"per_step",
+             {{"as_is",
+               {{"gpu_us", r.gpuGain ? json(r.asIsGpuUsPerStep) : json()},
+                {"wall_us", r.asIsWallUsPerStep}}},
+              {"substituted",
+               {{"gpu_us", r.gpuGain ? json(r.substitutedGpuUsPerStep) : json()},
+                {"wall_us", r.substitutedWallUsPerStep}}}}},
+            {"measured",
+             {{"gpu_time_saved_share", gainJson(r.gpuGain)},
+              {"wall_clock_saved_share", gainJson(r.wallGain)}}},
+            {"exact_projection", projection},
+            {"measured_minus_projected", difference},
+            {"diff", r.diff.is_null() ? json() : r.diff},
+            {"run_list", runs},
+            {"warnings", r.warnings}};
+}
+
+}  // namespace reach

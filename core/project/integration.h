@@ -1,0 +1,112 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/benchmark/exactprojection.h"
+#include "core/project/benchmarkfolder.h"
+#include "core/project/verifiedruns.h"
+
+namespace reach {
+
+// reach-cli integrate (issue 27; docs/integration.md): the verified winners of a workload's own
+// benchmark put back into the workload, and the workload measured as it is and with them, under
+// the profiler, against the exact projection for the same winners. The workload and the
+// candidates are code: they run because the user named them (the workload on the command line,
+// the candidates through records whose files lie in trusted folders and still hold the bytes
+// that were verified).
+
+// One verified winner to install: a problem of the benchmark and the candidate that beat it.
+struct IntegrationWinner {
+    std::string problem;  // the benchmark's file name
+    std::string op;
+    std::string problemPath, candidatePath;  // resolved, inside trusted folders
+    std::string problemSha256, candidateSha256;
+    VerifiedRun run;  // the run that made it the winner: Reach's `pass`, sigma > 1
+    double sigma = 0;
+};
+
+struct IntegrationPlan {
+    BenchmarkFolder benchmark;
+    std::vector<IntegrationWinner> winners;                 // in the benchmark's order
+    std::vector<std::pair<std::string, std::string>> left;  // a problem left out, and why
+};
+
+// Each problem's best verified run (matchVerifiedRuns) becomes a winner when it passed, its
+// sigma is above 1, and its candidate file, named by the run's document, is found (absolute, or
+// relative to the records file's folder or to the current folder), lies inside the records
+// file's folder, the benchmark folder or one of `trustedDirs`, and still holds the verified
+// bytes. Problems without one are listed in `left` with why. Throws InputError (naming
+// --records) when no problem has a winner.
+// With `allPassing`, a passing run not faster than eager is installed too (to measure what a
+// slower kernel costs in place; the projection still counts winners only).
+IntegrationPlan planIntegration(BenchmarkFolder benchmark, const VerifiedRuns& runs,
+                                const std::vector<std::string>& trustedDirs,
+                                bool allPassing = false);
+
+// The plan as resources/python/reach_integrate reads it.
+nlohmann::json integrationPlanJson(const IntegrationPlan& plan);
+
+struct IntegrationOptions {
+    std::vector<std::string> workload;  // PYTHON SCRIPT [ARGS...]: the user's command
+    std::string device = "cuda";        // or "cpu": no GPU time, the wall clock only
+    int warmup = 3, steps = 10, runs = 5;
+    double timeoutSeconds = 900;  // each run of the workload
+    std::string outDir;           // where the plan, traces and reports are kept
+    std::string resourceDir;      // empty: findResourceDir()
+    std::string rulesPath;        // empty: the built-in rules
+};
+
+// One run of the workload.
+struct IntegrationRun {
+    std::string mode;  // "asis" or "substituted"
+    int pair = 0;      // runs come in pairs, alternating which goes first
+    std::string trace, reportPath;
+    nlohmann::json report;               // the module's report
+    std::optional<double> gpuUsPerStep;  // the trace's GPU time / steps; none without a GPU
+    std::optional<double> busyUsPerStep;
+    double wallUsPerStep = 0;  // the median of its steps' wall clock
+};
+
+// A value measured over the pairs: each pair's gain, their median and range.
+struct MeasuredGain {
+    std::vector<double> perPair;  // 1 - substituted / as is
+    double median = 0, low = 0, high = 0;
+};
+
+struct IntegrationResult {
+    IntegrationPlan plan;
+    IntegrationOptions options;
+    std::vector<IntegrationRun> runs;
+    std::optional<MeasuredGain> gpuGain, wallGain;
+    double asIsGpuUsPerStep = 0, substitutedGpuUsPerStep = 0;  // medians over the runs
+    double asIsWallUsPerStep = 0, substitutedWallUsPerStep = 0;
+    // The exact projection for the same winners on the first as-is run's own trace (each
+    // problem's share found there by its call signature); none without GPU time.
+    std::optional<ExactProjection> projection;
+    std::vector<double> sharesInRun;  // per benchmark problem, in its order
+    nlohmann::json diff;              // reach-cli diff of the first pair, projection_check filled
+    std::vector<std::string> warnings;
+};
+
+// Something the workload did: it failed, a substituted call disagreed with the operator, a run
+// marked too few steps. Bad input stays InputError.
+struct IntegrationFailed : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+using IntegrationProgress = std::function<void(const std::string&)>;
+
+IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions& options,
+                                 const IntegrationProgress& progress = {});
+
+// docs/integration.md's document.
+nlohmann::json integrationJson(const IntegrationResult& result);
+
+}  // namespace reach

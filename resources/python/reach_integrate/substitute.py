@@ -1,0 +1,329 @@
+"""The verified winners of a benchmark in place of their operators, for exactly the call
+signatures they were verified at (docs/integration.md).
+
+Each problem of `reach-cli extract` calls one ATen operator with recorded arguments. Its
+signature is learnt by calling the problem's Model once under a dispatch mode that stops at that
+operator (on the meta device where PyTorch has it: nothing is computed): the operator overload,
+and every argument's dtype, shape and strides or value. A call of the workload with the same
+signature runs the candidate instead; every other call falls through to PyTorch's own kernel.
+
+The override is a Python kernel registered with torch.library for the operator's autograd key
+of the device (AutogradCUDA, AutogradCPU), not for its backend key: a kernel registered for
+CUDA replaces PyTorch's and leaves nothing to fall through to, while below the autograd key
+PyTorch's kernel is still there (reached with _AutoDispatchBelowAutograd, as PyTorch's own
+autograd kernels do). What this costs: a call that autograd must record is refused (the
+candidate was verified forward only; its backward is unknown), and a workload under
+torch.inference_mode(), which skips the autograd keys, is never substituted (the report's
+counts say so)."""
+
+import hashlib
+import math
+
+import torch
+
+from reach_kb import loading, oracle, thresholds
+
+
+class IntegrateError(Exception):
+    """Bad input: a plan or a file that is not what it says (exit 2)."""
+
+
+class Mismatch(BaseException):
+    """A substituted call disagreed with the operator's own output: the run stops."""
+
+
+class NeedsGrad(BaseException):
+    """A substituted operator was called with inputs autograd records."""
+
+
+class _Captured(BaseException):
+    def __init__(self, func, args, kwargs):
+        super().__init__()
+        self.func, self.args, self.kwargs = func, args, kwargs
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def norm(v):
+    """What a call's argument contributes to its signature (devices left out: the problem ran on
+    the meta device or the CPU, the workload on the GPU)."""
+    if isinstance(v, torch.Tensor):
+        return ("tensor", str(v.dtype), tuple(v.shape), tuple(v.stride()))
+    if isinstance(v, (list, tuple)):
+        return ("list", tuple(norm(x) for x in v))
+    if isinstance(v, bool):
+        return ("bool", v)
+    if isinstance(v, (int, float)):
+        return ("number", float(v))
+    if v is None:
+        return ("none",)
+    if isinstance(v, torch.device):
+        return ("device",)
+    return ("value", str(v))
+
+
+def signature(args, kwargs):
+    return (norm(tuple(args)), norm(tuple(sorted((kwargs or {}).items()))))
+
+
+def describe(args):
+    """A short text of a call's tensors: what a fall-through was called with."""
+    parts = []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            parts.append("%s%s" % (str(a.dtype).replace("torch.", ""), list(a.shape)))
+        elif isinstance(a, (list, tuple)) and a and isinstance(a[0], torch.Tensor):
+            parts.append("[%d tensors]" % len(a))
+    return ", ".join(parts) or "no tensors"
+
+
+def below_autograd(fn, *args, **kwargs):
+    guard = torch._C._AutoDispatchBelowAutograd()
+    if hasattr(guard, "__enter__"):
+        with guard:
+            return fn(*args, **kwargs)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        del guard
+
+
+def _paths(value, inputs, at):
+    """Where each of the problem's input tensors sits in the call: {input index: path}."""
+    found = {}
+    if isinstance(value, torch.Tensor):
+        for i, x in enumerate(inputs):
+            if value is x:
+                found[i] = at
+    elif isinstance(value, (list, tuple)):
+        for k, v in enumerate(value):
+            found.update({i: p for i, p in _paths(v, inputs, at + (k,)).items() if i not in found})
+    return found
+
+
+def _resolve(args, kwargs, path):
+    v = args if path[0] == "args" else kwargs
+    for k in path[1:]:
+        v = v[k]
+    return v
+
+
+def _first(out):
+    while isinstance(out, (tuple, list)):
+        out = out[0]
+    return out
+
+
+def _meta_device():
+    try:
+        d = torch.device("meta")
+        return d if hasattr(d, "__enter__") else None
+    except Exception:
+        return None
+
+
+class Winner:
+    """One verified problem: its signature, its candidate, what happened to its calls."""
+
+    def __init__(self, spec, device, tolerances):
+        self.name = spec["name"]
+        self.operator = spec["operator"]
+        self.problem_path, self.candidate_path = spec["problem"], spec["candidate"]
+        for path, key in ((self.problem_path, "problem_sha256"),
+                          (self.candidate_path, "candidate_sha256")):
+            if digest(path) != spec[key]:
+                raise IntegrateError(f"{path}: its bytes are not the ones verified "
+                                     f"({key} {spec[key][:12]}...)")
+        self.tolerances = tolerances  # {"fp32": {...}, "bf16": {...}, "fp16": {...}}
+        self.problem = loading.load_problem(self.problem_path, "reach")
+        self._learn_signature()
+        candidate = loading.load_candidate(self.candidate_path, self.problem, "reach")
+        init = self.problem.call("get_init_inputs()", self.problem.get_init_inputs)
+        model = candidate.ModelNew(*init)
+        self.model = model.to(device) if isinstance(model, torch.nn.Module) else model
+        self.substituted = self.substituted_warmup = self.checked = 0
+        self.max_rel_frobenius = self.max_norm_max_error = 0.0
+        self.others = None  # (dtype, shape, stride) of the operator's outputs past the first
+
+    def _learn_signature(self):
+        problem = self.problem
+        wanted = self.operator.split("::", 1)[-1]
+        functional = wanted[:-1] if wanted.endswith("_") and not wanted.endswith("__") else wanted
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        class Stop(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                name = func._schema.name.split("::", 1)[-1]
+                if name in (wanted, functional):
+                    raise _Captured(func, args, kwargs or {})
+                return func(*args, **(kwargs or {}))
+
+        meta = _meta_device()
+        torch.manual_seed(0)
+        if meta is not None:
+            with meta:
+                inputs = problem.call("get_inputs()", problem.get_inputs)
+                model = problem.call("Model()", problem.Model,
+                                     *problem.call("get_init_inputs()", problem.get_init_inputs))
+        else:
+            inputs = problem.call("get_inputs()", problem.get_inputs)
+            model = problem.call("Model()", problem.Model,
+                                 *problem.call("get_init_inputs()", problem.get_init_inputs))
+        try:
+            with torch.no_grad(), Stop():
+                model(*inputs)
+        except _Captured as c:
+            captured = c
+        else:
+            raise IntegrateError(f"{self.problem_path}: its Model never calls {self.operator}")
+        self.func = captured.func
+        self.signature = signature(captured.args, captured.kwargs)
+        found = _paths(tuple(captured.args), inputs, ("args",))
+        for k, v in captured.kwargs.items():
+            found.update({i: p for i, p in _paths(v, inputs, ("kwargs", k)).items()
+                          if i not in found})
+        tensors = [i for i, x in enumerate(inputs) if isinstance(x, torch.Tensor)]
+        missing = [i for i in tensors if i not in found]
+        if missing:
+            raise IntegrateError(f"{self.problem_path}: input {missing[0]} reaches "
+                                 f"{self.operator} only through a view; integrate substitutes "
+                                 f"calls whose tensors are the problem's inputs")
+        self.paths = [found.get(i) for i in range(len(inputs))]
+        self.values = [None if isinstance(x, torch.Tensor) else x for x in inputs]
+        # An in-place operator of the trace was verified as its functional form: the override
+        # sits on the in-place overload and writes the candidate's output back.
+        self.inplace = wanted != functional
+        packet = getattr(torch.ops.aten, wanted)
+        self.override = getattr(packet, self.func._overloadname)
+
+    def inputs_of(self, args, kwargs):
+        return [self.values[i] if p is None else _resolve(args, kwargs, p)
+                for i, p in enumerate(self.paths)]
+
+    def compare(self, out, ref, call):
+        why = None
+        if not isinstance(out, torch.Tensor):
+            why = f"returned a {type(out).__name__}, not a tensor"
+        elif out.shape != ref.shape or out.dtype != ref.dtype:
+            why = (f"returned {str(out.dtype).replace('torch.', '')}{list(out.shape)}, the "
+                   f"operator {str(ref.dtype).replace('torch.', '')}{list(ref.shape)}")
+        else:
+            # Two results in the output's own type: the tolerance of that type (a bf16 result is
+            # compared with bf16's, as the oracle compares a bf16 run).
+            tol = self.tolerances[{torch.bfloat16: "bf16", torch.float16: "fp16"}.get(
+                ref.dtype, "fp32")]
+            m = oracle.compare(out, ref)
+            rel, nmax = m["rel_frobenius"], m["norm_max_error"]
+            if m["non_finite"] or math.isnan(rel) or math.isnan(nmax):
+                why = (f"{m['non_finite']} elements non-finite where the operator's are finite, "
+                       f"or finite where its are not")
+            else:
+                self.max_rel_frobenius = max(self.max_rel_frobenius, rel)
+                self.max_norm_max_error = max(self.max_norm_max_error, nmax)
+                if rel > tol["rel_frobenius"]:
+                    why = "rel_frobenius %.3g > %.3g" % (rel, tol["rel_frobenius"])
+                elif nmax > tol["norm_max_error"]:
+                    why = "norm_max_error %.3g > %.3g" % (nmax, tol["norm_max_error"])
+        self.checked += 1
+        if why:
+            raise Mismatch(f"{self.name}: call {call} of {self.operator} substituted by "
+                           f"{self.candidate_path}: {why}")
+
+    def report(self):
+        return {"name": self.name, "operator": self.operator, "problem": self.problem_path,
+                "candidate": self.candidate_path, "substituted": self.substituted,
+                "substituted_warmup": self.substituted_warmup, "checked": self.checked,
+                "max_rel_frobenius": self.max_rel_frobenius,
+                "max_norm_max_error": self.max_norm_max_error,
+                "in_place_written_back": self.inplace,
+                "outputs_not_computed": len(self.others) if self.others else 0}
+
+
+class Substitution:
+    def __init__(self, plan, device, resources_worker_dir, session_measuring):
+        self.device = device
+        self.measuring = session_measuring
+        self.check_every = int(plan.get("check_every", 0))
+        tol = {p: thresholds.load(resources_worker_dir, p) for p in ("fp32", "bf16", "fp16")}
+        self.winners = [Winner(w, device, tol) for w in plan["problems"]]
+        self.fell_through = {}
+        self.inside = False
+        self.refused_grad = 0
+        self._libs = []
+        by_override = {}
+        for w in self.winners:
+            by_override.setdefault(w.override, []).append(w)
+        key = "AutogradCUDA" if device == "cuda" else "AutogradCPU"
+        for override, winners in by_override.items():
+            table = {}
+            for w in winners:
+                table.setdefault(w.signature, w)  # the first (hottest) of equal signatures
+            lib = torch.library.Library("aten", "IMPL")
+            name = override._schema.name.split("::", 1)[-1]
+            if override._overloadname != "default":
+                name += "." + override._overloadname
+            lib.impl(name, self._handler(override, table), key)
+            self._libs.append(lib)  # a Library deregisters its kernels when collected
+
+    def _handler(self, override, table):
+        qualified = "aten::" + override._schema.name.split("::", 1)[-1]
+        if override._overloadname != "default":
+            qualified += "." + override._overloadname
+
+        def handler(*args, **kwargs):
+            w = None if self.inside else table.get(signature(args, kwargs))
+            if w is None:
+                if not self.inside:
+                    f = self.fell_through.setdefault(qualified, {"calls": 0, "signatures": {}})
+                    f["calls"] += 1
+                    d = describe(args)
+                    f["signatures"][d] = f["signatures"].get(d, 0) + 1
+                return below_autograd(override, *args, **kwargs)
+            if torch.is_grad_enabled() and any(
+                    isinstance(a, torch.Tensor) and a.requires_grad
+                    for a in list(args) + list(kwargs.values())):
+                self.refused_grad += 1
+                raise NeedsGrad(f"{w.name}: {qualified} was called with inputs that require "
+                                f"grad; integrate substitutes calls autograd does not record "
+                                f"(the candidate was verified forward only)")
+            return self._substitute(w, args, kwargs)
+
+        return handler
+
+    def _substitute(self, w, args, kwargs):
+        measuring = self.measuring()
+        calls = w.substituted + w.substituted_warmup + 1
+        check = (not measuring or w.others is None or
+                 (self.check_every and calls % self.check_every == 0))
+        self.inside = True
+        try:
+            out = below_autograd(w.model, *w.inputs_of(args, kwargs))
+            if check:
+                full = below_autograd(w.func, *args, **kwargs)
+                ref = _first(full)
+                if w.others is None:
+                    rest = list(full[1:]) if isinstance(full, (tuple, list)) else []
+                    w.others = [(t.dtype, tuple(t.shape), tuple(t.stride())) for t in rest]
+                w.compare(out, ref, calls)
+        finally:
+            self.inside = False
+        if measuring:
+            w.substituted += 1
+        else:
+            w.substituted_warmup += 1
+        if w.inplace:
+            args[0].copy_(out)
+            return args[0]
+        if not w.others:
+            return out
+        # The operator's other outputs (embedding_bag's offset2bag, max pool's indices, batch
+        # norm's saved statistics) are not computed: the problem's oracle checked the first.
+        return (out,) + tuple(torch.empty_strided(shape, stride, dtype=dtype, device=out.device)
+                              for dtype, shape, stride in w.others)
+
+    def report(self):
+        return {"problems": [w.report() for w in self.winners],
+                "fell_through": self.fell_through, "refused_grad": self.refused_grad}

@@ -1,0 +1,194 @@
+// reach-cli integrate (issue 27) on the CPU: a verified candidate of an extracted problem put back
+// into a small workload. The override runs for the signature it was verified at and nowhere
+// else, the workload computes the same with it, a substituted call that disagrees with the
+// operator stops the run and names the problem, and a record cannot make Reach run a file
+// outside the folders the user chose or bytes that were not verified.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "clirunner.h"
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+using reach::test::runCli;
+using reach::test::TempDir;
+
+namespace {
+
+const std::string kDlrm =
+    std::string(REACH_DATASETS) + "/profiles/h200-shapes/dlrm_inference.json.gz";
+const std::string kData = std::string(REACH_TEST_DATA) + "/integrate";
+// DLRM's extracted problem 008: aten::clamp_min(x, 0), x a [4096, 128] bf16 activation.
+const std::string kClamp = "008_clamp_min_d9863ce8.py";
+
+std::string readText(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+class CliIntegrate : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (std::string(REACH_TEST_PYTHON).empty())
+            GTEST_SKIP() << "no Python with PyTorch (scripts/deps installs python3-torch)";
+        bench = dir.path("bench");
+        const auto e = runCli({"extract", kDlrm, "--out", bench, "--cover", "0.99"});
+        ASSERT_EQ(e.status, 0) << e.err;
+        ASSERT_TRUE(fs::exists(bench + "/" + kClamp));
+        // The candidate beside its record, as a user keeps them; verified for real on the CPU.
+        fs::create_directories(dir.path("rec"));
+        fs::copy_file(kData + "/clamp_min_where.py", dir.path("rec/clamp_min_where.py"));
+        env.env = {{"REACH_PYTHON", REACH_TEST_PYTHON}, {"REACH_CACHE_DIR", dir.path("cache")}};
+        const auto v = runCli(
+            {"verify", "--problem", bench + "/" + kClamp, "--candidate",
+             dir.path("rec/clamp_min_where.py"), "--worker-device", "cpu", "--reps", "5", "--json"},
+            env);
+        ASSERT_LE(v.status, 1) << v.err;
+        ASSERT_EQ(json::parse(v.out)["verdict"], "pass") << v.out.substr(0, 2000);
+        record = dir.path("rec/verify.json");
+        reach::test::writeFile(record, v.out);
+        fs::create_directories(dir.path("results"));
+    }
+
+    reach::test::CliResult integrate(std::vector<std::string> extra,
+                                     std::vector<std::string> workloadArgs = {}) {
+        std::vector<std::string> args = {
+            "integrate", "--benchmark", bench,    "--records", record,
+            "--device",  "cpu",         "--runs", "2",         "--steps",
+            "3",         "--warmup",    "2",      "--out",     dir.path("runs")};
+        args.insert(args.end(), extra.begin(), extra.end());
+        args.insert(args.end(), {"--", REACH_TEST_PYTHON, kData + "/workload_clamp.py"});
+        args.insert(args.end(), workloadArgs.begin(), workloadArgs.end());
+        return runCli(args, env);
+    }
+
+    TempDir dir;
+    std::string bench, record;
+    reach::test::CliOptions env;
+};
+
+}  // namespace
+
+TEST_F(CliIntegrate, TheCandidateRunsForItsSignatureOnlyAndTheWorkloadComputesTheSame) {
+    // Slower than PyTorch's clamp on this CPU: installed only because --all-passing asks.
+    const auto refused = integrate({});
+    EXPECT_EQ(refused.status, 2) << refused.err;
+    ASSERT_EQ(refused.errLines().size(), 1u) << refused.err;
+    EXPECT_NE(refused.err.find("--records"), std::string::npos) << refused.err;
+
+    const auto r = integrate({"--all-passing", "--json"}, {"--out", dir.path("results")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json doc = json::parse(r.out);
+    for (const char* key :
+         {"schema", "benchmark", "profile", "profile_sha256", "device", "workload", "warmup",
+          "steps", "runs", "winners", "left_out", "per_step", "measured", "exact_projection",
+          "measured_minus_projected", "diff", "run_list", "warnings"})
+        EXPECT_TRUE(doc.contains(key)) << key;
+    ASSERT_EQ(doc["winners"].size(), 1u);
+    const json& w = doc["winners"][0];
+    EXPECT_EQ(w["problem"], kClamp);
+    EXPECT_EQ(w["operator"], "aten::clamp_min");
+    EXPECT_LT(w["sigma"].get<double>(), 1.0);
+    ASSERT_EQ(w["runs"].size(), 2u);  // one per substituted run
+    for (const json& run : w["runs"]) {
+        // Once per step: the [4096, 128] bf16 call, in the 3 profiled steps and the 2 warm-up.
+        EXPECT_EQ(run["substituted"], 3);
+        EXPECT_EQ(run["substituted_warmup"], 2);
+        EXPECT_GE(run["checked"].get<int>(), 2);  // every warm-up call against PyTorch's own
+        EXPECT_EQ(run["max_rel_frobenius"], 0.0);
+        EXPECT_EQ(run["outputs_not_computed"], 0);
+    }
+    ASSERT_EQ(doc["run_list"].size(), 4u);
+    int substitutedRuns = 0;
+    for (const json& run : doc["run_list"]) {
+        EXPECT_TRUE(run["gpu_us_per_step"].is_null());  // the CPU: no GPU time to measure
+        EXPECT_GT(run["wall_us_per_step"].get<double>(), 0);
+        if (run["mode"] != "substituted") {
+            EXPECT_TRUE(run["fell_through"].empty());  // nothing installed, nothing to fall
+            continue;
+        }
+        ++substitutedRuns;
+        // The other two signatures fell through to PyTorch's kernel, every call of them.
+        const json& f = run["fell_through"]["aten::clamp_min"];
+        EXPECT_EQ(f["calls"], 10);
+        EXPECT_EQ(f["signatures"]["bfloat16[4096, 64]"], 5);
+        EXPECT_EQ(f["signatures"]["float32[4096, 128]"], 5);
+    }
+    EXPECT_EQ(substitutedRuns, 2);
+    EXPECT_EQ(doc["measured"]["wall_clock_saved_share"]["per_pair"].size(), 2u);
+    EXPECT_TRUE(doc["measured"]["gpu_time_saved_share"].is_null());
+    EXPECT_TRUE(doc["exact_projection"].is_null());  // no GPU time on the CPU
+    ASSERT_EQ(doc["left_out"].size(), 7u);
+    EXPECT_EQ(doc["left_out"][0]["why"], "no verified run of it");
+
+    // All four runs computed the same numbers, with the candidate and without it.
+    std::string first;
+    int files = 0;
+    for (const auto& e : fs::directory_iterator(dir.path("results"))) {
+        const std::string text = readText(e.path().string());
+        ++files;
+        if (first.empty())
+            first = text;
+        EXPECT_EQ(text, first) << e.path();
+    }
+    EXPECT_EQ(files, 4);
+    // Each run's trace and report are kept.
+    EXPECT_TRUE(fs::exists(dir.path("runs/asis_1.json")));
+    EXPECT_TRUE(fs::exists(dir.path("runs/substituted_2.report.json")));
+}
+
+// The candidate passed the oracle (random normal inputs) but maps NaN to 0, where clamp_min
+// keeps it: the workload's NaN reaches a checked call, and the run stops naming the problem.
+TEST_F(CliIntegrate, ASubstitutedCallThatDisagreesStopsTheRunAndNamesTheProblem) {
+    const auto r = integrate({"--all-passing"}, {"--nan"});
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find(kClamp), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("non-finite"), std::string::npos) << r.err;
+}
+
+TEST_F(CliIntegrate, ARecordCannotRunAFileOutsideTheChosenFoldersOrUnverifiedBytes) {
+    // The record names its candidate by absolute path; moved elsewhere, it is outside the
+    // record's folder, the benchmark and any --trust folder: nothing is run.
+    json doc = json::parse(readText(record));
+    fs::create_directories(dir.path("elsewhere"));
+    fs::copy_file(dir.path("rec/clamp_min_where.py"), dir.path("elsewhere/c.py"));
+    doc["candidate_file"] = dir.path("elsewhere/c.py");
+    reach::test::writeFile(record, doc.dump());
+    auto r = integrate({"--all-passing"});
+    EXPECT_EQ(r.status, 2) << r.err;
+    ASSERT_EQ(r.errLines().size(), 1u) << r.err;
+    EXPECT_NE(r.err.find("outside"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir.path("runs/asis_1.json")));
+    // With the folder trusted it runs.
+    r = integrate({"--all-passing", "--trust", dir.path("elsewhere"), "--runs", "1"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    // The same file edited after it was verified: its bytes are not the verified ones.
+    {
+        std::ofstream f(dir.path("elsewhere/c.py"), std::ios::app);
+        f << "\n# edited\n";
+    }
+    r = integrate({"--all-passing", "--trust", dir.path("elsewhere")});
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("no longer holds the bytes"), std::string::npos) << r.err;
+}
+
+TEST_F(CliIntegrate, AWorkloadThatMarksTooFewStepsOrBadUsageIsOneLine) {
+    auto r = integrate({"--all-passing", "--steps", "50"}, {"--steps", "4"});
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("marked 4 steps"), std::string::npos) << r.err;
+    r = runCli({"integrate", "--benchmark", bench, "--records", record});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.errLines().size(), 1u) << r.err;
+    r = runCli({"integrate", "--records", record, "--", "python3", "w.py"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--benchmark"), std::string::npos) << r.err;
+    r = integrate({"--all-passing", "--device", "tpu"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.errLines().size(), 1u) << r.err;
+}
