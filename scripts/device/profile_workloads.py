@@ -272,7 +272,19 @@ def record(ctx, stem, step_fn, steps, meta, label=None, summarize=True, keep_jso
     """Profile `steps` calls of step_fn(i) (each followed by a device sync), export, gzip.
 
     setup(), if given, runs inside the profiler session before the steps (not in wall_s).
-    Returns the manifest entry (also appended to ctx.entries)."""
+    Returns the manifest entry (also appended to ctx.entries).
+
+    Under reach-cli integrate (--reach-steps N) nothing is recorded here: the steps run N times,
+    each marked with reach_integrate.reach_step(), and integrate profiles them itself (its run
+    ends the workload after its own steps, docs/integration.md)."""
+    if getattr(ctx.args, "reach_steps", 0):
+        from reach_integrate import reach_step
+        if setup is not None:
+            setup()
+        for i in range(ctx.args.reach_steps):
+            step_fn(i)
+            reach_step()
+        return None
     rf = torch.profiler.record_function
     json_path = ctx.work / (stem + ".json")
     gz_path = ctx.work / (stem + ".json.gz")
@@ -1646,6 +1658,9 @@ def main():
                          "worker's limit is cut to what is left (default 450)")
     ap.add_argument("--no-isolate", action="store_true",
                     help="run every workload in this process (no per-workload time limit)")
+    ap.add_argument("--reach-steps", type=int, default=0,
+                    help="under reach-cli integrate: run each profiled step N times, marking "
+                         "each with reach_step() (implies --no-isolate; nothing is recorded)")
     ap.add_argument("--max-trace-mib", type=float, default=14.0,
                     help="Qwen-14B: fewer decode steps until its gzipped trace is below this")
     ap.add_argument("--no-transformers", action="store_true",
@@ -1658,6 +1673,8 @@ def main():
     ap.add_argument("--worker", default="", help=argparse.SUPPRESS)
     ap.add_argument("--result", default="", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.reach_steps:
+        args.no_isolate = True  # integrate's overrides live in this process
 
     if args.worker:
         res = run_workload(args.worker, args, args.work_dir)

@@ -65,8 +65,27 @@ def norm(v):
     return ("value", str(v))
 
 
-def signature(args, kwargs):
-    return (norm(tuple(args)), norm(tuple(sorted((kwargs or {}).items()))))
+def signature(func, args, kwargs):
+    """A call's signature over its operator's whole schema: PyTorch hands a Python kernel or a
+    dispatch mode its arguments with trailing defaults left out, and not always the same ones
+    (a problem's explicit call and a module's call of the same thing differ), so every argument
+    is taken as given or as its default."""
+    kwargs = kwargs or {}
+    spec = _SCHEMAS.get(func)
+    if spec is None:  # read once per operator: a schema's Arguments are built on every access
+        spec = _SCHEMAS[func] = [(a.name, getattr(a, "default_value", None))
+                                 for a in func._schema.arguments]
+    out = []
+    for i, (name, default) in enumerate(spec):
+        if i < len(args):
+            v = args[i]
+        else:
+            v = kwargs.get(name, default)
+        out.append(norm(v))
+    return tuple(out)
+
+
+_SCHEMAS = {}
 
 
 def describe(args):
@@ -180,7 +199,7 @@ class Winner:
         else:
             raise IntegrateError(f"{self.problem_path}: its Model never calls {self.operator}")
         self.func = captured.func
-        self.signature = signature(captured.args, captured.kwargs)
+        self.signature = signature(captured.func, captured.args, captured.kwargs)
         found = _paths(tuple(captured.args), inputs, ("args",))
         for k, v in captured.kwargs.items():
             found.update({i: p for i, p in _paths(v, inputs, ("kwargs", k)).items()
@@ -274,7 +293,7 @@ class Substitution:
             qualified += "." + override._overloadname
 
         def handler(*args, **kwargs):
-            w = None if self.inside else table.get(signature(args, kwargs))
+            w = None if self.inside else table.get(signature(override, args, kwargs))
             if w is None:
                 if not self.inside:
                     f = self.fell_through.setdefault(qualified, {"calls": 0, "signatures": {}})

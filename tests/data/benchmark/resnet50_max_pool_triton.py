@@ -57,8 +57,8 @@ class ModelNew(nn.Module):
                         memory_format=torch.channels_last)
         P = N * Ho * Wo
         block_c = min(triton.next_power_of_2(C), 64)
-        block_p = 64
+        block_p = 128
         grid = (triton.cdiv(P, block_p), triton.cdiv(C, block_c))
         _max_pool_kernel[grid](x, y, P, C, H, W, Ho, Wo, K=k, S=s, PAD=pad,
-                               BLOCK_P=block_p, BLOCK_C=block_c, num_warps=4)
+                               BLOCK_P=block_p, BLOCK_C=block_c, num_warps=8)
         return y
