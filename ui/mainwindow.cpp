@@ -603,6 +603,11 @@ bool MainWindow::exportFigure(const QString& path, QString* error, QStringList* 
         provenance.sliders = {{QStringLiteral("win_rate"), m_projection->winRate()},
                               {QStringLiteral("median_speedup"), m_projection->medianSpeedup()}};
         provenance.extra["assumptions"] = projectionAssumptions();
+        // Both runs of each integration shown (as is, with the kernels), and their documents.
+        if (const nlohmann::json runs = m_projection->integrationProvenance(); !runs.empty()) {
+            provenance.extra["integration_runs"] = runs;
+            provenance.inputs << m_projection->integrationDocuments();
+        }
     }
     try {
         const FigureExporter::Written out = FigureExporter::exportFigure(

@@ -1,6 +1,7 @@
 #include "core/project/integration.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -457,6 +458,92 @@ json integrationJson(const IntegrationResult& r) {
             {"diff", r.diff.is_null() ? json() : r.diff},
             {"run_list", runs},
             {"warnings", r.warnings}};
+}
+
+namespace {
+
+std::optional<MeasuredGain> gainFrom(const json& doc, const std::string& path,
+                                     const std::string& key) {
+    const json& g = doc["measured"][key];
+    if (g.is_null())
+        return std::nullopt;
+    const std::string at = "measured." + key;
+    if (!g.is_object())
+        throw InputError(path, at, "an object or null");
+    MeasuredGain out;
+    // A saving is at most all of the time; a loss may be large, not unbounded.
+    auto share = [&](const json& v, const std::string& where) {
+        if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() > 1 ||
+            v.get<double>() < -100)
+            throw InputError(path, where, "a saved share, a number in [-100, 1]");
+        return v.get<double>();
+    };
+    out.median = share(g.value("median", json()), at + ".median");
+    out.low = share(g.value("low", json()), at + ".low");
+    out.high = share(g.value("high", json()), at + ".high");
+    const json& per = g.value("per_pair", json());
+    if (!per.is_array() || per.empty() || per.size() > 100000)
+        throw InputError(path, at + ".per_pair", "an array of each pair's saving");
+    for (size_t i = 0; i < per.size(); ++i)
+        out.perPair.push_back(share(per[i], at + ".per_pair[" + std::to_string(i) + "]"));
+    if (!(out.low <= out.median && out.median <= out.high))
+        throw InputError(path, at, "low <= median <= high");
+    return out;
+}
+
+}  // namespace
+
+IntegrationSummary readIntegrationSummary(const std::string& path) {
+    const std::string expected = "a reach-cli integrate document (--json)";
+    const json doc = parseJson(readJsonFile(path, expected), path, expected);
+    if (!doc.is_object() || doc.value("schema", json()) != "reach.integration")
+        throw InputError(path, "schema", "\"reach.integration\" (" + expected + ")");
+    IntegrationSummary s;
+    s.document = path;
+    const json& sha = doc.value("profile_sha256", json());
+    if (!sha.is_string() || !Sha256::isHexDigest(sha.get<std::string>()))
+        throw InputError(path, "profile_sha256", "64 lower-case hex digits");
+    s.profileSha256 = sha.get<std::string>();
+    for (const char* k : {"benchmark", "device"}) {
+        const json& v = doc.value(k, json());
+        if (!v.is_string())
+            throw InputError(path, k, "a string");
+        (std::string(k) == "device" ? s.device : s.benchmark) = v.get<std::string>();
+    }
+    if (!doc.value("measured", json()).is_object())
+        throw InputError(path, "measured", "an object");
+    s.gpuGain = gainFrom(doc, path, "gpu_time_saved_share");
+    s.wallGain = gainFrom(doc, path, "wall_clock_saved_share");
+    const json& x = doc.value("exact_projection", json());
+    if (!x.is_null()) {
+        const json& v = x.is_object() ? x.value("saved_share_of_gpu_time", json()) : json();
+        if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1))
+            throw InputError(path, "exact_projection.saved_share_of_gpu_time", "a share in [0, 1]");
+        s.projectedSavedShare = v.get<double>();
+    }
+    const json& winners = doc.value("winners", json());
+    if (!winners.is_array())
+        throw InputError(path, "winners", "an array");
+    s.winners = int(std::min<size_t>(winners.size(), 1 << 20));
+    const json& runs = doc.value("run_list", json());
+    if (!runs.is_array() || runs.size() > 100000)
+        throw InputError(path, "run_list", "an array of the runs");
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const json& r = runs[i];
+        const std::string at = "run_list[" + std::to_string(i) + "]";
+        if (!r.is_object() || !r.value("mode", json()).is_string() ||
+            !r.value("pair", json()).is_number_integer())
+            throw InputError(path, at, "a run: mode, pair, per-step times");
+        json kept = {{"mode", r["mode"]}, {"pair", r["pair"]}};
+        for (const char* k : {"trace", "gpu_us_per_step", "busy_us_per_step", "wall_us_per_step"})
+            if (r.contains(k) && (r[k].is_string() || r[k].is_number() || r[k].is_null()))
+                kept[k] = r[k];
+        s.runList.push_back(std::move(kept));
+    }
+    s.pairs = s.gpuGain    ? int(s.gpuGain->perPair.size())
+              : s.wallGain ? int(s.wallGain->perPair.size())
+                           : 0;
+    return s;
 }
 
 }  // namespace reach

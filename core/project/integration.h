@@ -109,4 +109,22 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
 // docs/integration.md's document.
 nlohmann::json integrationJson(const IntegrationResult& result);
 
+// What the projection view shows of an integration document (reach-cli integrate --json, saved
+// to a file; maybe a colleague's): the profile it belongs to, the measured savings with their
+// spread, the exact projection it was compared with, and its runs for the figure's provenance.
+struct IntegrationSummary {
+    std::string document;
+    std::string profileSha256;  // of the benchmark's profile: which workload row it belongs to
+    std::string benchmark, device;
+    std::optional<MeasuredGain> gpuGain, wallGain;
+    std::optional<double> projectedSavedShare;  // the exact projection on the as-is run
+    int winners = 0, pairs = 0;
+    nlohmann::json runList = nlohmann::json::array();  // mode, pair, trace, per-step times
+};
+
+// Every key the view uses is checked: a wrong type, a share outside [-100, 1], a hash that is
+// not 64 hex digits, a file that is not an integration document is one InputError naming the
+// file and the key.
+IntegrationSummary readIntegrationSummary(const std::string& path);
+
 }  // namespace reach

@@ -3,7 +3,9 @@
 #include <qcustomplot.h>
 
 #include <QAbstractItemModelTester>
+#include <QFile>
 #include <QLabel>
+#include <QPushButton>
 #include <QSlider>
 #include <QTemporaryDir>
 #include <QTest>
@@ -39,6 +41,19 @@ int rowNamed(const ProjectionModel& model, const QString& name) {
 }
 
 }  // namespace
+
+std::string readText(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return f.readAll().toStdString();
+}
+
+void writeText(const QString& path, const std::string& text) {
+    QFile f(path);
+    if (f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        f.write(text.data(), qint64(text.size()));
+}
 
 class TestProjectionView : public QObject {
     Q_OBJECT
@@ -462,6 +477,83 @@ private slots:
         QCOMPARE(view.barPlot()->exactBars()->dataCount(), 1);
         view.model()->setExact(b.sourceHash, std::nullopt);
         QCOMPARE(view.barPlot()->exactBars()->dataCount(), 0);
+        view.barPlot()->replot(QCustomPlot::rpImmediateRefresh);
+        if (qEnvironmentVariableIsSet("REACH_SHOT"))
+            view.grab().save(qEnvironmentVariable("REACH_SHOT"));
+    }
+
+    // What putting the verified kernels back measured on the H200 (reach-cli integrate of DLRM
+    // inference with the Triton embedding bag, 5 pairs of runs: tests/data/integrate), drawn
+    // beside the row of the profile its benchmark was made from, in the label, the CSV and the
+    // figure's provenance; a document of another profile or a hostile one is one line.
+    void measuredRunBesideTheProjections() {
+        Session session;
+        QString error;
+        QVERIFY2(session.openProject(
+                     QStringLiteral(REACH_DATASETS "/profiles/h200-shapes/dlrm_inference.json.gz"),
+                     &error),
+                 qPrintable(error));
+        QVERIFY(test::waitIdle(session));
+        ProjectionView view(&session);
+        view.resize(1200, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(view.barPlot()->measuredBars()->dataCount(), 0);
+        QVERIFY(view.findChild<QPushButton*>(QStringLiteral("integrationRun")));
+
+        const QString resnet =
+            QStringLiteral(REACH_TEST_DATA "/integrate/h200_integrate_resnet50_inference.json");
+        QVERIFY(!view.attachIntegration(resnet, &error));
+        QVERIFY2(error.contains(QStringLiteral("not loaded")), qPrintable(error));
+        QVERIFY(!error.contains(QLatin1Char('\n')));
+
+        const QString dlrm =
+            QStringLiteral(REACH_TEST_DATA "/integrate/h200_integrate_dlrm_inference.json");
+        QVERIFY2(view.attachIntegration(dlrm, &error), qPrintable(error));
+        const auto m = view.model()->measured(0);
+        QVERIFY(m);
+        QCOMPARE(m->pairs, 5);
+        QVERIFY(std::abs(m->savedPercent - 24.21) < 0.01);
+        QVERIFY(m->lowPercent <= m->savedPercent && m->savedPercent <= m->highPercent);
+        QVERIFY(m->projectedPercent && std::abs(*m->projectedPercent - 34.97) < 0.01);
+        QCOMPARE(view.barPlot()->measuredBars()->dataCount(), 1);
+        QVERIFY(std::abs(barValue(view.barPlot()->measuredBars(), 0) - m->savedPercent) < 1e-9);
+        QVERIFY(view.barPlot()->legend->hasItemWithPlottable(view.barPlot()->measuredBars()));
+        QVERIFY2(view.valueLabel(0).contains(QStringLiteral("measured 24.21% (5 pairs of runs)")),
+                 qPrintable(view.valueLabel(0)));
+        const FigureTable t = view.figureData();
+        const auto col = std::find(t.columns.begin(), t.columns.end(),
+                                   std::string("measured_saved_percent_of_gpu_time"));
+        QVERIFY(col != t.columns.end());
+        const size_t c = size_t(col - t.columns.begin());
+        QVERIFY(std::abs(std::get<double>(t.rows[0][c]) - m->savedPercent) < 1e-9);
+        QCOMPARE(std::get<std::string>(t.rows[0].back()), dlrm.toStdString());
+        // Both runs of every pair, for the provenance.
+        const nlohmann::json prov = view.integrationProvenance();
+        QCOMPARE(int(prov.size()), 1);
+        QCOMPARE(int(prov[0]["runs"].size()), 10);
+        int asIs = 0;
+        for (const auto& r : prov[0]["runs"])
+            asIs += r["mode"] == "asis";
+        QCOMPARE(asIs, 5);
+        QCOMPARE(view.integrationDocuments(), QStringList{dlrm});
+
+        // A stranger's document: a hash that is a path, a saving past all of the time.
+        QTemporaryDir tmp;
+        nlohmann::json bad = nlohmann::json::parse(readText(dlrm));
+        bad["measured"]["gpu_time_saved_share"]["median"] = 5;
+        const QString badPath = tmp.path() + QStringLiteral("/bad.json");
+        writeText(badPath, bad.dump());
+        QVERIFY(!view.attachIntegration(badPath, &error));
+        QVERIFY2(error.contains(QStringLiteral("measured.gpu_time_saved_share.median")),
+                 qPrintable(error));
+        bad = nlohmann::json::parse(readText(dlrm));
+        bad["profile_sha256"] = "../../etc/passwd";
+        writeText(badPath, bad.dump());
+        QVERIFY(!view.attachIntegration(badPath, &error));
+        QVERIFY2(error.contains(QStringLiteral("profile_sha256")), qPrintable(error));
+        QVERIFY(std::abs(view.model()->measured(0)->savedPercent - 24.21) < 0.01);  // kept
+
         view.barPlot()->replot(QCustomPlot::rpImmediateRefresh);
         if (qEnvironmentVariableIsSet("REACH_SHOT"))
             view.grab().save(qEnvironmentVariable("REACH_SHOT"));

@@ -136,4 +136,29 @@ bool ProjectionModel::anyExact() const {
     return false;
 }
 
+void ProjectionModel::setMeasured(const std::string& profileSha256,
+                                  std::optional<Measured> measured) {
+    if (measured)
+        m_measured[profileSha256] = std::move(*measured);
+    else
+        m_measured.erase(profileSha256);
+    emit exactChanged();
+}
+
+std::optional<ProjectionModel::Measured> ProjectionModel::measured(int row) const {
+    if (row < 0 || row >= rowCount() || !workload(row).breakdown)
+        return std::nullopt;
+    auto it = m_measured.find(workload(row).breakdown->sourceHash);
+    if (it == m_measured.end())
+        return std::nullopt;
+    return it->second;
+}
+
+bool ProjectionModel::anyMeasured() const {
+    for (int row = 0; row < rowCount(); ++row)
+        if (measured(row))
+            return true;
+    return false;
+}
+
 }  // namespace reach

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <QAbstractTableModel>
+
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +59,22 @@ public:
     std::optional<Exact> exact(int row) const;
     bool anyExact() const;
 
+    // What an integration run measured for the workload (reach-cli integrate, core
+    // readIntegrationSummary; docs/integration.md): the GPU time its verified kernels saved in
+    // place, beside what was projected. Kept by the profile's SHA-256 as the exact projection.
+    struct Measured {
+        double savedPercent = 0;                 // median over the pairs of runs, of GPU time
+        double lowPercent = 0, highPercent = 0;  // the pairs' range
+        std::optional<double> wallSavedPercent;
+        std::optional<double> projectedPercent;  // the exact projection on the as-is run
+        int pairs = 0, winners = 0;
+        QString document;
+        nlohmann::json runs;  // the runs, for the figure's provenance
+    };
+    void setMeasured(const std::string& profileSha256, std::optional<Measured> measured);
+    std::optional<Measured> measured(int row) const;
+    bool anyMeasured() const;
+
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -64,7 +82,7 @@ public:
 
 signals:
     void parametersChanged();
-    void exactChanged();
+    void exactChanged();  // the exact projection or the measured run of a row
 
 private:
     struct Row {
@@ -75,6 +93,7 @@ private:
 
     std::vector<Row> m_rows;
     std::map<std::string, Exact> m_exact;
+    std::map<std::string, Measured> m_measured;
     double m_winRate = 0.417;
     double m_median = 1.552;
 };

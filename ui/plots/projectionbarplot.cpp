@@ -38,6 +38,21 @@ ProjectionBarPlot::ProjectionBarPlot(const ProjectionModel* model, QWidget* pare
     m_exactErrors->setErrorType(QCPErrorBars::etValueError);
     m_exactErrors->setSelectable(QCP::stNone);
     m_exactErrors->removeFromLegend();
+    // Measured in place (reach-cli integrate): thinner still, in the addressable colour, so the
+    // three read as a set: the study's, the exact projection, what putting the kernels back did.
+    m_measuredBars = new QCPBars(yAxis, xAxis);
+    m_measuredBars->setWidthType(QCPBars::wtPlotCoords);
+    m_measuredBars->setWidth(0.1);
+    m_measuredBars->setPen(Qt::NoPen);
+    m_measuredBars->setBrush(Theme::categoryColor(Category::Addressable).darker(140));
+    m_measuredBars->setSelectable(QCP::stNone);
+    m_measuredBars->setName(tr("measured: the verified kernels put back (reach-cli integrate)"));
+    m_measuredBars->removeFromLegend();
+    m_measuredErrors = new QCPErrorBars(yAxis, xAxis);
+    m_measuredErrors->setDataPlottable(m_measuredBars);
+    m_measuredErrors->setErrorType(QCPErrorBars::etValueError);
+    m_measuredErrors->setSelectable(QCP::stNone);
+    m_measuredErrors->removeFromLegend();
     // The speed-of-light bound (core/headroom) is drawn across each bar as a line item; these
     // graphs hold no data and only give the lines their legend entries.
     m_boundLegend = addGraph(yAxis, xAxis);
@@ -182,6 +197,8 @@ double ProjectionBarPlot::labelAnchor(int row) const {
     double x = m_model->gainPercent(row);
     if (const auto e = m_model->exact(row))
         x = std::max(x, e->hiPercent);
+    if (const auto m = m_model->measured(row))
+        x = std::max(x, m->highPercent);
     return x;
 }
 
@@ -234,6 +251,12 @@ void ProjectionBarPlot::updateBars() {
                          .arg(x->problems);
             maxGain = std::max(maxGain, x->hiPercent);
         }
+        if (const auto m = m_model->measured(row)) {
+            label += tr("; measured %1% (%2 pairs of runs)")
+                         .arg(m->savedPercent, 0, 'f', 2)
+                         .arg(m->pairs);
+            maxGain = std::max(maxGain, m->highPercent);
+        }
         t->setText(label);
         t->setProperty("reach_full_label", label);
         t->setColor(plotTextColor());
@@ -257,6 +280,22 @@ void ProjectionBarPlot::updateBars() {
         m_exactBars->removeFromLegend();
     else
         m_exactBars->addToLegend();
+    QVector<double> measuredKeys, measuredValues, mBelow, mAbove;
+    for (int row = n - 1; row >= 0; --row)
+        if (const auto m = m_model->measured(row)) {
+            measuredKeys.push_back(n - 1 - row);
+            // A loss draws no bar (the axis starts at 0); the label and the CSV keep its sign.
+            measuredValues.push_back(std::max(0.0, m->savedPercent));
+            mBelow.push_back(std::max(0.0, m->savedPercent - m->lowPercent));
+            mAbove.push_back(std::max(0.0, m->highPercent - m->savedPercent));
+        }
+    m_measuredBars->setData(measuredKeys, measuredValues, true);
+    m_measuredErrors->setData(mBelow, mAbove);
+    m_measuredErrors->setPen(QPen(plotTextColor(), 1.2));
+    if (measuredKeys.isEmpty())
+        m_measuredBars->removeFromLegend();
+    else
+        m_measuredBars->addToLegend();
     yAxis->setTicker(ticker);
     yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
     // Room on the right for the value labels; the axis only grows in coarse steps so it does not
@@ -391,6 +430,26 @@ FigureTable ProjectionBarPlot::figureData() const {
             for (double v :
                  {x ? x->savedPercent : nan, x ? x->loPercent : nan, x ? x->hiPercent : nan})
                 t.rows[i].emplace_back(std::in_place_type<double>, v);
+        }
+    }
+    // What an integration run measured beside them, and the document it came from.
+    if (m_model->anyMeasured()) {
+        for (const char* c :
+             {"measured_saved_percent_of_gpu_time", "measured_low_percent", "measured_high_percent",
+              "measured_wall_saved_percent", "measured_projected_percent", "measured_pairs"})
+            t.columns.push_back(c);
+        t.columns.push_back("measured_document");
+        for (size_t i = 0; i < t.rows.size() && int(i) < m_model->rowCount(); ++i) {
+            const auto m = m_model->measured(int(i));
+            const double nan = std::numeric_limits<double>::quiet_NaN();
+            for (double v :
+                 {m ? m->savedPercent : nan, m ? m->lowPercent : nan, m ? m->highPercent : nan,
+                  m && m->wallSavedPercent ? *m->wallSavedPercent : nan,
+                  m && m->projectedPercent ? *m->projectedPercent : nan,
+                  m ? double(m->pairs) : nan})
+                t.rows[i].emplace_back(std::in_place_type<double>, v);
+            t.rows[i].emplace_back(std::in_place_type<std::string>,
+                                   m ? m->document.toStdString() : std::string());
         }
     }
     return t;

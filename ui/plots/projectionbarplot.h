@@ -41,6 +41,10 @@ public:
     // bootstrap interval as error bars (ProjectionModel::exact).
     QCPBars* exactBars() const { return m_exactBars; }
     QCPErrorBars* exactErrors() const { return m_exactErrors; }
+    // What an integration run measured (rows with one only): a thinner bar over the exact one,
+    // with the range over its pairs of runs (ProjectionModel::measured).
+    QCPBars* measuredBars() const { return m_measuredBars; }
+    QCPErrorBars* measuredErrors() const { return m_measuredErrors; }
     QString valueLabel(int row) const;  // the text printed at a workload's bar
     // The speed-of-light bound drawn across a workload's bar (percent of GPU time, as the bar):
     // core/headroom's headroom share of the addressable kernels, or of all kernels; nullopt when
@@ -81,6 +85,8 @@ private:
     QCPBars* m_gainBars = nullptr;
     QCPBars* m_exactBars = nullptr;
     QCPErrorBars* m_exactErrors = nullptr;
+    QCPBars* m_measuredBars = nullptr;
+    QCPErrorBars* m_measuredErrors = nullptr;
     QCPTextElement* m_footer = nullptr;
     std::vector<QCPItemText*> m_valueLabels;
     std::vector<RowLabel> m_labels;  // per row (core's rowLabels), made when the rows change

@@ -21,6 +21,7 @@
 
 #include "core/base/inputerror.h"
 #include "core/project/exactprojectionreport.h"
+#include "core/project/integration.h"
 #include "core/project/workloadheadroom.h"
 #include "ui/figure/figurestyle.h"
 #include "ui/plots/plotrows.h"
@@ -129,6 +130,14 @@ QFormLayout* ProjectionView::createControls() {
            "stands for: choose the benchmark folder, then the verify results"));
     connect(exact, &QPushButton::clicked, this, &ProjectionView::onExactProjection);
     presetRow->addWidget(exact);
+    // What putting the verified kernels back measured (reach-cli integrate --json, saved).
+    auto* integration = new QPushButton(tr("Integration run..."), this);
+    integration->setObjectName(QStringLiteral("integrationRun"));
+    integration->setToolTip(
+        tr("The GPU time the verified kernels saved when put back into the workload "
+           "(reach-cli integrate), beside the projections"));
+    connect(integration, &QPushButton::clicked, this, &ProjectionView::onIntegrationRun);
+    presetRow->addWidget(integration);
     presetRow->addStretch(1);
     presetRow->addWidget(new QLabel(tr("Heat map for:"), this));
     m_heatWorkload = new QComboBox(this);
@@ -625,6 +634,77 @@ void ProjectionView::onExactProjection() {
     QString error;
     if (!attachBenchmark(row, dir, records, &error))
         QMessageBox::warning(this, tr("No exact projection"), error);
+}
+
+bool ProjectionView::attachIntegration(const QString& document, QString* error) {
+    auto fail = [&](const QString& why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    try {
+        const IntegrationSummary s = readIntegrationSummary(document.toStdString());
+        int row = -1;
+        for (int r = 0; r < m_model->rowCount() && row < 0; ++r)
+            if (m_model->workload(r).breakdown &&
+                m_model->workload(r).breakdown->sourceHash == s.profileSha256)
+                row = r;
+        if (row < 0)
+            return fail(tr("%1: its benchmark was made from a profile (sha256 %2...) that is not "
+                           "loaded; open that profile first")
+                            .arg(document, QString::fromStdString(s.profileSha256.substr(0, 12))));
+        if (!s.gpuGain)
+            return fail(tr("%1: a run without GPU time (--device cpu): nothing to set beside "
+                           "the projection of GPU time")
+                            .arg(document));
+        ProjectionModel::Measured m;
+        m.savedPercent = 100.0 * s.gpuGain->median;
+        m.lowPercent = 100.0 * s.gpuGain->low;
+        m.highPercent = 100.0 * s.gpuGain->high;
+        if (s.wallGain)
+            m.wallSavedPercent = 100.0 * s.wallGain->median;
+        if (s.projectedSavedShare)
+            m.projectedPercent = 100.0 * *s.projectedSavedShare;
+        m.pairs = s.pairs;
+        m.winners = s.winners;
+        m.document = document;
+        m.runs = s.runList;
+        m_model->setMeasured(s.profileSha256, std::move(m));
+    } catch (const InputError& e) {
+        return fail(QString::fromStdString(e.what()));
+    }
+    return true;
+}
+
+nlohmann::json ProjectionView::integrationProvenance() const {
+    nlohmann::json out = nlohmann::json::array();
+    for (int row = 0; row < m_model->rowCount(); ++row)
+        if (const auto m = m_model->measured(row))
+            out.push_back({{"workload", m_model->workload(row).name},
+                           {"document", m->document.toStdString()},
+                           {"measured_saved_percent_of_gpu_time", m->savedPercent},
+                           {"pairs", m->pairs},
+                           {"runs", m->runs}});
+    return out;
+}
+
+QStringList ProjectionView::integrationDocuments() const {
+    QStringList out;
+    for (int row = 0; row < m_model->rowCount(); ++row)
+        if (const auto m = m_model->measured(row))
+            out << m->document;
+    return out;
+}
+
+void ProjectionView::onIntegrationRun() {
+    const QString document = QFileDialog::getOpenFileName(
+        this, tr("An integration run (reach-cli integrate --json, saved)"), QString(),
+        tr("JSON (*.json)"));
+    if (document.isEmpty())
+        return;
+    QString error;
+    if (!attachIntegration(document, &error))
+        QMessageBox::warning(this, tr("No integration run"), error);
 }
 
 }  // namespace reach
