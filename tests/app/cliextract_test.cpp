@@ -28,6 +28,11 @@ std::string shaped(const std::string& name) {
     return std::string(REACH_DATASETS) + "/profiles/h200-shapes/" + name + ".json.gz";
 }
 
+// The two recorded for extraction (profile_workloads.py group D): every kernel under an ATen call.
+std::string forExtraction(const std::string& name) {
+    return std::string(REACH_DATASETS) + "/profiles/h200-extract/" + name + ".json.gz";
+}
+
 json readJson(const std::string& path) {
     std::ifstream in(path);
     return json::parse(in);
@@ -104,10 +109,11 @@ TEST_F(CliExtract, DlrmInferenceGivesEmbeddingBagAndConcatProblemsThatRun) {
 // lists the profiler records without their tensors, and says so (recorded with
 // AdamW(foreach=False), below, it is covered).
 TEST_F(CliExtract, TheDefaultCoverIsReachedAndEveryProblemRuns) {
-    for (const char* w : {"resnet50_inference", "qwen2.5-14b_inference", "encoder12_training"}) {
+    for (const std::string& w : {shaped("resnet50_inference"), shaped("qwen2.5-14b_inference"),
+                                 forExtraction("encoder12_training")}) {
         SCOPED_TRACE(w);
-        const std::string out = dir.path(w);
-        const auto r = runCli({"extract", shaped(w), "--out", out, "--json"});
+        const std::string out = dir.path(fs::path(w).filename().string());
+        const auto r = runCli({"extract", w, "--out", out, "--json"});
         ASSERT_EQ(r.status, 0) << r.err;
         const json b = json::parse(r.out);
         EXPECT_EQ(b, readJson(out + "/benchmark.json"));
@@ -119,12 +125,13 @@ TEST_F(CliExtract, TheDefaultCoverIsReachedAndEveryProblemRuns) {
     // OpaqueType<2u> says 2-byte elements, the profile's working precision says bfloat16. (Drawn
     // as float32 they launched OpaqueType<4u> copies on the H200: no match.)
     int cats = 0;
-    const json qwen = readJson(dir.path("qwen2.5-14b_inference") + "/benchmark.json");
+    const json qwen = readJson(dir.path("qwen2.5-14b_inference.json.gz") + "/benchmark.json");
     for (const json& p : qwen["problems"]) {
         if (p["operator"] != "aten::cat")
             continue;
         ++cats;
-        std::ifstream in(dir.path("qwen2.5-14b_inference") + "/" + p["file"].get<std::string>());
+        std::ifstream in(dir.path("qwen2.5-14b_inference.json.gz") + "/" +
+                         p["file"].get<std::string>());
         const std::string src((std::istreambuf_iterator<char>(in)), {});
         const std::string inputs = src.substr(src.find("def get_inputs():"));
         EXPECT_NE(inputs.find("torch.bfloat16)"), std::string::npos) << p["file"];
@@ -149,8 +156,8 @@ TEST_F(CliExtract, TheDefaultCoverIsReachedAndEveryProblemRuns) {
 // two log_softmax calls over [8192, 151936]; its own test, so ctest runs it beside the others).
 TEST_F(CliExtract, TrainingRecordedPerParameterIsCoveredAndEveryProblemRuns) {
     const std::string out = dir.path("qwen-per-param");
-    const auto r =
-        runCli({"extract", shaped("qwen2.5-1.5b_training_per_param"), "--out", out, "--json"});
+    const auto r = runCli(
+        {"extract", forExtraction("qwen2.5-1.5b_training_per_param"), "--out", out, "--json"});
     ASSERT_EQ(r.status, 0) << r.err;
     const json b = json::parse(r.out);
     EXPECT_GE(b["covered_share_of_addressable"].get<double>(), 0.9);

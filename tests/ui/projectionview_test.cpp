@@ -3,6 +3,7 @@
 #include <qcustomplot.h>
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QFile>
 #include <QLabel>
 #include <QPushButton>
@@ -499,7 +500,7 @@ private slots:
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QCOMPARE(view.barPlot()->measuredBars()->dataCount(), 0);
-        QVERIFY(view.findChild<QPushButton*>(QStringLiteral("integrationRun")));
+        QVERIFY(view.findChild<QAction*>(QStringLiteral("integrationRun")));
 
         const QString resnet =
             QStringLiteral(REACH_TEST_DATA "/integrate/h200_integrate_resnet50_inference.json");

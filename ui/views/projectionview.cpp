@@ -9,6 +9,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalBlocker>
@@ -121,23 +122,27 @@ QFormLayout* ProjectionView::createControls() {
     form->addRow(tr("Median speedup of winners:"), medianRow);
     auto* presetRow = new QHBoxLayout;
     presetRow->addWidget(m_presets);
-    // The exact projection of the heat map's workload from its own benchmark (reach-cli
-    // extract) and the verified results of its problems.
-    auto* exact = new QPushButton(tr("Exact projection..."), this);
+    // The workload's own benchmark, one button wide (the view keeps its minimum width): the
+    // exact projection from its benchmark folder and the verified results of its problems
+    // (reach-cli extract, verify), and what putting the kernels back measured (reach-cli
+    // integrate --json, saved).
+    auto* exact = new QPushButton(tr("Exact projection"), this);
     exact->setObjectName(QStringLiteral("exactProjection"));
-    exact->setToolTip(
-        tr("Each verified kernel applied to exactly the trace kernels its problem "
-           "stands for: choose the benchmark folder, then the verify results"));
-    connect(exact, &QPushButton::clicked, this, &ProjectionView::onExactProjection);
-    presetRow->addWidget(exact);
-    // What putting the verified kernels back measured (reach-cli integrate --json, saved).
-    auto* integration = new QPushButton(tr("Integration run..."), this);
+    exact->setToolTip(tr("Projected and measured from the workload's own benchmark"));
+    auto* menu = new QMenu(exact);
+    QAction* fromBenchmark = menu->addAction(tr("From its benchmark and verify results..."));
+    fromBenchmark->setObjectName(QStringLiteral("exactFromBenchmark"));
+    fromBenchmark->setToolTip(
+        tr("Each verified kernel applied to exactly the trace kernels its problem stands for"));
+    connect(fromBenchmark, &QAction::triggered, this, &ProjectionView::onExactProjection);
+    QAction* integration = menu->addAction(tr("Measured: an integration run..."));
     integration->setObjectName(QStringLiteral("integrationRun"));
     integration->setToolTip(
-        tr("The GPU time the verified kernels saved when put back into the workload "
-           "(reach-cli integrate), beside the projections"));
-    connect(integration, &QPushButton::clicked, this, &ProjectionView::onIntegrationRun);
-    presetRow->addWidget(integration);
+        tr("The GPU time the verified kernels saved when put back into the "
+           "workload (reach-cli integrate), beside the projections"));
+    connect(integration, &QAction::triggered, this, &ProjectionView::onIntegrationRun);
+    exact->setMenu(menu);
+    presetRow->addWidget(exact);
     presetRow->addStretch(1);
     presetRow->addWidget(new QLabel(tr("Heat map for:"), this));
     m_heatWorkload = new QComboBox(this);

@@ -71,14 +71,15 @@ public:
     bool applyPreset(int preset);
     void setSelectedEvaluation(int index);  // index into Session::evaluations(), -1 for none
 
-    // "Exact projection...": workload `row`'s exact projection from its own benchmark folder
-    // and verify results (core exactProjectionOf, as reach-cli project --benchmark), drawn
-    // beside its bar; false with the one-line reason when the inputs are not usable.
+    // Exact projection > "From its benchmark...": workload `row`'s exact projection from its own
+    // benchmark folder and verify results (core exactProjectionOf, as reach-cli project
+    // --benchmark), drawn beside its bar; false with the one-line reason when the inputs are not
+    // usable.
     bool attachBenchmark(int row, const QString& dir, const QStringList& records,
                          QString* error = nullptr);
-    // "Integration run...": a reach-cli integrate document (core readIntegrationSummary), drawn
-    // beside the row of the profile its benchmark was made from; false with the one-line reason
-    // when it is unreadable or belongs to no loaded profile.
+    // "Measured: an integration run...": a reach-cli integrate document (core
+    // readIntegrationSummary), drawn beside the row of the profile its benchmark was made from;
+    // false with the one-line reason when it is unreadable or belongs to no loaded profile.
     bool attachIntegration(const QString& document, QString* error = nullptr);
     // The integration runs shown, for the figure's provenance: per workload, the document and
     // its runs (empty when none).
