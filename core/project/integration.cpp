@@ -90,6 +90,12 @@ std::vector<double> numbers(const json& v) {
     return out;
 }
 
+// A count from a run's report (written in the workload's process): 0 unless a whole number.
+int64_t countOf(const json& doc, const char* key) {
+    const auto it = doc.find(key);
+    return it != doc.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
 json gainJson(const std::optional<MeasuredGain>& g) {
     if (!g)
         return nullptr;
@@ -308,17 +314,22 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
     // Every winner's calls, over the substituted runs: a winner never called at its signature
     // saves nothing, whatever the projection says.
     std::map<std::string, int64_t> substituted;
+    bool inferenceMode = false;
     for (const IntegrationRun& r : result.runs) {
         if (r.mode != "substituted")
             continue;
-        if (r.report.value("inference_mode_steps", 0) > 0)
-            result.warnings.push_back(
-                "the workload ran steps under torch.inference_mode(), which skips the autograd "
-                "keys the winners are installed on: those calls were not substituted");
-        for (const json& p : r.report.value("problems", json::array()))
+        inferenceMode = inferenceMode || countOf(r.report, "inference_mode_steps") > 0;
+        const json problems = r.report.value("problems", json::array());
+        if (!problems.is_array())
+            continue;
+        for (const json& p : problems)
             if (p.is_object() && p.value("name", json()).is_string())
-                substituted[p["name"].get<std::string>()] += p.value("substituted", int64_t(0));
+                substituted[p["name"].get<std::string>()] += countOf(p, "substituted");
     }
+    if (inferenceMode)
+        result.warnings.push_back(
+            "the workload ran steps under torch.inference_mode(), which skips the autograd "
+            "keys the winners are installed on: those calls were not substituted");
     for (const IntegrationWinner& w : plan.winners)
         if (substituted[w.problem] == 0)
             result.warnings.push_back(w.problem +
@@ -382,13 +393,14 @@ json integrationJson(const IntegrationResult& r) {
     json winners = json::array();
     for (const IntegrationWinner& w : r.plan.winners) {
         json perRun = json::array();
-        json fellThrough = json::object();
         for (const IntegrationRun& run : r.runs) {
             if (run.mode != "substituted")
                 continue;
-            for (const json& p : run.report.value("problems", json::array()))
-                if (p.is_object() && p.value("name", json()) == w.problem)
-                    perRun.push_back(p);
+            const json problems = run.report.value("problems", json::array());
+            if (problems.is_array())
+                for (const json& p : problems)
+                    if (p.is_object() && p.value("name", json()) == w.problem)
+                        perRun.push_back(p);
         }
         winners.push_back({{"problem", w.problem},
                            {"operator", w.op},
@@ -412,6 +424,7 @@ json integrationJson(const IntegrationResult& r) {
                         {"busy_us_per_step", run.busyUsPerStep ? json(*run.busyUsPerStep) : json()},
                         {"wall_us_per_step", run.wallUsPerStep},
                         {"fell_through", run.report.value("fell_through", json::object())}});
+
     json projection = nullptr;
     json difference = nullptr;
     if (r.projection) {

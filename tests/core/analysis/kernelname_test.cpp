@@ -184,9 +184,12 @@ namespace {
 // booleans, lambda ordinals (not identifiers) and the allowed differences below.
 std::set<std::string> tellingTokens(const std::string& name) {
     // Differences a display name may drop: which operand of a binary op is a CPU scalar (A/B
-    // unary wrappers around the same functor), and the value type or null type of a cub policy.
+    // unary wrappers around the same functor), the value type or null type of a cub policy, and
+    // whether an elementwise loop casts its operands (gpu_kernel_impl against _nocast, as it drops
+    // LoadWithCast; the eager encoder's add of fp32 gradients has both).
     static const std::set<std::string> kAllowed = {
-        "AUnaryFunctor", "BUnaryFunctor", "BinaryFunctor", "NullType", "float", "int"};
+        "AUnaryFunctor", "BUnaryFunctor", "BinaryFunctor",   "NullType",
+        "float",         "int",           "gpu_kernel_impl", "gpu_kernel_impl_nocast"};
     static const std::regex word("[A-Za-z_][A-Za-z0-9_]*");
     std::set<std::string> out;
     for (auto it = std::sregex_iterator(name.begin(), name.end(), word);
