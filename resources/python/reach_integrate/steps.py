@@ -35,6 +35,7 @@ class Session:
         self.wall_us = []
         self.inference_mode_steps = 0
         self._t = None
+        self.finished = False
         self._on_start, self._on_step, self._on_finish = on_start, on_step, on_finish
 
     def sync(self):
@@ -54,6 +55,8 @@ class Session:
         return self.count >= self.warmup and self._t is not None
 
     def step(self):
+        if self.finished:  # a workload that swallowed Finished: nothing more is measured
+            raise Finished()
         if getattr(self.torch, "is_inference_mode_enabled", lambda: False)():
             self.inference_mode_steps += 1
         self.count += 1
@@ -68,6 +71,7 @@ class Session:
         self._t = now
         self._on_step()
         if len(self.wall_us) >= self.steps:
+            self.finished = True
             self._on_finish()
             raise Finished()
 
