@@ -68,3 +68,95 @@ class Signature(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+# Runs in a child process: the torch.library kernels a Substitution registers stay registered
+# for the rest of the process that made them.
+_SUBSTITUTE = r'''
+import json, sys, torch
+sys.path.insert(0, sys.argv[1])
+from reach_integrate import substitute
+plan = json.loads(sys.argv[2])
+for p in plan["problems"]:
+    for k in ("problem", "candidate"):
+        p[k + "_sha256"] = substitute.digest(p[k])
+measuring = [False]
+sub = substitute.Substitution(plan, "cpu", sys.argv[1], lambda: measuring[0])
+out = {}
+torch.manual_seed(0)
+with torch.no_grad():
+    # In place, at the verified signature and at another.
+    x, y = torch.randn(8, 16), torch.randn(8, 16)
+    want = x + y
+    r = x.add_(y)
+    out["add_in_place"] = bool(torch.equal(x, want)) and r is x
+    z = torch.randn(4, 16)
+    w = torch.randn(4, 16)
+    want2 = z + w
+    z.add_(w)
+    out["add_other_signature"] = bool(torch.equal(z, want2))
+    # Several outputs: eval batch norm, the first computed by the candidate, the rest allocated.
+    bn = torch.randn(4, 6, 5, 5)
+    stats = [torch.randn(6), torch.randn(6), torch.randn(6), torch.rand(6) + 0.5]
+    measuring[0] = True
+    got = torch.nn.functional.batch_norm(bn, stats[2], stats[3], stats[0], stats[1], False, 0.1, 1e-5)
+    ref = (bn - stats[2].view(1, -1, 1, 1)) / torch.sqrt(stats[3].view(1, -1, 1, 1) + 1e-5) \
+        * stats[0].view(1, -1, 1, 1) + stats[1].view(1, -1, 1, 1)
+    out["batch_norm_close"] = bool(torch.allclose(got, ref, atol=1e-5))
+out.update(sub.report())
+print(json.dumps(out))
+'''
+
+
+@needs_torch
+class Substitution(unittest.TestCase):
+    def test_in_place_written_back_and_extra_outputs_allocated(self):
+        import json
+        import subprocess
+        import tempfile
+        pydir = os.path.join(REPO, "resources", "python")
+        with tempfile.TemporaryDirectory() as tmp:
+            def write(name, text):
+                path = os.path.join(tmp, name)
+                with open(path, "w") as f:
+                    f.write(text)
+                return path
+            head = "import torch\nimport torch.nn as nn\n\n\nclass "
+            add_p = write("add_problem.py", head + (
+                "Model(nn.Module):\n    def forward(self, x0, x1):\n"
+                "        return torch.ops.aten.add.Tensor(x0, x1, alpha=1)\n\n\n"
+                "def get_inputs():\n    return [torch.randn(8, 16), torch.randn(8, 16)]\n\n\n"
+                "def get_init_inputs():\n    return []\n"))
+            add_c = write("add_candidate.py", head + (
+                "ModelNew(nn.Module):\n    def forward(self, x0, x1):\n"
+                "        return torch.add(x1, x0)\n"))
+            bn_p = write("bn_problem.py", head + (
+                "Model(nn.Module):\n    def forward(self, x0, x1, x2, x3, x4):\n"
+                "        return torch.ops.aten.native_batch_norm.default(\n"
+                "            x0, x1, x2, x3, x4, False, 0.1, 1e-05)[0]\n\n\n"
+                "def get_inputs():\n    return [torch.randn(4, 6, 5, 5)] + "
+                "[torch.randn(6) for _ in range(4)]\n\n\n"
+                "def get_init_inputs():\n    return []\n"))
+            bn_c = write("bn_candidate.py", head + (
+                "ModelNew(nn.Module):\n    def forward(self, x, w, b, mean, var):\n"
+                "        s = (w / torch.sqrt(var + 1e-5)).view(1, -1, 1, 1)\n"
+                "        return x * s + (b - mean * s.view(-1)).view(1, -1, 1, 1)\n"))
+            plan = {"problems": [
+                {"name": "add_", "operator": "aten::add_", "problem": add_p, "candidate": add_c},
+                {"name": "bn", "operator": "aten::native_batch_norm", "problem": bn_p,
+                 "candidate": bn_c}]}
+            p = subprocess.run([sys.executable, "-c", _SUBSTITUTE, pydir, json.dumps(plan)],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+            r = json.loads(p.stdout.strip().splitlines()[-1])
+        self.assertTrue(r["add_in_place"])
+        self.assertTrue(r["add_other_signature"])
+        self.assertTrue(r["batch_norm_close"])
+        by = {w["name"]: w for w in r["problems"]}
+        self.assertEqual(by["add_"]["substituted_warmup"], 1)  # the [4, 16] call fell through
+        self.assertTrue(by["add_"]["in_place_written_back"])
+        self.assertEqual(by["add_"]["checked"], 1)
+        self.assertEqual(by["bn"]["substituted"], 1)
+        self.assertEqual(by["bn"]["checked"], 1)  # its first call is checked, measured or not
+        self.assertEqual(by["bn"]["outputs_not_computed"], 2)  # save_mean, save_invstd
+        self.assertEqual(r["fell_through"]["aten::add_.Tensor"]["calls"], 1)
