@@ -292,14 +292,20 @@ class Substitution:
         if override._overloadname != "default":
             qualified += "." + override._overloadname
 
+        described = {}  # signature -> its text, made once (a fall-through's cost is host time)
+
         def handler(*args, **kwargs):
-            w = None if self.inside else table.get(signature(override, args, kwargs))
+            if self.inside:
+                return below_autograd(override, *args, **kwargs)
+            sig = signature(override, args, kwargs)
+            w = table.get(sig)
             if w is None:
-                if not self.inside:
-                    f = self.fell_through.setdefault(qualified, {"calls": 0, "signatures": {}})
-                    f["calls"] += 1
-                    d = describe(args)
-                    f["signatures"][d] = f["signatures"].get(d, 0) + 1
+                f = self.fell_through.setdefault(qualified, {"calls": 0, "signatures": {}})
+                f["calls"] += 1
+                d = described.get(sig)
+                if d is None:
+                    d = described[sig] = describe(args)
+                f["signatures"][d] = f["signatures"].get(d, 0) + 1
                 return below_autograd(override, *args, **kwargs)
             if torch.is_grad_enabled() and any(
                     isinstance(a, torch.Tensor) and a.requires_grad
