@@ -192,3 +192,45 @@ TEST_F(CliIntegrate, AWorkloadThatMarksTooFewStepsOrBadUsageIsOneLine) {
     EXPECT_EQ(r.status, 2);
     EXPECT_EQ(r.errLines().size(), 1u) << r.err;
 }
+
+// The bundled workloads run under integrate (scripts/device/profile_workloads.py --reach-steps):
+// DLRM's smoke size on the CPU, whose calls are not at the verified signature, so nothing is
+// substituted and the document says so.
+TEST_F(CliIntegrate, TheBundledWorkloadsRunUnderIt) {
+    std::vector<std::string> args = {
+        "integrate",
+        "--benchmark",
+        bench,
+        "--records",
+        record,
+        "--device",
+        "cpu",
+        "--runs",
+        "1",
+        "--steps",
+        "2",
+        "--warmup",
+        "1",
+        "--all-passing",
+        "--out",
+        dir.path("runs"),
+        "--json",
+        "--",
+        REACH_TEST_PYTHON,
+        std::string(REACH_SOURCE_DIR) + "/scripts/device/profile_workloads.py",
+        "--smoke",
+        "--only",
+        "dlrm_inference",
+        "--reach-steps",
+        "50",
+        "--out",
+        dir.path("profile-out")};
+    const auto r = runCli(args, env);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json doc = json::parse(r.out);
+    ASSERT_EQ(doc["run_list"].size(), 2u);
+    EXPECT_EQ(doc["winners"][0]["runs"][0]["substituted"], 0);
+    ASSERT_EQ(doc["warnings"].size(), 1u);
+    EXPECT_NE(doc["warnings"][0].get<std::string>().find("never called at the signature"),
+              std::string::npos);
+}
