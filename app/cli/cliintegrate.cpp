@@ -6,12 +6,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <optional>
 #include <ostream>
 
 #include "cliargs.h"
 #include "clicommand.h"
+#include "clitext.h"
 #include "core/base/textescape.h"
 #include "core/project/benchmarkfolder.h"
 #include "core/project/integration.h"
@@ -21,21 +21,9 @@ namespace reach::cli {
 
 namespace {
 
-std::string percent(double share) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f %%", 100.0 * share);
-    return buf;
-}
-
-std::string us(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f us", v);
-    return buf;
-}
-
 std::string gainText(const MeasuredGain& g) {
-    return percent(g.median) + " (" + percent(g.low) + " to " + percent(g.high) + " over " +
-           std::to_string(g.perPair.size()) + " pairs)";
+    return percent(g.median, 2) + " (" + percent(g.low, 2) + " to " + percent(g.high, 2) +
+           " over " + std::to_string(g.perPair.size()) + " pairs)";
 }
 
 int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
@@ -108,18 +96,19 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
         io.out << "  left out " << reach::escapeControls(file) << ": " << reach::escapeControls(why)
                << "\n";
     if (r.gpuGain)
-        io.out << "GPU time per step: " << us(r.asIsGpuUsPerStep) << " as is, "
-               << us(r.substitutedGpuUsPerStep) << " with the winners; measured saving "
+        io.out << "GPU time per step: " << duration(r.asIsGpuUsPerStep) << " as is, "
+               << duration(r.substitutedGpuUsPerStep) << " with the winners; measured saving "
                << gainText(*r.gpuGain) << "\n";
     if (r.wallGain)
-        io.out << "wall clock per step: " << us(r.asIsWallUsPerStep) << " as is, "
-               << us(r.substitutedWallUsPerStep) << " with the winners; measured saving "
+        io.out << "wall clock per step: " << duration(r.asIsWallUsPerStep) << " as is, "
+               << duration(r.substitutedWallUsPerStep) << " with the winners; measured saving "
                << gainText(*r.wallGain) << "\n";
     if (r.projection)
-        io.out << "exact projection for the same winners: " << percent(r.projection->savedShare)
-               << " of GPU time (" << percent(r.projection->savedInterval.lo) << " to "
-               << percent(r.projection->savedInterval.hi)
-               << "); the study's A*w*(1-1/m): " << percent(r.projection->study.savedShare) << "\n";
+        io.out << "exact projection for the same winners: " << percent(r.projection->savedShare, 2)
+               << " of GPU time (" << percent(r.projection->savedInterval.lo, 2) << " to "
+               << percent(r.projection->savedInterval.hi, 2)
+               << "); the study's A*w*(1-1/m): " << percent(r.projection->study.savedShare, 2)
+               << "\n";
     for (const std::string& w : r.warnings)
         io.out << "warning: " << reach::escapeControls(w) << "\n";
     io.out << "traces and reports in " << options.outDir << "\n";

@@ -15,10 +15,9 @@ namespace {
 
 // The floating dtype that holds most of the profile's shaped kernel time: a model's working
 // precision, which a tensor list of unrecorded dtype most likely shares.
-std::string dominantFloatDtype(
-    const std::map<std::pair<std::string, std::string>, SignatureGroup>& groups) {
+std::string dominantFloatDtype(const std::vector<SignatureGroup>& groups) {
     std::map<std::string, double> us;
-    for (const auto& [key, g] : groups) {
+    for (const SignatureGroup& g : groups) {
         const nlohmann::json sig = tryParseJson(g.signature).value_or(nlohmann::json());
         std::set<std::string> seen;
         for (const CallArgument& a : decodeArguments(sig, nullptr))
@@ -104,6 +103,37 @@ nlohmann::json groupJson(const SignatureGroup& g, double gpuUs) {
 
 }  // namespace
 
+SignatureGroups groupBySignature(const Breakdown& b, const std::optional<Category>& category) {
+    SignatureGroups out;
+    // (operator, signature) -> its kernels' time.
+    std::map<std::pair<std::string, std::string>, SignatureGroup> groups;
+    for (const ClassifiedKernel& k : b.kernels) {
+        if (category && k.category != *category)
+            continue;
+        out.categoryUs += k.stats.totalUs;
+        for (const ShapedCall& c : k.stats.shapedCalls) {
+            SignatureGroup& g = groups[{c.op, c.signature}];
+            g.op = c.op;
+            g.signature = c.signature;
+            g.us += c.totalUs;
+            g.opCalls = std::max(g.opCalls, c.opCalls);
+            g.kernels.push_back({k.stats.name, c.calls, c.totalUs});
+            out.shapedUs += c.totalUs;
+        }
+    }
+    for (auto& [key, g] : groups) {
+        std::sort(g.kernels.begin(), g.kernels.end(), [](const auto& a, const auto& b) {
+            return a.us != b.us ? a.us > b.us : a.name < b.name;
+        });
+        out.hottest.push_back(std::move(g));
+    }
+    std::sort(out.hottest.begin(), out.hottest.end(), [](const auto& a, const auto& b) {
+        return a.us != b.us ? a.us > b.us
+                            : std::tie(a.op, a.signature) < std::tie(b.op, b.signature);
+    });
+    return out;
+}
+
 Extraction extractBenchmark(const Breakdown& b, const ExtractOptions& options) {
     Extraction e;
     e.profile = b.source.empty() ? b.workload : b.source;
@@ -113,34 +143,11 @@ Extraction extractBenchmark(const Breakdown& b, const ExtractOptions& options) {
     e.cover = options.cover;
     e.gpuUs = b.gpuTimeUs;
 
-    // (operator, signature) -> its kernels' time.
-    std::map<std::pair<std::string, std::string>, SignatureGroup> groups;
-    for (const ClassifiedKernel& k : b.kernels) {
-        if (options.category && k.category != *options.category)
-            continue;
-        e.categoryUs += k.stats.totalUs;
-        for (const ShapedCall& c : k.stats.shapedCalls) {
-            SignatureGroup& g = groups[{c.op, c.signature}];
-            g.op = c.op;
-            g.signature = c.signature;
-            g.us += c.totalUs;
-            g.opCalls = std::max(g.opCalls, c.opCalls);
-            g.kernels.push_back({k.stats.name, c.calls, c.totalUs});
-            e.shapedUs += c.totalUs;
-        }
-    }
-    const std::string dominant = dominantFloatDtype(groups);
-    std::vector<SignatureGroup> hottest;
-    for (auto& [key, g] : groups) {
-        std::sort(g.kernels.begin(), g.kernels.end(), [](const auto& a, const auto& b) {
-            return a.us != b.us ? a.us > b.us : a.name < b.name;
-        });
-        hottest.push_back(std::move(g));
-    }
-    std::sort(hottest.begin(), hottest.end(), [](const auto& a, const auto& b) {
-        return a.us != b.us ? a.us > b.us
-                            : std::tie(a.op, a.signature) < std::tie(b.op, b.signature);
-    });
+    SignatureGroups grouped = groupBySignature(b, options.category);
+    e.categoryUs = grouped.categoryUs;
+    e.shapedUs = grouped.shapedUs;
+    std::vector<SignatureGroup>& hottest = grouped.hottest;
+    const std::string dominant = dominantFloatDtype(hottest);
 
     const double target = options.cover * e.categoryUs;
     for (SignatureGroup& g : hottest) {

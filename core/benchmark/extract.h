@@ -63,6 +63,17 @@ struct Extraction {
     double coveredShare() const { return categoryUs > 0 ? coveredUs / categoryUs : 0; }
 };
 
+// A category's kernel time grouped by operator call signature, hottest first (ties by operator
+// and signature): what extractBenchmark writes problems of, and what reach-cli integrate finds
+// each problem's share of a run by.
+struct SignatureGroups {
+    std::vector<SignatureGroup> hottest;
+    double categoryUs = 0;  // the category's kernel time (every kernel's without a category)
+    double shapedUs = 0;    // of it, under an operator call with recorded shapes
+};
+SignatureGroups groupBySignature(const Breakdown& breakdown,
+                                 const std::optional<Category>& category);
+
 // Groups every kernel of the category by operator call signature and writes problems, hottest
 // first, until the cover is reached. Pure: the caller writes the files.
 Extraction extractBenchmark(const Breakdown& breakdown, const ExtractOptions& options);

@@ -8,6 +8,7 @@
 #include "core/base/jsonparse.h"
 #include "core/base/resourcepaths.h"
 #include "core/base/textescape.h"
+#include "core/base/wholefile.h"
 #include "core/project/benchmarkfolder.h"
 #include "core/verify/childprocess.h"
 #include "core/verify/kbverify.h"
@@ -96,17 +97,9 @@ BenchmarkCheck checkBenchmark(const std::string& dir, const BenchmarkCheckOption
     }
     doc[gpu ? "check" : "check_cpu"] = benchmarkCheckSummary(check);
 
-    const fs::path tmp = file.string() + ".part";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << dumpJson(doc, 2) << "\n";
-        if (!out)
-            throw InputError(file.string(), "", "a file Reach can write");
-    }
-    std::error_code ec;
-    fs::rename(tmp, file, ec);
-    if (ec)
-        throw InputError(file.string(), "", "a file Reach can replace (" + ec.message() + ")");
+    // Replaced whole or not at all (docs/benchmark.md): a half-written benchmark.json would
+    // lose the extraction.
+    writeWholeFile(file.string(), dumpJson(doc, 2) + "\n", "a file Reach can replace");
     return check;
 }
 

@@ -10,6 +10,7 @@
 #include "core/base/jsonparse.h"
 #include "core/base/sha256.h"
 #include "core/base/textescape.h"
+#include "core/base/wholefile.h"
 
 namespace reach {
 
@@ -191,25 +192,7 @@ void requireBenchmarkOf(const BenchmarkFolder& b, const std::string& profilePath
                          b.profileSha256.substr(0, 12) + "..., " + b.profile + ")");
 }
 
-namespace {
-
-// Each file complete or not at all: a problem file half written would be code that fails in a
-// way no one asked for.
-void writeWhole(const fs::path& path, const std::string& text) {
-    const fs::path tmp = path.string() + ".part";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        if (!out)
-            throw InputError(path.string(), "", "a file Reach can write");
-    }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec)
-        throw InputError(path.string(), "", "a file Reach can write (" + ec.message() + ")");
-}
-
-}  // namespace
+namespace {}  // namespace
 
 json writeBenchmarkFolder(const Extraction& e, const std::string& dirName,
                           const std::string& profileFileName, const std::string& rulesName,
@@ -222,11 +205,12 @@ json writeBenchmarkFolder(const Extraction& e, const std::string& dirName,
     if (ec)
         throw InputError(dir.string(), "", "a folder Reach can create (" + ec.message() + ")");
     for (const ExtractedProblem& p : e.problems)
-        writeWhole(dir / p.file, p.source);
+        writeWholeFile((dir / p.file).string(), p.source, "a file Reach can write");
     json doc = extractionJson(e);
     doc["profile"] = profileFileName;
     doc["rules"] = {{"name", rulesName}, {"hash", rulesHash}};
-    writeWhole(dir / "benchmark.json", dumpJson(doc, 2) + "\n");
+    writeWholeFile((dir / "benchmark.json").string(), dumpJson(doc, 2) + "\n",
+                   "a file Reach can write");
     return doc;
 }
 

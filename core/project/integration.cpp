@@ -17,6 +17,7 @@
 #include "core/base/resourcepaths.h"
 #include "core/base/sha256.h"
 #include "core/base/textescape.h"
+#include "core/base/wholefile.h"
 #include "core/benchmark/extract.h"
 #include "core/project/recordjob.h"
 #include "core/trace/profilereader.h"
@@ -207,12 +208,7 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
     if (ec)
         throw InputError(out, "", "a folder for the runs (" + ec.message() + ")");
     const std::string planPath = (fs::path(out) / "plan.json").string();
-    {
-        std::ofstream f(planPath, std::ios::binary | std::ios::trunc);
-        f << dumpJson(integrationPlanJson(plan)) << "\n";
-        if (!f)
-            throw InputError(planPath, "", "a writable file");
-    }
+    writeWholeFile(planPath, dumpJson(integrationPlanJson(plan)) + "\n", "a writable file");
     const RuleSet rules = options.rulesPath.empty() ? RuleSet::builtinDefault()
                                                     : RuleSet::fromFile(options.rulesPath);
     std::string pythonPath = "PYTHONPATH=" + pydir;
@@ -338,21 +334,11 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
 
     if (firstAsIs && firstAsIs->gpuTimeUs > 0) {
         // Each problem's share of the as-is run, found by its call signature as extract groups.
-        ExtractOptions all;
-        all.cover = 1.0;
-        all.category = std::nullopt;
-        const Extraction groups = extractBenchmark(*firstAsIs, all);
         std::map<std::pair<std::string, std::string>, double> usOf;
-        auto add = [&](const SignatureGroup& g) {
+        for (const SignatureGroup& g : groupBySignature(*firstAsIs, std::nullopt).hottest) {
             const json sig = tryParseJson(g.signature).value_or(json(g.signature));
             usOf[{g.op, sig.dump()}] += g.us;
-        };
-        for (const auto& p : groups.problems)
-            add(p.group);
-        for (const auto& s : groups.skipped)
-            add(s.group);
-        for (const auto& g : groups.notReached)
-            add(g);
+        }
         ExactProjectionInput in;
         in.addressableShare = firstAsIs->share(Category::Addressable);
         for (const BenchmarkProblem& p : plan.benchmark.problems) {

@@ -12,6 +12,7 @@
 
 #include "core/base/inputerror.h"
 #include "core/base/jsonparse.h"
+#include "core/base/wholefile.h"
 #include "core/verify/batchpool.h"
 
 namespace reach {
@@ -30,18 +31,7 @@ std::string shellQuote(const std::string& s) {
 
 // Written whole or not at all: a reader (the watcher, on another node) never sees half a file.
 void writeWhole(const std::string& path, const std::string& text) {
-    const std::string tmp = path + ".tmp." + std::to_string(getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out)
-            throw InputError(tmp, "", "a writable file in the batch directory");
-    }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec)
-        throw InputError(path, "", "a writable file in the batch directory (" + ec.message() + ")");
+    writeWholeFile(path, text, "a writable file in the batch directory");
 }
 
 json jobJson(const BatchJob& j, const json& tag) {

@@ -611,11 +611,11 @@ private slots:
     void makeBenchmarkFromTheBarsContextMenu() {
         Session session;
         QString error;
-        QVERIFY2(session.openProject(
+        QVERIFY2(test::openAndWait(
+                     session,
                      QStringLiteral(REACH_DATASETS "/profiles/h200-shapes/dlrm_inference.json.gz"),
                      &error),
                  qPrintable(error));
-        QVERIFY(test::waitIdle(session));
         BreakdownView view(&session);
         view.resize(1100, 800);
         view.show();

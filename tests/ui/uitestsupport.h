@@ -36,6 +36,16 @@ inline bool waitIdle(Session& session, int timeoutMs = 240000) {
     return false;
 }
 
+// Opens `path` in the session and waits until it is loaded and classified; false with why.
+inline bool openAndWait(Session& session, const QString& path, QString* error) {
+    if (!session.openProject(path, error))
+        return false;
+    if (waitIdle(session))
+        return true;
+    *error = QStringLiteral("%1: still loading after the wait").arg(path);
+    return false;
+}
+
 // Twelve real traces with long names (public ones and H200 profiles), copied into `into`: the
 // folder of issue 25's 1280x720 test and of its 3.5 in figure. Returns the copies' paths.
 inline QStringList copyTwelveTraces(const QString& into) {

@@ -25,34 +25,12 @@ ProjectionBarPlot::ProjectionBarPlot(const ProjectionModel* model, QWidget* pare
     m_gainBars->setName(tr("study's projection A*w*(1-1/m)"));
     // The exact projection, where a workload has one: a narrower bar inside the study's, so the
     // two read as a pair without moving any row (docs/benchmark.md, "The exact projection").
-    m_exactBars = new QCPBars(yAxis, xAxis);
-    m_exactBars->setWidthType(QCPBars::wtPlotCoords);
-    m_exactBars->setWidth(0.26);
-    m_exactBars->setPen(Qt::NoPen);
-    m_exactBars->setBrush(Theme::categoryColor(Category::LibraryOptimized));
-    m_exactBars->setSelectable(QCP::stNone);
-    m_exactBars->setName(tr("exact projection: its own benchmark's verified kernels"));
-    m_exactBars->removeFromLegend();
-    m_exactErrors = new QCPErrorBars(yAxis, xAxis);
-    m_exactErrors->setDataPlottable(m_exactBars);
-    m_exactErrors->setErrorType(QCPErrorBars::etValueError);
-    m_exactErrors->setSelectable(QCP::stNone);
-    m_exactErrors->removeFromLegend();
+    m_exact = makeRangeBars(0.26, Theme::categoryColor(Category::LibraryOptimized),
+                            tr("exact projection: its own benchmark's verified kernels"));
     // Measured in place (reach-cli integrate): thinner still, in the addressable colour, so the
     // three read as a set: the study's, the exact projection, what putting the kernels back did.
-    m_measuredBars = new QCPBars(yAxis, xAxis);
-    m_measuredBars->setWidthType(QCPBars::wtPlotCoords);
-    m_measuredBars->setWidth(0.1);
-    m_measuredBars->setPen(Qt::NoPen);
-    m_measuredBars->setBrush(Theme::categoryColor(Category::Addressable).darker(140));
-    m_measuredBars->setSelectable(QCP::stNone);
-    m_measuredBars->setName(tr("measured: the verified kernels put back (reach-cli integrate)"));
-    m_measuredBars->removeFromLegend();
-    m_measuredErrors = new QCPErrorBars(yAxis, xAxis);
-    m_measuredErrors->setDataPlottable(m_measuredBars);
-    m_measuredErrors->setErrorType(QCPErrorBars::etValueError);
-    m_measuredErrors->setSelectable(QCP::stNone);
-    m_measuredErrors->removeFromLegend();
+    m_measured = makeRangeBars(0.1, Theme::categoryColor(Category::Addressable).darker(140),
+                               tr("measured: the verified kernels put back (reach-cli integrate)"));
     // The speed-of-light bound (core/headroom) is drawn across each bar as a line item; these
     // graphs hold no data and only give the lines their legend entries.
     m_boundLegend = addGraph(yAxis, xAxis);
@@ -202,6 +180,44 @@ double ProjectionBarPlot::labelAnchor(int row) const {
     return x;
 }
 
+ProjectionBarPlot::RangeBars ProjectionBarPlot::makeRangeBars(double width, const QColor& color,
+                                                              const QString& name) {
+    RangeBars r;
+    r.bars = new QCPBars(yAxis, xAxis);
+    r.bars->setWidthType(QCPBars::wtPlotCoords);
+    r.bars->setWidth(width);
+    r.bars->setPen(Qt::NoPen);
+    r.bars->setBrush(color);
+    r.bars->setSelectable(QCP::stNone);
+    r.bars->setName(name);
+    r.bars->removeFromLegend();
+    r.errors = new QCPErrorBars(yAxis, xAxis);
+    r.errors->setDataPlottable(r.bars);
+    r.errors->setErrorType(QCPErrorBars::etValueError);
+    r.errors->setSelectable(QCP::stNone);
+    r.errors->removeFromLegend();
+    return r;
+}
+
+// A value below 0 (a measured loss) draws no bar, the axis starting at 0; the label and the CSV
+// keep its sign.
+void ProjectionBarPlot::setRangeBars(const RangeBars& r, const std::vector<RangePoint>& points) {
+    QVector<double> keys, values, below, above;
+    for (const RangePoint& p : points) {
+        keys.push_back(p.key);
+        values.push_back(std::max(0.0, p.value));
+        below.push_back(std::max(0.0, p.value - p.low));
+        above.push_back(std::max(0.0, p.high - p.value));
+    }
+    r.bars->setData(keys, values, true);
+    r.errors->setData(below, above);
+    r.errors->setPen(QPen(plotTextColor(), 1.2));
+    if (keys.isEmpty())
+        r.bars->removeFromLegend();
+    else
+        r.bars->addToLegend();
+}
+
 // A value label starts right after its bar, so it reads as the bar's; a bound line that crosses
 // it is drawn over it (the lines are made after the labels). The axis reaches the lines anyway.
 void ProjectionBarPlot::updateBars() {
@@ -265,37 +281,16 @@ void ProjectionBarPlot::updateBars() {
         t->setFont(f);
     }
     m_gainBars->setData(keys, values, true);
-    QVector<double> exactKeys, exactValues, below, above;
-    for (int row = n - 1; row >= 0; --row)
-        if (const auto x = m_model->exact(row)) {
-            exactKeys.push_back(n - 1 - row);
-            exactValues.push_back(x->savedPercent);
-            below.push_back(std::max(0.0, x->savedPercent - x->loPercent));
-            above.push_back(std::max(0.0, x->hiPercent - x->savedPercent));
-        }
-    m_exactBars->setData(exactKeys, exactValues, true);
-    m_exactErrors->setData(below, above);
-    m_exactErrors->setPen(QPen(plotTextColor(), 1.2));
-    if (exactKeys.isEmpty())
-        m_exactBars->removeFromLegend();
-    else
-        m_exactBars->addToLegend();
-    QVector<double> measuredKeys, measuredValues, mBelow, mAbove;
-    for (int row = n - 1; row >= 0; --row)
-        if (const auto m = m_model->measured(row)) {
-            measuredKeys.push_back(n - 1 - row);
-            // A loss draws no bar (the axis starts at 0); the label and the CSV keep its sign.
-            measuredValues.push_back(std::max(0.0, m->savedPercent));
-            mBelow.push_back(std::max(0.0, m->savedPercent - m->lowPercent));
-            mAbove.push_back(std::max(0.0, m->highPercent - m->savedPercent));
-        }
-    m_measuredBars->setData(measuredKeys, measuredValues, true);
-    m_measuredErrors->setData(mBelow, mAbove);
-    m_measuredErrors->setPen(QPen(plotTextColor(), 1.2));
-    if (measuredKeys.isEmpty())
-        m_measuredBars->removeFromLegend();
-    else
-        m_measuredBars->addToLegend();
+    std::vector<RangePoint> exact, measured;
+    for (int row = n - 1; row >= 0; --row) {
+        if (const auto x = m_model->exact(row))
+            exact.push_back({double(n - 1 - row), x->savedPercent, x->loPercent, x->hiPercent});
+        if (const auto m = m_model->measured(row))
+            measured.push_back(
+                {double(n - 1 - row), m->savedPercent, m->lowPercent, m->highPercent});
+    }
+    setRangeBars(m_exact, exact);
+    setRangeBars(m_measured, measured);
     yAxis->setTicker(ticker);
     yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
     // Room on the right for the value labels; the axis only grows in coarse steps so it does not

@@ -39,12 +39,12 @@ public:
     QCPBars* gainBars() const { return m_gainBars; }
     // The exact projection's bars (rows with one only), drawn inside the study's, with their
     // bootstrap interval as error bars (ProjectionModel::exact).
-    QCPBars* exactBars() const { return m_exactBars; }
-    QCPErrorBars* exactErrors() const { return m_exactErrors; }
+    QCPBars* exactBars() const { return m_exact.bars; }
+    QCPErrorBars* exactErrors() const { return m_exact.errors; }
     // What an integration run measured (rows with one only): a thinner bar over the exact one,
     // with the range over its pairs of runs (ProjectionModel::measured).
-    QCPBars* measuredBars() const { return m_measuredBars; }
-    QCPErrorBars* measuredErrors() const { return m_measuredErrors; }
+    QCPBars* measuredBars() const { return m_measured.bars; }
+    QCPErrorBars* measuredErrors() const { return m_measured.errors; }
     QString valueLabel(int row) const;  // the text printed at a workload's bar
     // The speed-of-light bound drawn across a workload's bar (percent of GPU time, as the bar):
     // core/headroom's headroom share of the addressable kernels, or of all kernels; nullopt when
@@ -83,10 +83,18 @@ private:
     // its neighbours; the hover names every bar.
     int m_tickStride = 1;
     QCPBars* m_gainBars = nullptr;
-    QCPBars* m_exactBars = nullptr;
-    QCPErrorBars* m_exactErrors = nullptr;
-    QCPBars* m_measuredBars = nullptr;
-    QCPErrorBars* m_measuredErrors = nullptr;
+    // A narrow bar inside a row's study bar with its range as error bars (the exact projection,
+    // what an integration run measured): drawn only for the rows that have one.
+    struct RangeBars {
+        QCPBars* bars = nullptr;
+        QCPErrorBars* errors = nullptr;
+    };
+    struct RangePoint {
+        double key, value, low, high;
+    };
+    RangeBars makeRangeBars(double width, const QColor& color, const QString& name);
+    void setRangeBars(const RangeBars& r, const std::vector<RangePoint>& points);
+    RangeBars m_exact, m_measured;
     QCPTextElement* m_footer = nullptr;
     std::vector<QCPItemText*> m_valueLabels;
     std::vector<RowLabel> m_labels;  // per row (core's rowLabels), made when the rows change
