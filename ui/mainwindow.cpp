@@ -604,9 +604,10 @@ bool MainWindow::exportFigure(const QString& path, QString* error, QStringList* 
                               {QStringLiteral("median_speedup"), m_projection->medianSpeedup()}};
         provenance.extra["assumptions"] = projectionAssumptions();
         // Both runs of each integration shown (as is, with the kernels), and their documents.
-        if (const nlohmann::json runs = m_projection->integrationProvenance(); !runs.empty()) {
+        if (const nlohmann::json runs = m_projection->model()->integrationProvenance();
+            !runs.empty()) {
             provenance.extra["integration_runs"] = runs;
-            provenance.inputs << m_projection->integrationDocuments();
+            provenance.inputs << m_projection->model()->integrationDocuments();
         }
     }
     try {

@@ -1,4 +1,5 @@
 // reach-cli figure {breakdown|speedups|projection|roofline|headroom} INPUTS...
+// (projection: --integration DOC, repeatable)
 //   --out F.{pdf,svg,png} [--dpi N]
 //   [--width-in W | --width-mm W] [--height-in H] [--font-pt P] [--font FAMILY]
 //   [--win-rate W --median M] [--rules R.json] [--mode strip|histogram|ecdf] [--baseline F ...]
@@ -66,6 +67,7 @@ struct FigureArgs {
 int runFigure(const std::vector<std::string>& argv, CliIo& io) {
     std::vector<std::string> remaining = argv;
     const auto baselines = takeRepeated(remaining, "--baseline");
+    const auto integrations = takeRepeated(remaining, "--integration");
     const CliArgs args(remaining, {{"--json"},
                                    {"--out", "--dpi", "--width-in", "--width-mm", "--height-in",
                                     "--height-mm", "--font-pt", "--font", "--win-rate", "--median",
@@ -84,6 +86,8 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
     }
     if (args.value("--workload") && fa.kind != "roofline")
         throw UsageError("--workload is for the roofline figure");
+    if (!integrations.empty() && fa.kind != "projection")
+        throw UsageError("--integration is for the projection figure");
     fa.inputs.assign(args.positionals().begin() + 1, args.positionals().end());
     const auto out = args.value("--out");
     if (!out)
@@ -218,6 +222,14 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
             model.setWorkloads(rows);
             // As given (the GUI's slider stops at 10x; a figure of 20x is drawn at 20x).
             model.setParameters(w, med);
+            // What reach-cli integrate measured, beside the row of its profile (the GUI's
+            // "Measured: an integration run...").
+            for (const std::string& doc : integrations)
+                model.attachIntegration(doc);
+            if (const nlohmann::json runs = model.integrationProvenance(); !runs.empty()) {
+                prov.extra["integration_runs"] = runs;
+                prov.inputs << model.integrationDocuments();
+            }
             ProjectionBarPlot plot(&model);
             plot.setRuleSet(rulesName, rulesHash);
             plot.setRows();
@@ -271,6 +283,8 @@ CliCommand figureCommand() {
             "              to 0.68 x width up to 4.5 in, 0.4 x width above\n"
             "  --dpi       PNG resolution (default 300); --font-pt default 8\n"
             "  --win-rate, --median  projection parameters (default DLRM-Bench: 0.417, 1.552)\n"
+            "  --integration DOC     projection: a saved reach-cli integrate --json document,\n"
+            "                        its measured saving beside its profile's row (repeatable)\n"
             "  --workload  the roofline's workload (default: the first with a work estimate;\n"
             "              profiles recorded with record_shapes=True, docs/headroom.md)",
             &runFigure};

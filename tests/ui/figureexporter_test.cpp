@@ -109,6 +109,7 @@ private slots:
     void cliFigureOfTwelveRealTracesCutsNoStartNorTag();
     void cliFigureBadInputExitsTwo();
     void cliFigureSpeedupsWithNoInputIsTheSample();
+    void cliFigureProjectionWithAnIntegrationRun();
 
 private:
     void buildSpeedups(QCustomPlot& plot, SpeedupPlot::Mode mode);
@@ -527,6 +528,54 @@ void FigureExporterTest::cliFigureSpeedupsWithNoInputIsTheSample() {
     for (const QJsonValue& v : readJson(m_dir.filePath("sample_speedups.json"))["inputs"].toArray())
         listed = listed || v.toObject()["path"].toString().endsWith("evaluations/h200/raw");
     QVERIFY(listed);
+}
+
+// reach-cli figure projection --integration: the H200 integration runs of DLRM and ResNet-50
+// inference (tests/data/integrate) beside their profiles' rows, as the GUI draws them: in the
+// CSV's measured columns and in the provenance with both runs of every pair, each document an
+// input; one for a profile not plotted, or on another figure, is one line and exit 2.
+void FigureExporterTest::cliFigureProjectionWithAnIntegrationRun() {
+    const QString cli = QStringLiteral(REACH_CLI_BINARY);
+    const QString shapes = QStringLiteral(REACH_DATASETS "/profiles/h200-shapes/");
+    const QString dlrm =
+        QStringLiteral(REACH_TEST_DATA "/integrate/h200_integrate_dlrm_inference.json");
+    const QString resnet =
+        QStringLiteral(REACH_TEST_DATA "/integrate/h200_integrate_resnet50_inference.json");
+    const QString pdf = m_dir.filePath("measured.pdf");
+    int status = -1;
+    QString out = run(cli,
+                      {"figure", "projection", shapes + "dlrm_inference.json.gz",
+                       shapes + "resnet50_inference.json.gz", "--integration", dlrm,
+                       "--integration", resnet, "--out", pdf, "--width-in", "7"},
+                      &status);
+    QCOMPARE(status, 0);
+    QFile csv(FigureExporter::csvPathFor(pdf));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);
+    const QStringList header = csvFields(lines[0]);
+    const int col = int(header.indexOf(QStringLiteral("measured_saved_percent_of_gpu_time")));
+    QVERIFY(col >= 0);
+    QVERIFY(std::abs(csvFields(lines[1])[col].toDouble() - 24.2119) < 0.001);
+    QVERIFY(std::abs(csvFields(lines[2])[col].toDouble() - 8.7859) < 0.001);
+    const QJsonObject prov = readJson(FigureExporter::jsonPathFor(pdf));
+    const QJsonArray runs = prov["integration_runs"].toArray();
+    QCOMPARE(runs.size(), 2);
+    QCOMPARE(runs[0].toObject()["runs"].toArray().size(), 10);
+    int documents = 0;
+    for (const QJsonValue& in : prov["inputs"].toArray())
+        documents += in.toObject()["path"].toString().endsWith(QStringLiteral("_inference.json"));
+    QCOMPARE(documents, 2);
+
+    out = run(cli,
+              {"figure", "projection", shapes + "dlrm_inference.json.gz", "--integration", resnet,
+               "--out", pdf},
+              &status);
+    QCOMPARE(status, 2);
+    QVERIFY2(out.contains(QStringLiteral("profile_sha256")), qPrintable(out));
+    out = run(cli, {"figure", "breakdown", "--integration", dlrm, "--out", pdf}, &status);
+    QCOMPARE(status, 2);
+    QVERIFY2(out.contains(QStringLiteral("--integration")), qPrintable(out));
 }
 
 QTEST_MAIN(FigureExporterTest)

@@ -404,11 +404,11 @@ private slots:
     void exactProjectionBesideTheStudysBar() {
         Session session;
         QString error;
-        QVERIFY2(session.openProject(
+        QVERIFY2(test::openAndWait(
+                     session,
                      QStringLiteral(REACH_DATASETS "/profiles/h200-shapes/dlrm_inference.json.gz"),
                      &error),
                  qPrintable(error));
-        QVERIFY(test::waitIdle(session));
         ProjectionView view(&session);
         view.resize(1200, 800);
         view.show();
@@ -490,11 +490,11 @@ private slots:
     void measuredRunBesideTheProjections() {
         Session session;
         QString error;
-        QVERIFY2(session.openProject(
+        QVERIFY2(test::openAndWait(
+                     session,
                      QStringLiteral(REACH_DATASETS "/profiles/h200-shapes/dlrm_inference.json.gz"),
                      &error),
                  qPrintable(error));
-        QVERIFY(test::waitIdle(session));
         ProjectionView view(&session);
         view.resize(1200, 800);
         view.show();
@@ -505,7 +505,7 @@ private slots:
         const QString resnet =
             QStringLiteral(REACH_TEST_DATA "/integrate/h200_integrate_resnet50_inference.json");
         QVERIFY(!view.attachIntegration(resnet, &error));
-        QVERIFY2(error.contains(QStringLiteral("not loaded")), qPrintable(error));
+        QVERIFY2(error.contains(QStringLiteral("loaded; open it first")), qPrintable(error));
         QVERIFY(!error.contains(QLatin1Char('\n')));
 
         const QString dlrm =
@@ -530,14 +530,14 @@ private slots:
         QVERIFY(std::abs(std::get<double>(t.rows[0][c]) - m->savedPercent) < 1e-9);
         QCOMPARE(std::get<std::string>(t.rows[0].back()), dlrm.toStdString());
         // Both runs of every pair, for the provenance.
-        const nlohmann::json prov = view.integrationProvenance();
+        const nlohmann::json prov = view.model()->integrationProvenance();
         QCOMPARE(int(prov.size()), 1);
         QCOMPARE(int(prov[0]["runs"].size()), 10);
         int asIs = 0;
         for (const auto& r : prov[0]["runs"])
             asIs += r["mode"] == "asis";
         QCOMPARE(asIs, 5);
-        QCOMPARE(view.integrationDocuments(), QStringList{dlrm});
+        QCOMPARE(view.model()->integrationDocuments(), QStringList{dlrm});
 
         // A stranger's document: a hash that is a path, a saving past all of the time.
         QTemporaryDir tmp;

@@ -1,5 +1,8 @@
 #include "ui/models/projectionmodel.h"
 
+#include "core/base/inputerror.h"
+#include "core/project/integration.h"
+
 #include <QColor>
 
 namespace reach {
@@ -112,21 +115,33 @@ QVariant ProjectionModel::headerData(int section, Qt::Orientation o, int role) c
     return section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
-void ProjectionModel::setExact(const std::string& profileSha256, std::optional<Exact> exact) {
-    if (exact)
-        m_exact[profileSha256] = std::move(*exact);
+// The exact projection and the measured run are each kept by the profile's SHA-256 of the row.
+template <class T>
+std::optional<T> ProjectionModel::ofRow(const std::map<std::string, T>& byProfile, int row) const {
+    if (row < 0 || row >= rowCount() || !workload(row).breakdown)
+        return std::nullopt;
+    auto it = byProfile.find(workload(row).breakdown->sourceHash);
+    if (it == byProfile.end())
+        return std::nullopt;
+    return it->second;
+}
+
+template <class T>
+void ProjectionModel::keep(std::map<std::string, T>& byProfile, const std::string& profileSha256,
+                           std::optional<T> value) {
+    if (value)
+        byProfile[profileSha256] = std::move(*value);
     else
-        m_exact.erase(profileSha256);
+        byProfile.erase(profileSha256);
     emit exactChanged();
 }
 
+void ProjectionModel::setExact(const std::string& profileSha256, std::optional<Exact> exact) {
+    keep(m_exact, profileSha256, std::move(exact));
+}
+
 std::optional<ProjectionModel::Exact> ProjectionModel::exact(int row) const {
-    if (row < 0 || row >= rowCount() || !workload(row).breakdown)
-        return std::nullopt;
-    auto it = m_exact.find(workload(row).breakdown->sourceHash);
-    if (it == m_exact.end())
-        return std::nullopt;
-    return it->second;
+    return ofRow(m_exact, row);
 }
 
 bool ProjectionModel::anyExact() const {
@@ -138,20 +153,11 @@ bool ProjectionModel::anyExact() const {
 
 void ProjectionModel::setMeasured(const std::string& profileSha256,
                                   std::optional<Measured> measured) {
-    if (measured)
-        m_measured[profileSha256] = std::move(*measured);
-    else
-        m_measured.erase(profileSha256);
-    emit exactChanged();
+    keep(m_measured, profileSha256, std::move(measured));
 }
 
 std::optional<ProjectionModel::Measured> ProjectionModel::measured(int row) const {
-    if (row < 0 || row >= rowCount() || !workload(row).breakdown)
-        return std::nullopt;
-    auto it = m_measured.find(workload(row).breakdown->sourceHash);
-    if (it == m_measured.end())
-        return std::nullopt;
-    return it->second;
+    return ofRow(m_measured, row);
 }
 
 bool ProjectionModel::anyMeasured() const {
@@ -159,6 +165,53 @@ bool ProjectionModel::anyMeasured() const {
         if (measured(row))
             return true;
     return false;
+}
+
+void ProjectionModel::attachIntegration(const std::string& document) {
+    const IntegrationSummary s = readIntegrationSummary(document);
+    bool loaded = false;
+    for (int r = 0; r < rowCount() && !loaded; ++r)
+        loaded = workload(r).breakdown && workload(r).breakdown->sourceHash == s.profileSha256;
+    if (!loaded)
+        throw InputError(document, "profile_sha256",
+                         "the profile its benchmark was made from (sha256 " +
+                             s.profileSha256.substr(0, 12) + "...) loaded; open it first");
+    if (!s.gpuGain)
+        throw InputError(document, "measured.gpu_time_saved_share",
+                         "a run with GPU time (this one ran with --device cpu)");
+    Measured m;
+    m.savedPercent = 100.0 * s.gpuGain->median;
+    m.lowPercent = 100.0 * s.gpuGain->low;
+    m.highPercent = 100.0 * s.gpuGain->high;
+    if (s.wallGain)
+        m.wallSavedPercent = 100.0 * s.wallGain->median;
+    if (s.projectedSavedShare)
+        m.projectedPercent = 100.0 * *s.projectedSavedShare;
+    m.pairs = s.pairs;
+    m.winners = s.winners;
+    m.document = QString::fromStdString(document);
+    m.runs = s.runList;
+    setMeasured(s.profileSha256, std::move(m));
+}
+
+nlohmann::json ProjectionModel::integrationProvenance() const {
+    nlohmann::json out = nlohmann::json::array();
+    for (int row = 0; row < rowCount(); ++row)
+        if (const auto m = measured(row))
+            out.push_back({{"workload", workload(row).name},
+                           {"document", m->document.toStdString()},
+                           {"measured_saved_percent_of_gpu_time", m->savedPercent},
+                           {"pairs", m->pairs},
+                           {"runs", m->runs}});
+    return out;
+}
+
+QStringList ProjectionModel::integrationDocuments() const {
+    QStringList out;
+    for (int row = 0; row < rowCount(); ++row)
+        if (const auto m = measured(row))
+            out << m->document;
+    return out;
 }
 
 }  // namespace reach

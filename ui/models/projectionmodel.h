@@ -74,6 +74,15 @@ public:
     void setMeasured(const std::string& profileSha256, std::optional<Measured> measured);
     std::optional<Measured> measured(int row) const;
     bool anyMeasured() const;
+    // An integration document (core readIntegrationSummary) set beside the row of the profile
+    // its benchmark was made from: the GUI's "Measured: an integration run..." and reach-cli
+    // figure projection --integration. Throws InputError naming the document when it is
+    // unreadable, belongs to no row, or has no GPU time (a --device cpu run).
+    void attachIntegration(const std::string& document);
+    // The rows' integration runs, for a figure's provenance (empty when none), and their
+    // documents (a figure's inputs).
+    nlohmann::json integrationProvenance() const;
+    QStringList integrationDocuments() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -90,6 +99,11 @@ private:
         Projection projection;
     };
     void recompute();
+    template <class T>
+    std::optional<T> ofRow(const std::map<std::string, T>& byProfile, int row) const;
+    template <class T>
+    void keep(std::map<std::string, T>& byProfile, const std::string& profileSha256,
+              std::optional<T> value);
 
     std::vector<Row> m_rows;
     std::map<std::string, Exact> m_exact;

@@ -22,7 +22,6 @@
 
 #include "core/base/inputerror.h"
 #include "core/project/exactprojectionreport.h"
-#include "core/project/integration.h"
 #include "core/project/workloadheadroom.h"
 #include "ui/figure/figurestyle.h"
 #include "ui/plots/plotrows.h"
@@ -642,63 +641,14 @@ void ProjectionView::onExactProjection() {
 }
 
 bool ProjectionView::attachIntegration(const QString& document, QString* error) {
-    auto fail = [&](const QString& why) {
-        if (error)
-            *error = why;
-        return false;
-    };
     try {
-        const IntegrationSummary s = readIntegrationSummary(document.toStdString());
-        int row = -1;
-        for (int r = 0; r < m_model->rowCount() && row < 0; ++r)
-            if (m_model->workload(r).breakdown &&
-                m_model->workload(r).breakdown->sourceHash == s.profileSha256)
-                row = r;
-        if (row < 0)
-            return fail(tr("%1: its benchmark was made from a profile (sha256 %2...) that is not "
-                           "loaded; open that profile first")
-                            .arg(document, QString::fromStdString(s.profileSha256.substr(0, 12))));
-        if (!s.gpuGain)
-            return fail(tr("%1: a run without GPU time (--device cpu): nothing to set beside "
-                           "the projection of GPU time")
-                            .arg(document));
-        ProjectionModel::Measured m;
-        m.savedPercent = 100.0 * s.gpuGain->median;
-        m.lowPercent = 100.0 * s.gpuGain->low;
-        m.highPercent = 100.0 * s.gpuGain->high;
-        if (s.wallGain)
-            m.wallSavedPercent = 100.0 * s.wallGain->median;
-        if (s.projectedSavedShare)
-            m.projectedPercent = 100.0 * *s.projectedSavedShare;
-        m.pairs = s.pairs;
-        m.winners = s.winners;
-        m.document = document;
-        m.runs = s.runList;
-        m_model->setMeasured(s.profileSha256, std::move(m));
+        m_model->attachIntegration(document.toStdString());
     } catch (const InputError& e) {
-        return fail(QString::fromStdString(e.what()));
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
     }
     return true;
-}
-
-nlohmann::json ProjectionView::integrationProvenance() const {
-    nlohmann::json out = nlohmann::json::array();
-    for (int row = 0; row < m_model->rowCount(); ++row)
-        if (const auto m = m_model->measured(row))
-            out.push_back({{"workload", m_model->workload(row).name},
-                           {"document", m->document.toStdString()},
-                           {"measured_saved_percent_of_gpu_time", m->savedPercent},
-                           {"pairs", m->pairs},
-                           {"runs", m->runs}});
-    return out;
-}
-
-QStringList ProjectionView::integrationDocuments() const {
-    QStringList out;
-    for (int row = 0; row < m_model->rowCount(); ++row)
-        if (const auto m = m_model->measured(row))
-            out << m->document;
-    return out;
 }
 
 void ProjectionView::onIntegrationRun() {

@@ -81,10 +81,6 @@ public:
     // readIntegrationSummary), drawn beside the row of the profile its benchmark was made from;
     // false with the one-line reason when it is unreadable or belongs to no loaded profile.
     bool attachIntegration(const QString& document, QString* error = nullptr);
-    // The integration runs shown, for the figure's provenance: per workload, the document and
-    // its runs (empty when none).
-    nlohmann::json integrationProvenance() const;
-    QStringList integrationDocuments() const;
 
     // Median slider position <-> speedup: log scale from 1x (0) to 10x (kSliderSteps).
     static constexpr int kSliderSteps = 1000;
