@@ -1,6 +1,7 @@
 // reach-cli integrate --benchmark DIR --records R [--records R2 ...] [--steps N] [--warmup K]
-//                     [--runs R] [--all-passing] [--device cuda|cpu] [--trust DIR ...] [--out DIR]
-//                     [--timeout S] [--rules R.json] [--json] -- PYTHON WORKLOAD.py ARGS...
+//                     [--runs R] [--control] [--all-passing] [--device cuda|cpu] [--trust DIR ...]
+//                     [--out DIR] [--timeout S] [--rules R.json] [--json]
+//                     -- PYTHON WORKLOAD.py ARGS...
 // The verified winners put back into the workload, and the measured gain beside the exact
 // projection (core/project/integration.h, docs/integration.md).
 #include <nlohmann/json.hpp>
@@ -35,7 +36,7 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
     }
     const std::vector<std::string> records = takeRepeated(argv, "--records");
     const std::vector<std::string> trusted = takeRepeated(argv, "--trust");
-    const CliArgs args(argv, {{"--json", "--all-passing"},
+    const CliArgs args(argv, {{"--json", "--all-passing", "--control"},
                               {"--benchmark", "--steps", "--warmup", "--runs", "--device", "--out",
                                "--timeout", "--rules"}});
     if (!args.positionals().empty())
@@ -60,6 +61,7 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
         options.runs = int(*v);
     if (auto v = args.number("--timeout", 1, 86400))
         options.timeoutSeconds = *v;
+    options.control = args.flag("--control");
     options.outDir = args.value("--out").value_or("reach-integrate");
     options.rulesPath = args.value("--rules").value_or("");
 
@@ -86,7 +88,8 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
     }
     io.out << r.plan.winners.size() << " verified candidate(s) of "
            << r.plan.benchmark.problems.size() << " problem(s) installed; " << options.runs
-           << " pair(s) of runs, " << options.steps << " steps each after " << options.warmup
+           << (options.control ? " triple(s) of runs (with the control), " : " pair(s) of runs, ")
+           << options.steps << " steps each after " << options.warmup
            << " warm-up\n";
     for (const IntegrationWinner& w : r.plan.winners)
         io.out << "  " << reach::escapeControls(w.problem) << "  " << w.op << "  sigma "
@@ -103,6 +106,14 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
         io.out << "wall clock per step: " << duration(r.asIsWallUsPerStep) << " as is, "
                << duration(r.substitutedWallUsPerStep) << " with the winners; measured saving "
                << gainText(*r.wallGain) << "\n";
+    if (r.hooksWallGain) {
+        io.out << "the overrides alone (every call falling through): wall clock per step "
+               << duration(r.hooksWallUsPerStep) << ", saving " << gainText(*r.hooksWallGain);
+        if (r.hooksGpuGain)
+            io.out << "; GPU time " << duration(r.hooksGpuUsPerStep) << ", saving "
+                   << gainText(*r.hooksGpuGain);
+        io.out << "\n";
+    }
     if (r.projection)
         io.out << "exact projection for the same winners: " << percent(r.projection->savedShare, 2)
                << " of GPU time (" << percent(r.projection->savedInterval.lo, 2) << " to "
@@ -121,8 +132,8 @@ CliCommand integrateCommand() {
     return {"integrate",
             "the verified winners put back into the workload: measured against projected",
             "integrate --benchmark DIR --records R [--records R2 ...] [--steps N] [--warmup K]\n"
-            "          [--runs R] [--all-passing] [--device cuda|cpu] [--trust DIR ...]\n"
-            "          [--out DIR] [--timeout S] [--rules R.json] [--json]\n"
+            "          [--runs R] [--control] [--all-passing] [--device cuda|cpu]\n"
+            "          [--trust DIR ...] [--out DIR] [--timeout S] [--rules R.json] [--json]\n"
             "          -- PYTHON WORKLOAD.py ARGS...\n"
             "  runs the workload (code: run because you name it) R times as it is and R times\n"
             "  with each verified winner of DIR installed in place of its operator, for the\n"
@@ -132,6 +143,9 @@ CliCommand integrateCommand() {
             "               beside R, in DIR or in a --trust folder, with the verified bytes\n"
             "  --steps N    profiled steps per run (default 10) after --warmup K (default 3)\n"
             "  --runs R     pairs of runs (default 5): the spread of the measured gain\n"
+            "  --control    a third run per pair: the overrides installed, every call falling\n"
+            "               through; what the dispatch through them costs, apart from the\n"
+            "               candidates\n"
             "  --all-passing  install passing candidates not faster than eager too\n"
             "  --out DIR    plan, traces and reports (default ./reach-integrate)\n"
             "  --timeout S  each run's limit (default 900)",

@@ -215,96 +215,129 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
     if (const char* old = std::getenv("PYTHONPATH"); old && *old)
         pythonPath += std::string(":") + old;
 
+    auto modeText = [](const std::string& mode) {
+        return mode == "asis"          ? std::string("as is")
+               : mode == "substituted" ? std::string("with the winners")
+                                       : std::string("with the overrides alone");
+    };
     std::optional<Breakdown> firstAsIs, firstSubstituted;
-    std::vector<double> gpuGains, wallGains, asIsGpu, subGpu, asIsWall, subWall;
-    for (int pair = 0; pair < options.runs; ++pair) {
-        // Alternate which goes first, so a drift of the machine falls on both sides.
-        const char* order[2] = {"asis", "substituted"};
-        if (pair % 2)
-            std::swap(order[0], order[1]);
-        IntegrationRun pairRuns[2];
-        for (int k = 0; k < 2; ++k) {
-            IntegrationRun run;
-            run.mode = order[k];
-            run.pair = pair;
-            const std::string stem = run.mode + "_" + std::to_string(pair + 1);
-            run.trace = (fs::path(out) / (stem + ".json")).string();
-            run.reportPath = (fs::path(out) / (stem + ".report.json")).string();
-            if (progress)
-                progress("run " + std::to_string(pair + 1) + " of " + std::to_string(options.runs) +
-                         ": " + (run.mode == "asis" ? "as is" : "with the winners"));
-            std::vector<std::string> argv = {options.workload[0],
-                                             "-m",
-                                             "reach_integrate.run",
-                                             "--plan",
-                                             planPath,
-                                             "--mode",
-                                             run.mode,
-                                             "--device",
-                                             options.device,
-                                             "--warmup",
-                                             std::to_string(options.warmup),
-                                             "--steps",
-                                             std::to_string(options.steps),
-                                             "--trace",
-                                             run.trace,
-                                             "--report",
-                                             run.reportPath,
-                                             "--"};
-            argv.insert(argv.end(), options.workload.begin() + 1, options.workload.end());
-            fs::remove(run.reportPath, ec);
-            const ChildResult child = runChild(argv, options.timeoutSeconds, {pythonPath});
-            if (!child.started)
-                throw InputError(options.workload[0], "",
-                                 "an interpreter that starts (" + child.error + ")");
-            run.report = readReport(run.reportPath);
-            const std::string what = "run " + std::to_string(pair + 1) + " (" +
-                                     (run.mode == "asis" ? "as is" : "with the winners") + ")";
-            std::string why =
-                run.report.is_object() && run.report.value("error", json()).is_string()
-                    ? run.report["error"].get<std::string>()
-                    : lastLine(child.err);
-            if (child.timedOut)
-                throw IntegrationFailed(what + " ran past " +
-                                        std::to_string(int(options.timeoutSeconds)) + " s");
-            if (child.exitCode == 2)
-                throw InputError(run.reportPath, "error", escapeControls(why));
-            if (child.exitCode != 0 || !run.report.is_object())
-                throw IntegrationFailed(
-                    what + ": " +
-                    escapeControls(why.empty() ? "exit " + std::to_string(child.exitCode) : why));
-            const std::vector<double> wall = numbers(run.report.value("wall_us", json()));
-            if (wall.empty())
-                throw IntegrationFailed(what + ": its report has no step times");
-            run.wallUsPerStep = median(wall);
-            if (options.device == "cuda") {
-                Breakdown b = computeBreakdown(readProfile(run.trace), rules);
-                run.gpuUsPerStep = b.gpuTimeUs / options.steps;
-                run.busyUsPerStep = b.busyTimeUs / options.steps;
+    auto runOne = [&](const std::string& mode, int pair) {
+        IntegrationRun run;
+        run.mode = mode;
+        run.pair = pair;
+        const std::string stem = run.mode + "_" + std::to_string(pair + 1);
+        run.trace = (fs::path(out) / (stem + ".json")).string();
+        run.reportPath = (fs::path(out) / (stem + ".report.json")).string();
+        if (progress)
+            progress("run " + std::to_string(pair + 1) + " of " + std::to_string(options.runs) +
+                     ": " + modeText(run.mode));
+        std::vector<std::string> argv = {options.workload[0],
+                                         "-m",
+                                         "reach_integrate.run",
+                                         "--plan",
+                                         planPath,
+                                         "--mode",
+                                         run.mode,
+                                         "--device",
+                                         options.device,
+                                         "--warmup",
+                                         std::to_string(options.warmup),
+                                         "--steps",
+                                         std::to_string(options.steps),
+                                         "--trace",
+                                         run.trace,
+                                         "--report",
+                                         run.reportPath,
+                                         "--"};
+        argv.insert(argv.end(), options.workload.begin() + 1, options.workload.end());
+        fs::remove(run.reportPath, ec);
+        const ChildResult child = runChild(argv, options.timeoutSeconds, {pythonPath});
+        if (!child.started)
+            throw InputError(options.workload[0], "",
+                             "an interpreter that starts (" + child.error + ")");
+        run.report = readReport(run.reportPath);
+        const std::string what =
+            "run " + std::to_string(pair + 1) + " (" + modeText(run.mode) + ")";
+        std::string why = run.report.is_object() && run.report.value("error", json()).is_string()
+                              ? run.report["error"].get<std::string>()
+                              : lastLine(child.err);
+        if (child.timedOut)
+            throw IntegrationFailed(what + " ran past " +
+                                    std::to_string(int(options.timeoutSeconds)) + " s");
+        if (child.exitCode == 2)
+            throw InputError(run.reportPath, "error", escapeControls(why));
+        if (child.exitCode != 0 || !run.report.is_object())
+            throw IntegrationFailed(
+                what + ": " +
+                escapeControls(why.empty() ? "exit " + std::to_string(child.exitCode) : why));
+        const std::vector<double> wall = numbers(run.report.value("wall_us", json()));
+        if (wall.empty())
+            throw IntegrationFailed(what + ": its report has no step times");
+        run.wallUsPerStep = median(wall);
+        if (options.device == "cuda") {
+            Breakdown b = computeBreakdown(readProfile(run.trace), rules);
+            run.gpuUsPerStep = b.gpuTimeUs / options.steps;
+            run.busyUsPerStep = b.busyTimeUs / options.steps;
+            if (run.mode != "hooks") {
                 std::optional<Breakdown>& keep = run.mode == "asis" ? firstAsIs : firstSubstituted;
                 if (!keep)
                     keep = std::move(b);
             }
-            pairRuns[run.mode == "asis" ? 0 : 1] = run;
+        }
+        return run;
+    };
+
+    // Each pair's runs against its own as-is run: the winners and, with --control, the
+    // overrides alone.
+    struct Against {
+        std::vector<double> gpuGains, wallGains, gpu, wall;
+    } asIs, withWinners, hooksOnly;
+    std::vector<std::string> modes = {"asis", "substituted"};
+    if (options.control)
+        modes.push_back("hooks");
+    for (int pair = 0; pair < options.runs; ++pair) {
+        // Rotate which goes first, so a drift of the machine falls on every side.
+        std::vector<std::string> order = modes;
+        std::rotate(order.begin(), order.begin() + pair % order.size(), order.end());
+        std::map<std::string, IntegrationRun> byMode;
+        for (const std::string& mode : order) {
+            IntegrationRun run = runOne(mode, pair);
+            byMode[mode] = run;
             result.runs.push_back(std::move(run));
         }
-        const IntegrationRun &a = pairRuns[0], &s = pairRuns[1];
-        asIsWall.push_back(a.wallUsPerStep);
-        subWall.push_back(s.wallUsPerStep);
-        wallGains.push_back(1 - s.wallUsPerStep / a.wallUsPerStep);
-        if (a.gpuUsPerStep && s.gpuUsPerStep && *a.gpuUsPerStep > 0) {
-            asIsGpu.push_back(*a.gpuUsPerStep);
-            subGpu.push_back(*s.gpuUsPerStep);
-            gpuGains.push_back(1 - *s.gpuUsPerStep / *a.gpuUsPerStep);
+        const IntegrationRun& a = byMode["asis"];
+        asIs.wall.push_back(a.wallUsPerStep);
+        if (a.gpuUsPerStep)
+            asIs.gpu.push_back(*a.gpuUsPerStep);
+        for (const auto& [mode, into] :
+             {std::pair<std::string, Against*>{"substituted", &withWinners}, {"hooks", &hooksOnly}}) {
+            const auto it = byMode.find(mode);
+            if (it == byMode.end())
+                continue;
+            const IntegrationRun& s = it->second;
+            into->wall.push_back(s.wallUsPerStep);
+            into->wallGains.push_back(1 - s.wallUsPerStep / a.wallUsPerStep);
+            if (a.gpuUsPerStep && s.gpuUsPerStep && *a.gpuUsPerStep > 0) {
+                into->gpu.push_back(*s.gpuUsPerStep);
+                into->gpuGains.push_back(1 - *s.gpuUsPerStep / *a.gpuUsPerStep);
+            }
         }
     }
-    result.wallGain = gainOf(wallGains);
-    result.asIsWallUsPerStep = median(asIsWall);
-    result.substitutedWallUsPerStep = median(subWall);
-    if (!gpuGains.empty()) {
-        result.gpuGain = gainOf(gpuGains);
-        result.asIsGpuUsPerStep = median(asIsGpu);
-        result.substitutedGpuUsPerStep = median(subGpu);
+    result.wallGain = gainOf(withWinners.wallGains);
+    result.asIsWallUsPerStep = median(asIs.wall);
+    result.substitutedWallUsPerStep = median(withWinners.wall);
+    if (!withWinners.gpuGains.empty()) {
+        result.gpuGain = gainOf(withWinners.gpuGains);
+        result.asIsGpuUsPerStep = median(asIs.gpu);
+        result.substitutedGpuUsPerStep = median(withWinners.gpu);
+    }
+    if (options.control) {
+        result.hooksWallGain = gainOf(hooksOnly.wallGains);
+        result.hooksWallUsPerStep = median(hooksOnly.wall);
+        if (!hooksOnly.gpuGains.empty()) {
+            result.hooksGpuGain = gainOf(hooksOnly.gpuGains);
+            result.hooksGpuUsPerStep = median(hooksOnly.gpu);
+        }
     }
 
     // Every winner's calls, over the substituted runs: a winner never called at its signature
@@ -377,10 +410,11 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
 json integrationJson(const IntegrationResult& r) {
     const IntegrationOptions& o = r.options;
     json winners = json::array();
-    for (const IntegrationWinner& w : r.plan.winners) {
+    // A winner's entries of the module's reports of every run of one mode.
+    auto reportsOf = [&](const IntegrationWinner& w, const std::string& mode) {
         json perRun = json::array();
         for (const IntegrationRun& run : r.runs) {
-            if (run.mode != "substituted")
+            if (run.mode != mode)
                 continue;
             const json problems = run.report.value("problems", json::array());
             if (problems.is_array())
@@ -388,6 +422,10 @@ json integrationJson(const IntegrationResult& r) {
                     if (p.is_object() && p.value("name", json()) == w.problem)
                         perRun.push_back(p);
         }
+        return perRun;
+    };
+    for (const IntegrationWinner& w : r.plan.winners) {
+        const json perRun = reportsOf(w, "substituted");
         winners.push_back({{"problem", w.problem},
                            {"operator", w.op},
                            {"candidate", w.candidatePath},
@@ -395,7 +433,8 @@ json integrationJson(const IntegrationResult& r) {
                            {"candidate_sha256", w.candidateSha256},
                            {"sigma", w.sigma},
                            {"verified_by", w.run.source},
-                           {"runs", perRun}});
+                           {"runs", perRun},
+                           {"control_runs", o.control ? reportsOf(w, "hooks") : json()}});
     }
     json left = json::array();
     for (const auto& [file, why] : r.plan.left)
@@ -448,10 +487,19 @@ json integrationJson(const IntegrationResult& r) {
                 {"wall_us", r.asIsWallUsPerStep}}},
               {"substituted",
                {{"gpu_us", r.gpuGain ? json(r.substitutedGpuUsPerStep) : json()},
-                {"wall_us", r.substitutedWallUsPerStep}}}}},
+                {"wall_us", r.substitutedWallUsPerStep}}},
+              {"hooks_only",
+               o.control ? json{{"gpu_us", r.hooksGpuGain ? json(r.hooksGpuUsPerStep) : json()},
+                                {"wall_us", r.hooksWallUsPerStep}}
+                         : json()}}},
             {"measured",
              {{"gpu_time_saved_share", gainJson(r.gpuGain)},
-              {"wall_clock_saved_share", gainJson(r.wallGain)}}},
+              {"wall_clock_saved_share", gainJson(r.wallGain)},
+              {"hooks_only",
+               o.control ? json{{"gpu_time_saved_share", gainJson(r.hooksGpuGain)},
+                                {"wall_clock_saved_share", gainJson(r.hooksWallGain)}}
+                         : json()}}},
+            {"control", o.control},
             {"exact_projection", projection},
             {"measured_minus_projected", difference},
             {"diff", r.diff.is_null() ? json() : r.diff},

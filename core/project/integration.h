@@ -57,6 +57,10 @@ struct IntegrationOptions {
     std::vector<std::string> workload;  // PYTHON SCRIPT [ARGS...]: the user's command
     std::string device = "cuda";        // or "cpu": no GPU time, the wall clock only
     int warmup = 3, steps = 10, runs = 5;
+    // A third run in every pair: the overrides installed and every call falling through (the
+    // module's --mode hooks), to tell what the dispatch through them costs from what the
+    // candidates cost.
+    bool control = false;
     double timeoutSeconds = 900;  // each run of the workload
     std::string outDir;           // where the plan, traces and reports are kept
     std::string resourceDir;      // empty: findResourceDir()
@@ -65,8 +69,8 @@ struct IntegrationOptions {
 
 // One run of the workload.
 struct IntegrationRun {
-    std::string mode;  // "asis" or "substituted"
-    int pair = 0;      // runs come in pairs, alternating which goes first
+    std::string mode;  // "asis", "substituted" or "hooks" (the control)
+    int pair = 0;      // runs come in pairs (triples with the control), rotating the order
     std::string trace, reportPath;
     nlohmann::json report;               // the module's report
     std::optional<double> gpuUsPerStep;  // the trace's GPU time / steps; none without a GPU
@@ -87,6 +91,9 @@ struct IntegrationResult {
     std::optional<MeasuredGain> gpuGain, wallGain;
     double asIsGpuUsPerStep = 0, substitutedGpuUsPerStep = 0;  // medians over the runs
     double asIsWallUsPerStep = 0, substitutedWallUsPerStep = 0;
+    // With the control: the overrides alone against the same pair's as-is run.
+    std::optional<MeasuredGain> hooksGpuGain, hooksWallGain;
+    double hooksGpuUsPerStep = 0, hooksWallUsPerStep = 0;
     // The exact projection for the same winners on the first as-is run's own trace (each
     // problem's share found there by its call signature); none without GPU time.
     std::optional<ExactProjection> projection;

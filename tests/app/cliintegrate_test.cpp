@@ -103,7 +103,13 @@ TEST_F(CliIntegrate, TheCandidateRunsForItsSignatureOnlyAndTheWorkloadComputesTh
         EXPECT_GE(run["checked"].get<int>(), 2);  // every warm-up call against PyTorch's own
         EXPECT_EQ(run["max_rel_frobenius"], 0.0);
         EXPECT_EQ(run["outputs_not_computed"], 0);
+        // The host time of each profiled call at the signature, the override's entry to return.
+        EXPECT_EQ(run["measured_calls_at_signature"], 3);
+        EXPECT_GT(run["host_us_per_call"].get<double>(), 0);
     }
+    EXPECT_EQ(doc["control"], false);
+    EXPECT_TRUE(w["control_runs"].is_null());
+    EXPECT_TRUE(doc["measured"]["hooks_only"].is_null());
     ASSERT_EQ(doc["run_list"].size(), 4u);
     int substitutedRuns = 0;
     for (const json& run : doc["run_list"]) {
@@ -141,6 +147,48 @@ TEST_F(CliIntegrate, TheCandidateRunsForItsSignatureOnlyAndTheWorkloadComputesTh
     // Each run's trace and report are kept.
     EXPECT_TRUE(fs::exists(dir.path("runs/asis_1.json")));
     EXPECT_TRUE(fs::exists(dir.path("runs/substituted_2.report.json")));
+}
+
+TEST_F(CliIntegrate, TheControlInstallsTheOverridesAndSubstitutesNothing) {
+    // --control: a third run per pair with the overrides installed and every call falling
+    // through, the winner's signature included; what the dispatch through them costs.
+    const auto r = integrate({"--all-passing", "--control", "--runs", "1", "--json"},
+                             {"--out", dir.path("results")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json doc = json::parse(r.out);
+    EXPECT_EQ(doc["control"], true);
+    ASSERT_EQ(doc["run_list"].size(), 3u);
+    std::vector<std::string> modes;
+    for (const json& run : doc["run_list"])
+        modes.push_back(run["mode"]);
+    EXPECT_EQ(modes, (std::vector<std::string>{"asis", "substituted", "hooks"}));
+    const json& hooks = doc["run_list"][2];
+    EXPECT_EQ(hooks["fell_through"]["aten::clamp_min"]["calls"], 10);  // the other signatures
+    const json& w = doc["winners"][0];
+    ASSERT_EQ(w["control_runs"].size(), 1u);
+    const json& control = w["control_runs"][0];
+    EXPECT_EQ(control["substituted"], 0);
+    EXPECT_EQ(control["substituted_warmup"], 0);
+    EXPECT_EQ(control["checked"], 0);
+    EXPECT_EQ(control["measured_calls_at_signature"], 3);  // PyTorch's kernel, through the hook
+    EXPECT_GT(control["host_us_per_call"].get<double>(), 0);
+    EXPECT_EQ(w["runs"][0]["substituted"], 3);
+    const json& m = doc["measured"]["hooks_only"];
+    EXPECT_EQ(m["wall_clock_saved_share"]["per_pair"].size(), 1u);
+    EXPECT_TRUE(m["gpu_time_saved_share"].is_null());  // the CPU
+    EXPECT_GT(doc["per_step"]["hooks_only"]["wall_us"].get<double>(), 0);
+    // The three runs computed the same numbers.
+    std::string first;
+    int files = 0;
+    for (const auto& e : fs::directory_iterator(dir.path("results"))) {
+        const std::string text = readText(e.path().string());
+        ++files;
+        if (first.empty())
+            first = text;
+        EXPECT_EQ(text, first) << e.path();
+    }
+    EXPECT_EQ(files, 3);
+    EXPECT_TRUE(fs::exists(dir.path("runs/hooks_1.json")));
 }
 
 // The candidate passed the oracle (random normal inputs) but maps NaN to 0, where clamp_min

@@ -1,12 +1,13 @@
 """One run of a workload for `reach-cli integrate` (docs/integration.md):
 
-    python3 -m reach_integrate.run --plan PLAN.json --mode asis|substituted --device cuda|cpu
+    python3 -m reach_integrate.run --plan PLAN.json --mode asis|substituted|hooks --device cuda|cpu
         --warmup K --steps N --trace TRACE.json --report REPORT.json -- WORKLOAD.py ARGS...
 
 Runs WORKLOAD.py as __main__ with ARGS. After K steps (reach_step() calls) the profiler starts
 (CPU and CUDA activities, shapes recorded); after N more it stops, the trace is exported and the
 workload ends. With --mode substituted the plan's verified winners replace their operators
-first (substitute.py). REPORT.json says what happened: each step's wall clock (the device
+first (substitute.py); with --mode hooks their overrides are installed and every call falls
+through (the control that measures the overrides alone). REPORT.json says what happened: each step's wall clock (the device
 synchronized at each boundary), the substitutions and fall-throughs, or the error.
 Exit status: 0 done, 1 the workload failed or a substituted call disagreed, 2 bad input."""
 
@@ -43,7 +44,7 @@ def main(argv):
     cut = argv.index("--")
     ap = argparse.ArgumentParser(prog="reach_integrate.run")
     ap.add_argument("--plan", required=True)
-    ap.add_argument("--mode", choices=("asis", "substituted"), required=True)
+    ap.add_argument("--mode", choices=("asis", "substituted", "hooks"), required=True)
     ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--steps", type=int, default=10)
@@ -89,9 +90,10 @@ def main(argv):
 
     session = steps.Session(torch, a.device, a.warmup, a.steps, on_start, on_step, on_finish)
     sub = None
-    if a.mode == "substituted":
+    if a.mode in ("substituted", "hooks"):
         try:
-            sub = Substitution(plan, a.device, WORKER_DIR, session.measuring)
+            sub = Substitution(plan, a.device, WORKER_DIR, session.measuring,
+                               hooks_only=a.mode == "hooks")
         except (IntegrateError, UserError, OSError) as e:
             _fail(report, a.report, 2, str(e))
         except Exception as e:  # a candidate that does not load: the plan's file, its fault

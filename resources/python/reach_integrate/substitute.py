@@ -14,10 +14,18 @@ PyTorch's kernel is still there (reached with _AutoDispatchBelowAutograd, as PyT
 autograd kernels do). What this costs: a call that autograd must record is refused (the
 candidate was verified forward only; its backward is unknown), and a workload under
 torch.inference_mode(), which skips the autograd keys, is never substituted (the report's
-counts say so)."""
+counts say so).
+
+With hooks_only the same kernels are registered and every call falls through, the calls at a
+winner's signature included: the control run that measures what the overrides cost by
+themselves, apart from what the candidates cost (docs/integration.md, "The wall clock's
+parts"). In both the host time of each measured call at a winner's signature is kept, from the
+override's entry to its return."""
 
 import hashlib
 import math
+import statistics
+import time
 
 import torch
 
@@ -147,7 +155,7 @@ def _meta_device():
 class Winner:
     """One verified problem: its signature, its candidate, what happened to its calls."""
 
-    def __init__(self, spec, device, tolerances):
+    def __init__(self, spec, device, tolerances, load_candidate=True):
         self.name = spec["name"]
         self.operator = spec["operator"]
         self.problem_path, self.candidate_path = spec["problem"], spec["candidate"]
@@ -159,11 +167,14 @@ class Winner:
         self.tolerances = tolerances  # {"fp32": {...}, "bf16": {...}, "fp16": {...}}
         self.problem = loading.load_problem(self.problem_path, "reach")
         self._learn_signature()
-        candidate = loading.load_candidate(self.candidate_path, self.problem, "reach")
-        init = self.problem.call("get_init_inputs()", self.problem.get_init_inputs)
-        model = candidate.ModelNew(*init)
-        self.model = model.to(device) if isinstance(model, torch.nn.Module) else model
+        self.model = None
+        if load_candidate:
+            candidate = loading.load_candidate(self.candidate_path, self.problem, "reach")
+            init = self.problem.call("get_init_inputs()", self.problem.get_init_inputs)
+            model = candidate.ModelNew(*init)
+            self.model = model.to(device) if isinstance(model, torch.nn.Module) else model
         self.substituted = self.substituted_warmup = self.checked = 0
+        self.host_us = []  # each measured call at the signature: the override's entry to return
         self.max_rel_frobenius = self.max_norm_max_error = 0.0
         self.others = None  # (dtype, shape, stride) of the operator's outputs past the first
 
@@ -258,16 +269,19 @@ class Winner:
                 "max_rel_frobenius": self.max_rel_frobenius,
                 "max_norm_max_error": self.max_norm_max_error,
                 "in_place_written_back": self.inplace,
-                "outputs_not_computed": len(self.others) if self.others else 0}
+                "outputs_not_computed": len(self.others) if self.others else 0,
+                "measured_calls_at_signature": len(self.host_us),
+                "host_us_per_call": statistics.median(self.host_us) if self.host_us else None}
 
 
 class Substitution:
-    def __init__(self, plan, device, resources_worker_dir, session_measuring):
+    def __init__(self, plan, device, resources_worker_dir, session_measuring, hooks_only=False):
         self.device = device
         self.measuring = session_measuring
+        self.hooks_only = hooks_only
         self.check_every = int(plan.get("check_every", 0))
         tol = {p: thresholds.load(resources_worker_dir, p) for p in ("fp32", "bf16", "fp16")}
-        self.winners = [Winner(w, device, tol) for w in plan["problems"]]
+        self.winners = [Winner(w, device, tol, not hooks_only) for w in plan["problems"]]
         self.fell_through = {}
         self.inside = False
         self.refused_grad = 0
@@ -297,8 +311,14 @@ class Substitution:
         def handler(*args, **kwargs):
             if self.inside:
                 return below_autograd(override, *args, **kwargs)
+            t0 = time.perf_counter()
             sig = signature(override, args, kwargs)
             w = table.get(sig)
+            if w is not None and self.hooks_only:
+                out = below_autograd(override, *args, **kwargs)
+                if self.measuring():
+                    w.host_us.append((time.perf_counter() - t0) * 1e6)
+                return out
             if w is None:
                 f = self.fell_through.setdefault(qualified, {"calls": 0, "signatures": {}})
                 f["calls"] += 1
@@ -314,7 +334,10 @@ class Substitution:
                 raise NeedsGrad(f"{w.name}: {qualified} was called with inputs that require "
                                 f"grad; integrate substitutes calls autograd does not record "
                                 f"(the candidate was verified forward only)")
-            return self._substitute(w, args, kwargs)
+            out = self._substitute(w, args, kwargs)
+            if self.measuring():
+                w.host_us.append((time.perf_counter() - t0) * 1e6)
+            return out
 
         return handler
 
