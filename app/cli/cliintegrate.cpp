@@ -1,5 +1,6 @@
 // reach-cli integrate --benchmark DIR --records R [--records R2 ...] [--steps N] [--warmup K]
-//                     [--runs R] [--control] [--all-passing] [--device cuda|cpu] [--trust DIR ...]
+//                     [--wall-steps M] [--runs R] [--control] [--all-passing] [--device cuda|cpu]
+//                     [--trust DIR ...]
 //                     [--out DIR] [--timeout S] [--rules R.json] [--json]
 //                     -- PYTHON WORKLOAD.py ARGS...
 // The verified winners put back into the workload, and the measured gain beside the exact
@@ -37,8 +38,8 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
     const std::vector<std::string> records = takeRepeated(argv, "--records");
     const std::vector<std::string> trusted = takeRepeated(argv, "--trust");
     const CliArgs args(argv, {{"--json", "--all-passing", "--control"},
-                              {"--benchmark", "--steps", "--warmup", "--runs", "--device", "--out",
-                               "--timeout", "--rules"}});
+                              {"--benchmark", "--steps", "--warmup", "--wall-steps", "--runs",
+                               "--device", "--out", "--timeout", "--rules"}});
     if (!args.positionals().empty())
         throw UsageError("integrate takes its workload after --: -- PYTHON WORKLOAD.py ARGS...");
     const auto benchmarkDir = args.value("--benchmark");
@@ -57,6 +58,8 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
         options.steps = int(*v);
     if (auto v = args.integer("--warmup", 1, 100000))
         options.warmup = int(*v);
+    if (auto v = args.integer("--wall-steps", 0, 100000))
+        options.wallSteps = int(*v);
     if (auto v = args.integer("--runs", 1, 1000))
         options.runs = int(*v);
     if (auto v = args.number("--timeout", 1, 86400))
@@ -89,8 +92,9 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
     io.out << r.plan.winners.size() << " verified candidate(s) of "
            << r.plan.benchmark.problems.size() << " problem(s) installed; " << options.runs
            << (options.control ? " triple(s) of runs (with the control), " : " pair(s) of runs, ")
-           << options.steps << " steps each after " << options.warmup
-           << " warm-up\n";
+           << options.warmup << " warm-up, " << options.wallSteps
+           << " wall-clock steps without the profiler and " << options.steps
+           << " profiled steps each\n";
     for (const IntegrationWinner& w : r.plan.winners)
         io.out << "  " << reach::escapeControls(w.problem) << "  " << w.op << "  sigma "
                << std::to_string(w.sigma).substr(0, 5) << "  "
@@ -98,20 +102,23 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
     for (const auto& [file, why] : r.plan.left)
         io.out << "  left out " << reach::escapeControls(file) << ": " << reach::escapeControls(why)
                << "\n";
-    if (r.gpuGain)
-        io.out << "GPU time per step: " << duration(r.asIsGpuUsPerStep) << " as is, "
-               << duration(r.substitutedGpuUsPerStep) << " with the winners; measured saving "
-               << gainText(*r.gpuGain) << "\n";
-    if (r.wallGain)
-        io.out << "wall clock per step: " << duration(r.asIsWallUsPerStep) << " as is, "
-               << duration(r.substitutedWallUsPerStep) << " with the winners; measured saving "
-               << gainText(*r.wallGain) << "\n";
-    if (r.hooksWallGain) {
-        io.out << "the overrides alone (every call falling through): wall clock per step "
-               << duration(r.hooksWallUsPerStep) << ", saving " << gainText(*r.hooksWallGain);
-        if (r.hooksGpuGain)
-            io.out << "; GPU time " << duration(r.hooksGpuUsPerStep) << ", saving "
-                   << gainText(*r.hooksGpuGain);
+    if (r.substituted.gpuGain)
+        io.out << "GPU time per step: " << duration(*r.asIs.gpuUsPerStep) << " as is, "
+               << duration(*r.substituted.gpuUsPerStep) << " with the winners; measured saving "
+               << gainText(*r.substituted.gpuGain) << "\n";
+    const std::string where = options.wallSteps > 0 ? " (no profiler)" : " (profiled steps)";
+    if (r.substituted.wallGain)
+        io.out << "wall clock per step" << where << ": " << duration(r.asIs.wallUsPerStep)
+               << " as is, " << duration(r.substituted.wallUsPerStep)
+               << " with the winners; measured saving " << gainText(*r.substituted.wallGain)
+               << "\n";
+    if (r.hooks && r.hooks->wallGain) {
+        io.out << "the overrides alone (every call falling through): wall clock per step" << where
+               << " " << duration(r.hooks->wallUsPerStep) << ", saving "
+               << gainText(*r.hooks->wallGain);
+        if (r.hooks->gpuGain)
+            io.out << "; GPU time " << duration(*r.hooks->gpuUsPerStep) << ", saving "
+                   << gainText(*r.hooks->gpuGain);
         io.out << "\n";
     }
     if (r.projection)
@@ -129,27 +136,30 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
 }  // namespace
 
 CliCommand integrateCommand() {
-    return {"integrate",
-            "the verified winners put back into the workload: measured against projected",
-            "integrate --benchmark DIR --records R [--records R2 ...] [--steps N] [--warmup K]\n"
-            "          [--runs R] [--control] [--all-passing] [--device cuda|cpu]\n"
-            "          [--trust DIR ...] [--out DIR] [--timeout S] [--rules R.json] [--json]\n"
-            "          -- PYTHON WORKLOAD.py ARGS...\n"
-            "  runs the workload (code: run because you name it) R times as it is and R times\n"
-            "  with each verified winner of DIR installed in place of its operator, for the\n"
-            "  signature it was verified at; the workload marks its steps with reach_step()\n"
-            "  (from reach_integrate) or torch.profiler's prof.step()\n"
-            "  --records R  reach-verify output of DIR's problems; a winner's candidate must lie\n"
-            "               beside R, in DIR or in a --trust folder, with the verified bytes\n"
-            "  --steps N    profiled steps per run (default 10) after --warmup K (default 3)\n"
-            "  --runs R     pairs of runs (default 5): the spread of the measured gain\n"
-            "  --control    a third run per pair: the overrides installed, every call falling\n"
-            "               through; what the dispatch through them costs, apart from the\n"
-            "               candidates\n"
-            "  --all-passing  install passing candidates not faster than eager too\n"
-            "  --out DIR    plan, traces and reports (default ./reach-integrate)\n"
-            "  --timeout S  each run's limit (default 900)",
-            runIntegrate};
+    return {
+        "integrate", "the verified winners put back into the workload: measured against projected",
+        "integrate --benchmark DIR --records R [--records R2 ...] [--steps N] [--warmup K]\n"
+        "          [--wall-steps M] [--runs R] [--control] [--all-passing] [--device cuda|cpu]\n"
+        "          [--trust DIR ...] [--out DIR] [--timeout S] [--rules R.json] [--json]\n"
+        "          -- PYTHON WORKLOAD.py ARGS...\n"
+        "  runs the workload (code: run because you name it) R times as it is and R times\n"
+        "  with each verified winner of DIR installed in place of its operator, for the\n"
+        "  signature it was verified at; the workload marks its steps with reach_step()\n"
+        "  (from reach_integrate) or torch.profiler's prof.step()\n"
+        "  --records R  reach-verify output of DIR's problems; a winner's candidate must lie\n"
+        "               beside R, in DIR or in a --trust folder, with the verified bytes\n"
+        "  --warmup K   steps first, every substituted call checked (default 3)\n"
+        "  --wall-steps M  then M steps timed without the profiler: the wall clock\n"
+        "               (default 10; 0: read it on the profiled steps)\n"
+        "  --steps N    then N profiled steps: the GPU time (default 10)\n"
+        "  --runs R     pairs of runs (default 5): the spread of the measured gain\n"
+        "  --control    a third run per pair: the overrides installed, every call falling\n"
+        "               through; what the dispatch through them costs, apart from the\n"
+        "               candidates\n"
+        "  --all-passing  install passing candidates not faster than eager too\n"
+        "  --out DIR    plan, traces and reports (default ./reach-integrate)\n"
+        "  --timeout S  each run's limit (default 900)",
+        runIntegrate};
 }
 
 }  // namespace reach::cli

@@ -73,7 +73,9 @@ json runsJson(const ProblemRuns& r) {
     return {{"found", r.found},
             {"verdicts", verdicts},
             {"slower_than_eager", r.slower},
-            {"without_timings", r.withoutTimings}};
+            {"without_timings", r.withoutTimings},
+            {"precision", r.precision},
+            {"other_precision", r.otherPrecision}};
 }
 
 json chosenJson(const VerifiedRun& run) {

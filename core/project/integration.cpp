@@ -97,6 +97,12 @@ int64_t countOf(const json& doc, const char* key) {
     return it != doc.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
 }
 
+json perStepJson(const IntegrationSide& side) {
+    return {{"gpu_us", side.gpuUsPerStep ? json(*side.gpuUsPerStep) : json()},
+            {"wall_us", side.wallUsPerStep},
+            {"wall_us_under_profiler", side.wallUnderProfilerUsPerStep}};
+}
+
 json gainJson(const std::optional<MeasuredGain>& g) {
     if (!g)
         return nullptr;
@@ -114,7 +120,11 @@ IntegrationPlan planIntegration(BenchmarkFolder benchmark, const VerifiedRuns& r
         const ProblemRuns& pr = matched.problems[i];
         auto leave = [&](const std::string& why) { plan.left.push_back({p.file, why}); };
         if (!pr.best || !pr.best->passed()) {
-            leave(pr.found ? "no run of it passed with both timings" : "no verified run of it");
+            if (pr.otherPrecision > 0 && pr.otherPrecision == pr.found)
+                leave("verified in " + pr.otherPrecisionSeen + " only; its recorded call is " +
+                      pr.precision + ": reach-verify --precision " + pr.precision);
+            else
+                leave(pr.found ? "no run of it passed with both timings" : "no verified run of it");
             continue;
         }
         const VerifiedRun& r = *pr.best;
@@ -244,6 +254,8 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
                                          std::to_string(options.warmup),
                                          "--steps",
                                          std::to_string(options.steps),
+                                         "--wall-steps",
+                                         std::to_string(options.wallSteps),
                                          "--trace",
                                          run.trace,
                                          "--report",
@@ -274,6 +286,15 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
         if (wall.empty())
             throw IntegrationFailed(what + ": its report has no step times");
         run.wallUsPerStep = median(wall);
+        if (options.wallSteps > 0) {
+            const std::vector<double> unprofiled =
+                numbers(run.report.value("wall_unprofiled_us", json()));
+            if (unprofiled.size() != size_t(options.wallSteps))
+                throw IntegrationFailed(what + ": its report has " +
+                                        std::to_string(unprofiled.size()) + " wall-clock steps, " +
+                                        std::to_string(options.wallSteps) + " asked");
+            run.wallUnprofiledUsPerStep = median(unprofiled);
+        }
         if (options.device == "cuda") {
             Breakdown b = computeBreakdown(readProfile(run.trace), rules);
             run.gpuUsPerStep = b.gpuTimeUs / options.steps;
@@ -289,9 +310,11 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
 
     // Each pair's runs against its own as-is run: the winners and, with --control, the
     // overrides alone.
-    struct Against {
-        std::vector<double> gpuGains, wallGains, gpu, wall;
-    } asIs, withWinners, hooksOnly;
+    struct Collected {
+        std::vector<double> gpu, wall, wallUnderProfiler;
+        std::vector<double> gpuGains, wallGains, wallUnderProfilerGains;
+    };
+    std::map<std::string, Collected> collected;
     std::vector<std::string> modes = {"asis", "substituted"};
     if (options.control)
         modes.push_back("hooks");
@@ -306,39 +329,39 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
             result.runs.push_back(std::move(run));
         }
         const IntegrationRun& a = byMode["asis"];
-        asIs.wall.push_back(a.wallUsPerStep);
-        if (a.gpuUsPerStep)
-            asIs.gpu.push_back(*a.gpuUsPerStep);
-        for (const auto& [mode, into] :
-             {std::pair<std::string, Against*>{"substituted", &withWinners}, {"hooks", &hooksOnly}}) {
-            const auto it = byMode.find(mode);
-            if (it == byMode.end())
+        for (const auto& [mode, s] : byMode) {
+            Collected& c = collected[mode];
+            c.wall.push_back(s.wallClockUsPerStep());
+            c.wallUnderProfiler.push_back(s.wallUsPerStep);
+            if (s.gpuUsPerStep)
+                c.gpu.push_back(*s.gpuUsPerStep);
+            if (mode == "asis")
                 continue;
-            const IntegrationRun& s = it->second;
-            into->wall.push_back(s.wallUsPerStep);
-            into->wallGains.push_back(1 - s.wallUsPerStep / a.wallUsPerStep);
-            if (a.gpuUsPerStep && s.gpuUsPerStep && *a.gpuUsPerStep > 0) {
-                into->gpu.push_back(*s.gpuUsPerStep);
-                into->gpuGains.push_back(1 - *s.gpuUsPerStep / *a.gpuUsPerStep);
-            }
+            c.wallGains.push_back(1 - s.wallClockUsPerStep() / a.wallClockUsPerStep());
+            c.wallUnderProfilerGains.push_back(1 - s.wallUsPerStep / a.wallUsPerStep);
+            if (a.gpuUsPerStep && s.gpuUsPerStep && *a.gpuUsPerStep > 0)
+                c.gpuGains.push_back(1 - *s.gpuUsPerStep / *a.gpuUsPerStep);
         }
     }
-    result.wallGain = gainOf(withWinners.wallGains);
-    result.asIsWallUsPerStep = median(asIs.wall);
-    result.substitutedWallUsPerStep = median(withWinners.wall);
-    if (!withWinners.gpuGains.empty()) {
-        result.gpuGain = gainOf(withWinners.gpuGains);
-        result.asIsGpuUsPerStep = median(asIs.gpu);
-        result.substitutedGpuUsPerStep = median(withWinners.gpu);
-    }
-    if (options.control) {
-        result.hooksWallGain = gainOf(hooksOnly.wallGains);
-        result.hooksWallUsPerStep = median(hooksOnly.wall);
-        if (!hooksOnly.gpuGains.empty()) {
-            result.hooksGpuGain = gainOf(hooksOnly.gpuGains);
-            result.hooksGpuUsPerStep = median(hooksOnly.gpu);
+    auto sideOf = [&](const std::string& mode) {
+        const Collected& c = collected[mode];
+        IntegrationSide side;
+        side.wallUsPerStep = median(c.wall);
+        side.wallUnderProfilerUsPerStep = median(c.wallUnderProfiler);
+        if (!c.gpu.empty())
+            side.gpuUsPerStep = median(c.gpu);
+        if (!c.wallGains.empty()) {
+            side.wallGain = gainOf(c.wallGains);
+            side.wallUnderProfilerGain = gainOf(c.wallUnderProfilerGains);
         }
-    }
+        if (!c.gpuGains.empty())
+            side.gpuGain = gainOf(c.gpuGains);
+        return side;
+    };
+    result.asIs = sideOf("asis");
+    result.substituted = sideOf("substituted");
+    if (options.control)
+        result.hooks = sideOf("hooks");
 
     // Every winner's calls, over the substituted runs: a winner never called at its signature
     // saves nothing, whatever the projection says.
@@ -448,6 +471,8 @@ json integrationJson(const IntegrationResult& r) {
                         {"gpu_us_per_step", run.gpuUsPerStep ? json(*run.gpuUsPerStep) : json()},
                         {"busy_us_per_step", run.busyUsPerStep ? json(*run.busyUsPerStep) : json()},
                         {"wall_us_per_step", run.wallUsPerStep},
+                        {"wall_unprofiled_us_per_step",
+                         run.wallUnprofiledUsPerStep ? json(*run.wallUnprofiledUsPerStep) : json()},
                         {"fell_through", run.report.value("fell_through", json::object())}});
 
     json projection = nullptr;
@@ -466,45 +491,44 @@ json integrationJson(const IntegrationResult& r) {
                         {"median_speedup", x.study.medianSpeedup},
                         {"saved_share_of_gpu_time", x.study.savedShare}}},
                       {"assumptions", exactProjectionAssumptions()}};
-        if (r.gpuGain)
-            difference = r.gpuGain->median - x.savedShare;
+        if (r.substituted.gpuGain)
+            difference = r.substituted.gpuGain->median - x.savedShare;
     }
-    return {{"schema", "reach.integration"},
-            {"schema_version", 1},
-            {"benchmark", r.plan.benchmark.dir},
-            {"profile", r.plan.benchmark.profile},
-            {"profile_sha256", r.plan.benchmark.profileSha256},
-            {"device", o.device},
-            {"workload", o.workload},
-            {"warmup", o.warmup},
-            {"steps", o.steps},
-            {"runs", o.runs},
-            {"winners", winners},
-            {"left_out", left},
-            {"per_step",
-             {{"as_is",
-               {{"gpu_us", r.gpuGain ? json(r.asIsGpuUsPerStep) : json()},
-                {"wall_us", r.asIsWallUsPerStep}}},
-              {"substituted",
-               {{"gpu_us", r.gpuGain ? json(r.substitutedGpuUsPerStep) : json()},
-                {"wall_us", r.substitutedWallUsPerStep}}},
-              {"hooks_only",
-               o.control ? json{{"gpu_us", r.hooksGpuGain ? json(r.hooksGpuUsPerStep) : json()},
-                                {"wall_us", r.hooksWallUsPerStep}}
-                         : json()}}},
-            {"measured",
-             {{"gpu_time_saved_share", gainJson(r.gpuGain)},
-              {"wall_clock_saved_share", gainJson(r.wallGain)},
-              {"hooks_only",
-               o.control ? json{{"gpu_time_saved_share", gainJson(r.hooksGpuGain)},
-                                {"wall_clock_saved_share", gainJson(r.hooksWallGain)}}
-                         : json()}}},
-            {"control", o.control},
-            {"exact_projection", projection},
-            {"measured_minus_projected", difference},
-            {"diff", r.diff.is_null() ? json() : r.diff},
-            {"run_list", runs},
-            {"warnings", r.warnings}};
+    return {
+        {"schema", "reach.integration"},
+        {"schema_version", 1},
+        {"benchmark", r.plan.benchmark.dir},
+        {"profile", r.plan.benchmark.profile},
+        {"profile_sha256", r.plan.benchmark.profileSha256},
+        {"device", o.device},
+        {"workload", o.workload},
+        {"warmup", o.warmup},
+        {"steps", o.steps},
+        {"runs", o.runs},
+        {"winners", winners},
+        {"left_out", left},
+        {"wall_steps", o.wallSteps},
+        // Which steps the wall clock was read on: the unprofiled ones when there were any.
+        {"wall_clock_steps", o.wallSteps > 0 ? "unprofiled" : "profiled"},
+        {"per_step",
+         {{"as_is", perStepJson(r.asIs)},
+          {"substituted", perStepJson(r.substituted)},
+          {"hooks_only", r.hooks ? perStepJson(*r.hooks) : json()}}},
+        {"measured",
+         {{"gpu_time_saved_share", gainJson(r.substituted.gpuGain)},
+          {"wall_clock_saved_share", gainJson(r.substituted.wallGain)},
+          {"wall_clock_under_profiler_saved_share", gainJson(r.substituted.wallUnderProfilerGain)},
+          {"hooks_only", r.hooks ? json{{"gpu_time_saved_share", gainJson(r.hooks->gpuGain)},
+                                        {"wall_clock_saved_share", gainJson(r.hooks->wallGain)},
+                                        {"wall_clock_under_profiler_saved_share",
+                                         gainJson(r.hooks->wallUnderProfilerGain)}}
+                                 : json()}}},
+        {"control", o.control},
+        {"exact_projection", projection},
+        {"measured_minus_projected", difference},
+        {"diff", r.diff.is_null() ? json() : r.diff},
+        {"run_list", runs},
+        {"warnings", r.warnings}};
 }
 
 namespace {
@@ -561,6 +585,11 @@ IntegrationSummary readIntegrationSummary(const std::string& path) {
         throw InputError(path, "measured", "an object");
     s.gpuGain = gainFrom(doc, path, "gpu_time_saved_share");
     s.wallGain = gainFrom(doc, path, "wall_clock_saved_share");
+    if (const json& steps = doc.value("wall_clock_steps", json()); !steps.is_null()) {
+        if (steps != "unprofiled" && steps != "profiled")
+            throw InputError(path, "wall_clock_steps", "\"unprofiled\" or \"profiled\"");
+        s.wallClockSteps = steps.get<std::string>();
+    }
     const json& x = doc.value("exact_projection", json());
     if (!x.is_null()) {
         const json& v = x.is_object() ? x.value("saved_share_of_gpu_time", json()) : json();

@@ -56,7 +56,10 @@ nlohmann::json integrationPlanJson(const IntegrationPlan& plan);
 struct IntegrationOptions {
     std::vector<std::string> workload;  // PYTHON SCRIPT [ARGS...]: the user's command
     std::string device = "cuda";        // or "cpu": no GPU time, the wall clock only
-    int warmup = 3, steps = 10, runs = 5;
+    // After the warm-up, `wallSteps` steps timed with no profiler running (the wall clock: the
+    // profiler's cost per recorded operator falls on the host), then `steps` profiled (the GPU
+    // time). With wallSteps 0 the wall clock is read on the profiled steps.
+    int warmup = 3, wallSteps = 10, steps = 10, runs = 5;
     // A third run in every pair: the overrides installed and every call falling through (the
     // module's --mode hooks), to tell what the dispatch through them costs from what the
     // candidates cost.
@@ -75,7 +78,10 @@ struct IntegrationRun {
     nlohmann::json report;               // the module's report
     std::optional<double> gpuUsPerStep;  // the trace's GPU time / steps; none without a GPU
     std::optional<double> busyUsPerStep;
-    double wallUsPerStep = 0;  // the median of its steps' wall clock
+    double wallUsPerStep = 0;                       // the median of its profiled steps' wall clock
+    std::optional<double> wallUnprofiledUsPerStep;  // of its wall-clock steps, when it had any
+    // The wall clock the gains are measured on: the steps without the profiler when measured.
+    double wallClockUsPerStep() const { return wallUnprofiledUsPerStep.value_or(wallUsPerStep); }
 };
 
 // A value measured over the pairs: each pair's gain, their median and range.
@@ -84,16 +90,21 @@ struct MeasuredGain {
     double median = 0, low = 0, high = 0;
 };
 
+// One mode's runs: medians per step over its runs and, against the same pair's as-is run, the
+// saving (none for the as-is runs themselves).
+struct IntegrationSide {
+    std::optional<double> gpuUsPerStep;
+    double wallUsPerStep = 0;               // IntegrationRun::wallClockUsPerStep
+    double wallUnderProfilerUsPerStep = 0;  // IntegrationRun::wallUsPerStep
+    std::optional<MeasuredGain> gpuGain, wallGain, wallUnderProfilerGain;
+};
+
 struct IntegrationResult {
     IntegrationPlan plan;
     IntegrationOptions options;
     std::vector<IntegrationRun> runs;
-    std::optional<MeasuredGain> gpuGain, wallGain;
-    double asIsGpuUsPerStep = 0, substitutedGpuUsPerStep = 0;  // medians over the runs
-    double asIsWallUsPerStep = 0, substitutedWallUsPerStep = 0;
-    // With the control: the overrides alone against the same pair's as-is run.
-    std::optional<MeasuredGain> hooksGpuGain, hooksWallGain;
-    double hooksGpuUsPerStep = 0, hooksWallUsPerStep = 0;
+    IntegrationSide asIs, substituted;
+    std::optional<IntegrationSide> hooks;  // with the control: the overrides alone
     // The exact projection for the same winners on the first as-is run's own trace (each
     // problem's share found there by its call signature); none without GPU time.
     std::optional<ExactProjection> projection;
@@ -124,6 +135,9 @@ struct IntegrationSummary {
     std::string profileSha256;  // of the benchmark's profile: which workload row it belongs to
     std::string benchmark, device;
     std::optional<MeasuredGain> gpuGain, wallGain;
+    // The steps the wall clock was read on: "unprofiled" (integrate's wall-clock steps) or
+    // "profiled" (--wall-steps 0, and documents written before there were wall-clock steps).
+    std::string wallClockSteps = "profiled";
     std::optional<double> projectedSavedShare;  // the exact projection on the as-is run
     int winners = 0, pairs = 0;
     nlohmann::json runList = nlohmann::json::array();  // mode, pair, trace, per-step times

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "core/base/inputerror.h"
 #include "core/base/jsoninteger.h"
 #include "core/base/jsonparse.h"
 #include "core/base/sha256.h"
+#include "core/benchmark/problemsource.h"
 #include "core/records/recordimportverify.h"
 #include "core/store/projectstore.h"
 #include "core/store/verificationstore.h"
@@ -218,11 +221,26 @@ VerifiedRuns readVerifiedRuns(const std::vector<std::string>& paths) {
     return out;
 }
 
+std::string problemPrecision(const BenchmarkProblem& problem) {
+    static const std::map<std::string, std::string> names = {
+        {"bfloat16", "bf16"}, {"float16", "fp16"}, {"float32", "fp32"}, {"float64", "fp64"}};
+    std::set<std::string> seen;
+    for (const CallArgument& a : decodeArguments(problem.signature, nullptr))
+        if (a.kind == CallArgument::Kind::Tensor)
+            if (const auto it = names.find(a.dtype); it != names.end())
+                seen.insert(it->second);
+    if (seen.size() > 1)
+        return "mixed";
+    return seen.empty() ? std::string() : *seen.begin();
+}
+
 BenchmarkRuns matchVerifiedRuns(const BenchmarkFolder& benchmark, const VerifiedRuns& runs) {
     BenchmarkRuns out;
     out.read = runs.read;
     out.unmatched = runs.unmatched;
     out.problems.resize(benchmark.problems.size());
+    for (size_t i = 0; i < benchmark.problems.size(); ++i)
+        out.problems[i].precision = problemPrecision(benchmark.problems[i]);
     for (const VerifiedRun& run : runs.runs) {
         bool matched = false;
         for (size_t i = 0; i < benchmark.problems.size(); ++i) {
@@ -232,6 +250,11 @@ BenchmarkRuns matchVerifiedRuns(const BenchmarkFolder& benchmark, const Verified
             ProblemRuns& p = out.problems[i];
             ++p.found;
             ++p.verdicts[run.verdict];
+            if (!p.precision.empty() && run.precision != p.precision) {
+                ++p.otherPrecision;
+                p.otherPrecisionSeen = run.precision.empty() ? "an unsaid precision" : run.precision;
+                continue;
+            }
             if (!run.passed())
                 continue;
             const auto sigma = run.sigma();

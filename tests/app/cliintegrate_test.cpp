@@ -47,7 +47,8 @@ protected:
         env.env = {{"REACH_PYTHON", REACH_TEST_PYTHON}, {"REACH_CACHE_DIR", dir.path("cache")}};
         const auto v = runCli(
             {"verify", "--problem", bench + "/" + kClamp, "--candidate",
-             dir.path("rec/clamp_min_where.py"), "--worker-device", "cpu", "--reps", "5", "--json"},
+             dir.path("rec/clamp_min_where.py"), "--worker-device", "cpu", "--reps", "5",
+             "--precision", "bf16", "--json"},
             env);
         ASSERT_LE(v.status, 1) << v.err;
         ASSERT_EQ(json::parse(v.out)["verdict"], "pass") << v.out.substr(0, 2000);
@@ -106,7 +107,14 @@ TEST_F(CliIntegrate, TheCandidateRunsForItsSignatureOnlyAndTheWorkloadComputesTh
         // The host time of each profiled call at the signature, the override's entry to return.
         EXPECT_EQ(run["measured_calls_at_signature"], 3);
         EXPECT_GT(run["host_us_per_call"].get<double>(), 0);
+        // And in the 10 wall-clock steps (the default) between the warm-up and the profiler.
+        EXPECT_EQ(run["substituted_unprofiled"], 10);
+        EXPECT_GT(run["host_us_per_call_unprofiled"].get<double>(), 0);
     }
+    EXPECT_EQ(doc["wall_steps"], 10);
+    EXPECT_EQ(doc["wall_clock_steps"], "unprofiled");
+    EXPECT_EQ(doc["measured"]["wall_clock_under_profiler_saved_share"]["per_pair"].size(), 2u);
+    EXPECT_GT(doc["per_step"]["as_is"]["wall_us_under_profiler"].get<double>(), 0);
     EXPECT_EQ(doc["control"], false);
     EXPECT_TRUE(w["control_runs"].is_null());
     EXPECT_TRUE(doc["measured"]["hooks_only"].is_null());
@@ -115,16 +123,18 @@ TEST_F(CliIntegrate, TheCandidateRunsForItsSignatureOnlyAndTheWorkloadComputesTh
     for (const json& run : doc["run_list"]) {
         EXPECT_TRUE(run["gpu_us_per_step"].is_null());  // the CPU: no GPU time to measure
         EXPECT_GT(run["wall_us_per_step"].get<double>(), 0);
+        EXPECT_GT(run["wall_unprofiled_us_per_step"].get<double>(), 0);
         if (run["mode"] != "substituted") {
             EXPECT_TRUE(run["fell_through"].empty());  // nothing installed, nothing to fall
             continue;
         }
         ++substitutedRuns;
-        // The other two signatures fell through to PyTorch's kernel, every call of them.
+        // The other two signatures fell through to PyTorch's kernel, every call of them, in
+        // the 2 warm-up, 10 wall-clock and 3 profiled steps.
         const json& f = run["fell_through"]["aten::clamp_min"];
-        EXPECT_EQ(f["calls"], 10);
-        EXPECT_EQ(f["signatures"]["bfloat16[4096, 64]"], 5);
-        EXPECT_EQ(f["signatures"]["float32[4096, 128]"], 5);
+        EXPECT_EQ(f["calls"], 30);
+        EXPECT_EQ(f["signatures"]["bfloat16[4096, 64]"], 15);
+        EXPECT_EQ(f["signatures"]["float32[4096, 128]"], 15);
     }
     EXPECT_EQ(substitutedRuns, 2);
     EXPECT_EQ(doc["measured"]["wall_clock_saved_share"]["per_pair"].size(), 2u);
@@ -152,11 +162,15 @@ TEST_F(CliIntegrate, TheCandidateRunsForItsSignatureOnlyAndTheWorkloadComputesTh
 TEST_F(CliIntegrate, TheControlInstallsTheOverridesAndSubstitutesNothing) {
     // --control: a third run per pair with the overrides installed and every call falling
     // through, the winner's signature included; what the dispatch through them costs.
-    const auto r = integrate({"--all-passing", "--control", "--runs", "1", "--json"},
-                             {"--out", dir.path("results")});
+    // With --wall-steps 0 the wall clock is read on the profiled steps.
+    const auto r =
+        integrate({"--all-passing", "--control", "--runs", "1", "--wall-steps", "0", "--json"},
+                  {"--out", dir.path("results")});
     ASSERT_EQ(r.status, 0) << r.err;
     const json doc = json::parse(r.out);
     EXPECT_EQ(doc["control"], true);
+    EXPECT_EQ(doc["wall_clock_steps"], "profiled");
+    EXPECT_TRUE(doc["run_list"][0]["wall_unprofiled_us_per_step"].is_null());
     ASSERT_EQ(doc["run_list"].size(), 3u);
     std::vector<std::string> modes;
     for (const json& run : doc["run_list"])

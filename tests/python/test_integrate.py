@@ -80,8 +80,8 @@ plan = json.loads(sys.argv[2])
 for p in plan["problems"]:
     for k in ("problem", "candidate"):
         p[k + "_sha256"] = substitute.digest(p[k])
-measuring = [False]
-sub = substitute.Substitution(plan, "cpu", sys.argv[1], lambda: measuring[0])
+phase = ["warmup"]
+sub = substitute.Substitution(plan, "cpu", sys.argv[1], lambda: phase[0])
 out = {}
 torch.manual_seed(0)
 with torch.no_grad():
@@ -98,7 +98,7 @@ with torch.no_grad():
     # Several outputs: eval batch norm, the first computed by the candidate, the rest allocated.
     bn = torch.randn(4, 6, 5, 5)
     stats = [torch.randn(6), torch.randn(6), torch.randn(6), torch.rand(6) + 0.5]
-    measuring[0] = True
+    phase[0] = "profiled"
     got = torch.nn.functional.batch_norm(bn, stats[2], stats[3], stats[0], stats[1], False, 0.1, 1e-5)
     ref = (bn - stats[2].view(1, -1, 1, 1)) / torch.sqrt(stats[3].view(1, -1, 1, 1) + 1e-5) \
         * stats[0].view(1, -1, 1, 1) + stats[1].view(1, -1, 1, 1)
@@ -160,3 +160,51 @@ class Substitution(unittest.TestCase):
         self.assertEqual(by["bn"]["checked"], 1)  # its first call is checked, measured or not
         self.assertEqual(by["bn"]["outputs_not_computed"], 2)  # save_mean, save_invstd
         self.assertEqual(r["fell_through"]["aten::add_.Tensor"]["calls"], 1)
+
+
+class Steps(unittest.TestCase):
+    """The order of a run's steps: warm-up (checked), wall clock (no profiler), profiled."""
+
+    def test_the_wall_clock_steps_run_between_the_warmup_and_the_profiler(self):
+        from reach_integrate import steps
+
+        class NoTorch:
+            @staticmethod
+            def is_inference_mode_enabled():
+                return False
+
+        seen = []
+        session = steps.Session(NoTorch, "cpu", 2, 3, lambda: seen.append("start"),
+                                lambda: seen.append("step"), lambda: seen.append("finish"),
+                                wall_steps=2)
+        session.begin()
+        phases = []
+        with self.assertRaises(steps.Finished):
+            for _ in range(100):
+                phases.append(session.phase())
+                session.step()
+        self.assertEqual(phases, ["warmup", "warmup", "wall", "wall",
+                                  "profiled", "profiled", "profiled"])
+        self.assertEqual(len(session.wall_unprofiled_us), 2)
+        self.assertEqual(len(session.wall_us), 3)
+        self.assertEqual(seen, ["start", "step", "step", "step", "finish"])
+        self.assertEqual(session.count, 7)
+        with self.assertRaises(steps.Finished):  # a workload that swallowed Finished
+            session.step()
+
+    def test_without_wall_steps_the_profiler_starts_after_the_warmup(self):
+        from reach_integrate import steps
+
+        class NoTorch:
+            pass
+
+        seen = []
+        session = steps.Session(NoTorch, "cpu", 0, 2, lambda: seen.append("start"),
+                                lambda: None, lambda: seen.append("finish"))
+        session.begin()
+        self.assertEqual(session.phase(), "profiled")
+        session.step()
+        with self.assertRaises(steps.Finished):
+            session.step()
+        self.assertEqual((seen, session.wall_unprofiled_us, len(session.wall_us)),
+                         (["start", "finish"], [], 2))

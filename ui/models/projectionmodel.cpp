@@ -185,6 +185,7 @@ void ProjectionModel::attachIntegration(const std::string& document) {
     m.highPercent = 100.0 * s.gpuGain->high;
     if (s.wallGain)
         m.wallSavedPercent = 100.0 * s.wallGain->median;
+    m.wallClockSteps = s.wallClockSteps;
     if (s.projectedSavedShare)
         m.projectedPercent = 100.0 * *s.projectedSavedShare;
     m.pairs = s.pairs;

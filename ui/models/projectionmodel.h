@@ -66,6 +66,7 @@ public:
         double savedPercent = 0;                 // median over the pairs of runs, of GPU time
         double lowPercent = 0, highPercent = 0;  // the pairs' range
         std::optional<double> wallSavedPercent;
+        std::string wallClockSteps;              // "unprofiled" or "profiled": where it was read
         std::optional<double> projectedPercent;  // the exact projection on the as-is run
         int pairs = 0, winners = 0;
         QString document;

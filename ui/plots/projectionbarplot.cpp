@@ -433,6 +433,7 @@ FigureTable ProjectionBarPlot::figureData() const {
              {"measured_saved_percent_of_gpu_time", "measured_low_percent", "measured_high_percent",
               "measured_wall_saved_percent", "measured_projected_percent", "measured_pairs"})
             t.columns.push_back(c);
+        t.columns.push_back("measured_wall_clock_steps");
         t.columns.push_back("measured_document");
         for (size_t i = 0; i < t.rows.size() && int(i) < m_model->rowCount(); ++i) {
             const auto m = m_model->measured(int(i));
@@ -443,6 +444,8 @@ FigureTable ProjectionBarPlot::figureData() const {
                   m && m->projectedPercent ? *m->projectedPercent : nan,
                   m ? double(m->pairs) : nan})
                 t.rows[i].emplace_back(std::in_place_type<double>, v);
+            t.rows[i].emplace_back(std::in_place_type<std::string>,
+                                   m ? m->wallClockSteps : std::string());
             t.rows[i].emplace_back(std::in_place_type<std::string>,
                                    m ? m->document.toStdString() : std::string());
         }

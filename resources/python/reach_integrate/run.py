@@ -1,11 +1,12 @@
 """One run of a workload for `reach-cli integrate` (docs/integration.md):
 
     python3 -m reach_integrate.run --plan PLAN.json --mode asis|substituted|hooks --device cuda|cpu
-        --warmup K --steps N --trace TRACE.json --report REPORT.json -- WORKLOAD.py ARGS...
+        --warmup K --wall-steps M --steps N --trace TRACE.json --report REPORT.json
+        -- WORKLOAD.py ARGS...
 
-Runs WORKLOAD.py as __main__ with ARGS. After K steps (reach_step() calls) the profiler starts
-(CPU and CUDA activities, shapes recorded); after N more it stops, the trace is exported and the
-workload ends. With --mode substituted the plan's verified winners replace their operators
+Runs WORKLOAD.py as __main__ with ARGS. After K steps (reach_step() calls) M steps are timed
+with no profiler running (the wall clock); then the profiler starts (CPU and CUDA activities,
+shapes recorded); after N more it stops, the trace is exported and the workload ends. With --mode substituted the plan's verified winners replace their operators
 first (substitute.py); with --mode hooks their overrides are installed and every call falls
 through (the control that measures the overrides alone). REPORT.json says what happened: each step's wall clock (the device
 synchronized at each boundary), the substitutions and fall-throughs, or the error.
@@ -48,12 +49,13 @@ def main(argv):
     ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--wall-steps", type=int, default=0)
     ap.add_argument("--trace", required=True)
     ap.add_argument("--report", required=True)
     a = ap.parse_args(argv[:cut])
     workload = argv[cut + 1:]
     report = {"mode": a.mode, "device": a.device, "warmup": a.warmup, "steps": a.steps,
-              "workload": workload, "wall_us": [], "steps_marked": 0, "error": None}
+              "workload": workload, "wall_steps": a.wall_steps, "wall_us": [], "wall_unprofiled_us": [], "steps_marked": 0, "error": None}
     if not workload:
         _fail(report, a.report, 2, "no workload script after --")
     try:
@@ -88,11 +90,12 @@ def main(argv):
         state["prof"].export_chrome_trace(a.trace)
         state["done"] = True
 
-    session = steps.Session(torch, a.device, a.warmup, a.steps, on_start, on_step, on_finish)
+    session = steps.Session(torch, a.device, a.warmup, a.steps, on_start, on_step, on_finish,
+                            wall_steps=a.wall_steps)
     sub = None
     if a.mode in ("substituted", "hooks"):
         try:
-            sub = Substitution(plan, a.device, WORKER_DIR, session.measuring,
+            sub = Substitution(plan, a.device, WORKER_DIR, session.phase,
                                hooks_only=a.mode == "hooks")
         except (IntegrateError, UserError, OSError) as e:
             _fail(report, a.report, 2, str(e))
@@ -123,13 +126,15 @@ def main(argv):
         steps.install(None)
     report["steps_marked"] = session.count
     report["wall_us"] = session.wall_us
+    report["wall_unprofiled_us"] = session.wall_unprofiled_us
     report["inference_mode_steps"] = session.inference_mode_steps
     if sub is not None:
         report.update(sub.report())
     if status == 0 and not state.get("done"):
         status = 1
         error = (f"the workload marked {session.count} steps (reach_step() or prof.step()); "
-                 f"integrate needs {a.warmup} warm-up + {a.steps} profiled")
+                 f"integrate needs {a.warmup} warm-up + {a.wall_steps} wall-clock + {a.steps} "
+                 f"profiled")
     if error:
         _fail(report, a.report, status, error)
     report["trace"] = a.trace

@@ -1,9 +1,12 @@
-"""Step boundaries: the warm-up steps, the profiled ones, and the end of the run.
+"""Step boundaries: the warm-up steps, the wall-clock steps, the profiled ones, and the end.
 
 The run's driver (run.py) installs a Session; the workload calls reach_step() after each step.
-At every boundary the device is synchronized (the steps are measured whole, not overlapped), the
-wall clock read, and after the last profiled step the run ends with Finished, a BaseException a
-workload's `except Exception` does not swallow."""
+After the warm-up (where substituted calls are checked) come the wall-clock steps, measured with
+no profiler running, since the profiler's cost per recorded operator falls on the host and the
+host is what a workload's wall clock follows; then the profiled steps, whose trace gives the GPU
+time. At every boundary the device is synchronized (the steps are measured whole, not
+overlapped) and the wall clock read; after the last profiled step the run ends with Finished, a
+BaseException a workload's `except Exception` does not swallow."""
 
 import time
 
@@ -26,15 +29,18 @@ def reach_step():
 
 
 class Session:
-    def __init__(self, torch, device, warmup, steps, on_start, on_step, on_finish):
+    def __init__(self, torch, device, warmup, steps, on_start, on_step, on_finish, wall_steps=0):
         self.torch = torch
         self.device = device
         self.warmup = warmup
         self.steps = steps
+        self.wall_steps = wall_steps
         self.count = 0
-        self.wall_us = []
+        self.wall_us = []  # the profiled steps
+        self.wall_unprofiled_us = []  # the wall-clock steps
         self.inference_mode_steps = 0
         self._t = None
+        self.profiling = False
         self.finished = False
         self._on_start, self._on_step, self._on_finish = on_start, on_step, on_finish
 
@@ -44,15 +50,29 @@ class Session:
 
     def begin(self):
         if self.warmup == 0:
+            self._after_warmup()
+
+    def _after_warmup(self):
+        if self.wall_steps > 0:
+            self.sync()
+            self._t = time.perf_counter()
+        else:
             self._start()
 
     def _start(self):
         self.sync()
         self._on_start()
+        self.profiling = True
         self._t = time.perf_counter()
 
+    def phase(self):
+        """"warmup", "wall" (measured, no profiler) or "profiled"."""
+        if self._t is None:
+            return "warmup"
+        return "profiled" if self.profiling else "wall"
+
     def measuring(self):
-        return self.count >= self.warmup and self._t is not None
+        return self.phase() != "warmup"
 
     def step(self):
         if self.finished:  # a workload that swallowed Finished: nothing more is measured
@@ -60,15 +80,18 @@ class Session:
         if getattr(self.torch, "is_inference_mode_enabled", lambda: False)():
             self.inference_mode_steps += 1
         self.count += 1
-        if self.count < self.warmup:
-            return
-        if self.count == self.warmup and self._t is None:
-            self._start()
+        if self._t is None:
+            if self.count >= self.warmup:
+                self._after_warmup()
             return
         self.sync()
         now = time.perf_counter()
-        self.wall_us.append((now - self._t) * 1e6)
+        (self.wall_us if self.profiling else self.wall_unprofiled_us).append((now - self._t) * 1e6)
         self._t = now
+        if not self.profiling:
+            if len(self.wall_unprofiled_us) >= self.wall_steps:
+                self._start()
+            return
         self._on_step()
         if len(self.wall_us) >= self.steps:
             self.finished = True

@@ -20,7 +20,8 @@ With hooks_only the same kernels are registered and every call falls through, th
 winner's signature included: the control run that measures what the overrides cost by
 themselves, apart from what the candidates cost (docs/integration.md, "The wall clock's
 parts"). In both the host time of each measured call at a winner's signature is kept, from the
-override's entry to its return."""
+override's entry to its return, apart for the profiled steps and the wall-clock steps (no
+profiler running)."""
 
 import hashlib
 import math
@@ -94,6 +95,10 @@ def signature(func, args, kwargs):
 
 
 _SCHEMAS = {}
+
+
+def _median(values):
+    return statistics.median(values) if values else None
 
 
 def describe(args):
@@ -173,8 +178,9 @@ class Winner:
             init = self.problem.call("get_init_inputs()", self.problem.get_init_inputs)
             model = candidate.ModelNew(*init)
             self.model = model.to(device) if isinstance(model, torch.nn.Module) else model
-        self.substituted = self.substituted_warmup = self.checked = 0
-        self.host_us = []  # each measured call at the signature: the override's entry to return
+        self.substituted = self.substituted_warmup = self.substituted_wall = self.checked = 0
+        # Each measured call at the signature, the override's entry to return, per phase.
+        self.host_us = {"profiled": [], "wall": []}
         self.max_rel_frobenius = self.max_norm_max_error = 0.0
         self.others = None  # (dtype, shape, stride) of the operator's outputs past the first
 
@@ -270,14 +276,16 @@ class Winner:
                 "max_norm_max_error": self.max_norm_max_error,
                 "in_place_written_back": self.inplace,
                 "outputs_not_computed": len(self.others) if self.others else 0,
-                "measured_calls_at_signature": len(self.host_us),
-                "host_us_per_call": statistics.median(self.host_us) if self.host_us else None}
+                "substituted_unprofiled": self.substituted_wall,
+                "measured_calls_at_signature": len(self.host_us["profiled"]),
+                "host_us_per_call": _median(self.host_us["profiled"]),
+                "host_us_per_call_unprofiled": _median(self.host_us["wall"])}
 
 
 class Substitution:
-    def __init__(self, plan, device, resources_worker_dir, session_measuring, hooks_only=False):
+    def __init__(self, plan, device, resources_worker_dir, session_phase, hooks_only=False):
         self.device = device
-        self.measuring = session_measuring
+        self.phase = session_phase  # "warmup", "wall" or "profiled" (steps.Session.phase)
         self.hooks_only = hooks_only
         self.check_every = int(plan.get("check_every", 0))
         tol = {p: thresholds.load(resources_worker_dir, p) for p in ("fp32", "bf16", "fp16")}
@@ -316,8 +324,9 @@ class Substitution:
             w = table.get(sig)
             if w is not None and self.hooks_only:
                 out = below_autograd(override, *args, **kwargs)
-                if self.measuring():
-                    w.host_us.append((time.perf_counter() - t0) * 1e6)
+                phase = self.phase()
+                if phase != "warmup":
+                    w.host_us[phase].append((time.perf_counter() - t0) * 1e6)
                 return out
             if w is None:
                 f = self.fell_through.setdefault(qualified, {"calls": 0, "signatures": {}})
@@ -335,15 +344,17 @@ class Substitution:
                                 f"grad; integrate substitutes calls autograd does not record "
                                 f"(the candidate was verified forward only)")
             out = self._substitute(w, args, kwargs)
-            if self.measuring():
-                w.host_us.append((time.perf_counter() - t0) * 1e6)
+            phase = self.phase()
+            if phase != "warmup":
+                w.host_us[phase].append((time.perf_counter() - t0) * 1e6)
             return out
 
         return handler
 
     def _substitute(self, w, args, kwargs):
-        measuring = self.measuring()
-        calls = w.substituted + w.substituted_warmup + 1
+        phase = self.phase()
+        measuring = phase != "warmup"
+        calls = w.substituted + w.substituted_warmup + w.substituted_wall + 1
         check = (not measuring or w.others is None or
                  (self.check_every and calls % self.check_every == 0))
         self.inside = True
@@ -358,8 +369,10 @@ class Substitution:
                 w.compare(out, ref, calls)
         finally:
             self.inside = False
-        if measuring:
+        if phase == "profiled":
             w.substituted += 1
+        elif phase == "wall":
+            w.substituted_wall += 1
         else:
             w.substituted_warmup += 1
         if w.inplace:
