@@ -13,8 +13,10 @@
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
 #include "core/base/textescape.h"
 #include "core/benchmark/extract.h"
+#include "core/benchmark/problemsource.h"
 #include "core/project/benchmarkcheck.h"
 #include "core/project/benchmarkfolder.h"
 #include "core/project/project.h"
@@ -147,10 +149,19 @@ int runExtract(const std::vector<std::string>& argv, CliIo& io) {
            << percent(e.coveredShare()) << " of the " << what << " time ("
            << percent(e.categoryUs > 0 ? e.shapedUs / e.categoryUs : 0)
            << " of it under an operator call with recorded shapes)\n";
-    for (const ExtractedProblem& p : e.problems)
+    for (const ExtractedProblem& p : e.problems) {
+        // The --precision its verify runs need: reach-verify casts every floating input to it.
+        const std::string precision =
+            callPrecision(tryParseJson(p.group.signature).value_or(nlohmann::json()));
         io.out << "  " << p.file << "  "
                << percent(e.categoryUs > 0 ? p.group.us / e.categoryUs : 0) << "  " << p.group.op
-               << ", " << p.group.kernels.size() << " kernel(s)\n";
+               << ", " << p.group.kernels.size() << " kernel(s)"
+               << (precision.empty() ? ""
+                   : precision == "mixed" || precision == "fp64"
+                       ? ", " + precision + ": no --precision verifies it"
+                       : ", verify with --precision " + precision)
+               << "\n";
+    }
     for (const SkippedSignature& s : e.skipped)
         io.out << "  skipped " << s.group.op << " ("
                << percent(e.categoryUs > 0 ? s.group.us / e.categoryUs : 0) << "): " << s.why

@@ -614,4 +614,17 @@ ProblemSource problemSource(const std::string& op, const nlohmann::json& signatu
     return out;
 }
 
+std::string callPrecision(const nlohmann::json& signature) {
+    static const std::map<std::string, std::string> names = {
+        {"bfloat16", "bf16"}, {"float16", "fp16"}, {"float32", "fp32"}, {"float64", "fp64"}};
+    std::set<std::string> seen;
+    for (const CallArgument& a : decodeArguments(signature, nullptr))
+        if (a.kind == CallArgument::Kind::Tensor)
+            if (const auto it = names.find(a.dtype); it != names.end())
+                seen.insert(it->second);
+    if (seen.size() > 1)
+        return "mixed";
+    return seen.empty() ? std::string() : *seen.begin();
+}
+
 }  // namespace reach

@@ -51,4 +51,11 @@ ProblemSource problemSource(const std::string& op, const nlohmann::json& signatu
 // signature cannot be called.
 std::vector<CallArgument> decodeArguments(const nlohmann::json& signature, std::string* why);
 
+// The precision a recorded call ran in, as reach-verify's --precision names it (bf16, fp16, fp32;
+// fp64 has none): the one floating dtype of its recorded tensors. reach-verify casts every
+// floating input of a problem to its --precision, so a problem verified in another one verified
+// another call. Empty when the trace records none (a tensor list's dtype is not recorded: any
+// precision is taken), "mixed" when they differ (no --precision reproduces the call).
+std::string callPrecision(const nlohmann::json& signature);
+
 }  // namespace reach

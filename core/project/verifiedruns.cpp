@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <map>
-#include <set>
 
 #include "core/base/inputerror.h"
 #include "core/base/jsoninteger.h"
@@ -221,26 +219,13 @@ VerifiedRuns readVerifiedRuns(const std::vector<std::string>& paths) {
     return out;
 }
 
-std::string problemPrecision(const BenchmarkProblem& problem) {
-    static const std::map<std::string, std::string> names = {
-        {"bfloat16", "bf16"}, {"float16", "fp16"}, {"float32", "fp32"}, {"float64", "fp64"}};
-    std::set<std::string> seen;
-    for (const CallArgument& a : decodeArguments(problem.signature, nullptr))
-        if (a.kind == CallArgument::Kind::Tensor)
-            if (const auto it = names.find(a.dtype); it != names.end())
-                seen.insert(it->second);
-    if (seen.size() > 1)
-        return "mixed";
-    return seen.empty() ? std::string() : *seen.begin();
-}
-
 BenchmarkRuns matchVerifiedRuns(const BenchmarkFolder& benchmark, const VerifiedRuns& runs) {
     BenchmarkRuns out;
     out.read = runs.read;
     out.unmatched = runs.unmatched;
     out.problems.resize(benchmark.problems.size());
     for (size_t i = 0; i < benchmark.problems.size(); ++i)
-        out.problems[i].precision = problemPrecision(benchmark.problems[i]);
+        out.problems[i].precision = callPrecision(benchmark.problems[i].signature);
     for (const VerifiedRun& run : runs.runs) {
         bool matched = false;
         for (size_t i = 0; i < benchmark.problems.size(); ++i) {
@@ -252,7 +237,8 @@ BenchmarkRuns matchVerifiedRuns(const BenchmarkFolder& benchmark, const Verified
             ++p.verdicts[run.verdict];
             if (!p.precision.empty() && run.precision != p.precision) {
                 ++p.otherPrecision;
-                p.otherPrecisionSeen = run.precision.empty() ? "an unsaid precision" : run.precision;
+                p.otherPrecisionSeen =
+                    run.precision.empty() ? "an unsaid precision" : run.precision;
                 continue;
             }
             if (!run.passed())

@@ -54,13 +54,14 @@ VerifiedRuns readVerifiedRuns(const std::vector<std::string>& paths);
 
 // What was found for one problem and which run counts.
 struct ProblemRuns {
-    int found = 0;                        // runs of exactly this problem's bytes
-    // problemPrecision of the problem, and its runs verified in another precision (reach-verify
+    int found = 0;  // runs of exactly this problem's bytes
+    // callPrecision of the problem's signature (core/benchmark/problemsource.h; empty: any), and
+    // its runs verified in another precision (reach-verify
     // casts every floating input to its --precision, fp32 unless asked): they verified another
     // call than the one the trace recorded, and never count.
     std::string precision;
     int otherPrecision = 0;
-    std::string otherPrecisionSeen;  // the precision of one of them, for the message
+    std::string otherPrecisionSeen;       // the precision of one of them, for the message
     std::map<std::string, int> verdicts;  // how many of them had each verdict
     int slower = 0;                       // passed, but not faster than eager (sigma <= 1)
     int withoutTimings = 0;               // passed without the candidate's or eager's loop
@@ -74,12 +75,6 @@ struct BenchmarkRuns {
     std::vector<UnmatchedRun> unmatched;  // runs of no problem of this benchmark, and why
     int read = 0;
 };
-
-// The precision a problem's recorded call ran in, as reach-verify's --precision names it
-// (bf16, fp16, fp32; fp64 has none): the one floating dtype of its recorded tensors. Empty when
-// the trace records none (a tensor list's dtype is not recorded: any precision is taken), "mixed"
-// when they differ (no --precision reproduces the call).
-std::string problemPrecision(const BenchmarkProblem& problem);
 
 BenchmarkRuns matchVerifiedRuns(const BenchmarkFolder& benchmark, const VerifiedRuns& runs);
 

@@ -236,3 +236,25 @@ TEST(ProblemSource, CommentSafeIsOneLineOfPrintableAscii) {
     EXPECT_EQ(s, "a\\x0ab\\x01\\x7f\\xff");
     EXPECT_EQ(commentSafe(std::string(300, 'k'), 10), std::string(10, 'k') + "...");
 }
+
+// reach-verify casts a problem's floating inputs to its --precision: the precision a verified run
+// must have to count is the one its recorded call ran in.
+TEST(ProblemSource, TheCallsPrecisionIsItsOneFloatingDtype) {
+    const json addmm = sig({{512}, {4096, 13}, {13, 512}, json::array(), json::array()},
+                           {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"},
+                           {"", "", "", "1", "1"});
+    EXPECT_EQ(callPrecision(addmm), "bf16");
+    // Integer tensors beside it do not count (embedding_bag's indices and offsets).
+    EXPECT_EQ(callPrecision(
+                  sig({{1000, 64}, {256}, {8}}, {"float", "long int", "long int"}, {"", "", ""})),
+              "fp32");
+    EXPECT_EQ(callPrecision(sig({{8, 8}}, {"c10::Half"}, {""})), "fp16");
+    EXPECT_EQ(callPrecision(sig({{8, 8}}, {"double"}, {""})), "fp64");
+    // Mixed (a bf16 activation, fp32 statistics): no single --precision reproduces the call.
+    EXPECT_EQ(callPrecision(sig({{8, 8}, {8}}, {"c10::BFloat16", "float"}, {"", ""})), "mixed");
+    // A tensor list's dtype is not recorded: nothing to hold a run to.
+    EXPECT_EQ(
+        callPrecision(sig({{{4, 8}, {4, 8}}, json::array()}, {"TensorList", "Scalar"}, {"", "1"})),
+        "");
+    EXPECT_EQ(callPrecision(json("not a signature")), "");
+}
