@@ -63,6 +63,8 @@ std::string verdictText(const ProblemRuns& r, const ExactProblemOutcome& o) {
         return o.winner ? "pass" : "pass, slower";
     if (r.withoutTimings > 0)
         return "pass, no eager timing";
+    if (r.otherPrecision == r.found)  // every run verified another call: reach-verify --precision
+        return "in " + r.otherPrecisionSeen + " only, the call is " + r.precision;
     std::string s;
     for (const auto& [verdict, n] : r.verdicts)
         s += (s.empty() ? "" : ", ") + verdict + (n > 1 ? " x" + std::to_string(n) : "");

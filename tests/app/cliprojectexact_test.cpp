@@ -406,6 +406,9 @@ TEST_F(CliProjectExact, ARunInAnotherPrecisionThanTheRecordedCallNeverCounts) {
     EXPECT_EQ(p["other_precision"], 1);
     EXPECT_EQ(doc["winners"], 0);
     EXPECT_EQ(doc["saved_share_of_gpu_time"], 0.0);
+    // The table says why the problem keeps its baseline.
+    const auto text = project({fp32}, {});
+    EXPECT_NE(text.out.find("in fp32 only, the call is bf16"), std::string::npos) << text.out;
 }
 
 }  // namespace reach_test_cliprojectexact_test

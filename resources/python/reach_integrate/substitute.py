@@ -18,8 +18,7 @@ counts say so).
 
 With hooks_only the same kernels are registered and every call falls through, the calls at a
 winner's signature included: the control run that measures what the overrides cost by
-themselves, apart from what the candidates cost (docs/integration.md, "The wall clock's
-parts"). In both the host time of each measured call at a winner's signature is kept, from the
+themselves, apart from what the candidates cost (docs/integration.md, "The control"). In both the host time of each measured call at a winner's signature is kept, from the
 override's entry to its return, apart for the profiled steps and the wall-clock steps (no
 profiler running)."""
 
