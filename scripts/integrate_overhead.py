@@ -80,7 +80,7 @@ def main():
                               "problem": paths["problem"], "candidate": paths["candidate"],
                               "problem_sha256": substitute.digest(paths["problem"]),
                               "candidate_sha256": substitute.digest(paths["candidate"])}]}
-        sub = substitute.Substitution(plan, a.device, PYDIR, lambda: True)
+        sub = substitute.Substitution(plan, a.device, PYDIR, lambda: "profiled")
         fall = bench(lambda: torch.clamp_min(y, 0))
         subst = bench(lambda: torch.clamp_min(x, 0))
         del sub

@@ -208,3 +208,20 @@ class Steps(unittest.TestCase):
             session.step()
         self.assertEqual((seen, session.wall_unprofiled_us, len(session.wall_us)),
                          (["start", "finish"], [], 2))
+
+
+@needs_torch
+class Overhead(unittest.TestCase):
+    """scripts/integrate_overhead.py, the per-call host cost figure of docs/integration.md, runs
+    against the module as it is (it broke once when the module's phase API changed)."""
+
+    def test_it_reports_every_figure(self):
+        import json
+        import subprocess
+        script = os.path.join(REPO, "scripts", "integrate_overhead.py")
+        out = subprocess.run([sys.executable, script, "--calls", "300"], capture_output=True,
+                             text=True, timeout=300)
+        self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+        doc = json.loads(out.stdout.strip().splitlines()[-1])
+        for key in ("plain_us", "fall_through_us", "substituted_us", "candidate_alone_us"):
+            self.assertGreater(doc[key], 0, key)
