@@ -1,8 +1,7 @@
 // reach-cli integrate --benchmark DIR --records R [--records R2 ...] [--steps N] [--warmup K]
-//                     [--wall-steps M] [--runs R] [--control] [--all-passing] [--device cuda|cpu]
-//                     [--trust DIR ...]
-//                     [--out DIR] [--timeout S] [--rules R.json] [--json]
-//                     -- PYTHON WORKLOAD.py ARGS...
+//                     [--wall-steps M] [--runs R] [--control] [--all-passing]
+//                     [--device cuda|cpu] [--trust DIR ...] [--out DIR] [--timeout S]
+//                     [--rules R.json] [--json] -- PYTHON WORKLOAD.py ARGS...
 // The verified winners put back into the workload, and the measured gain beside the exact
 // projection (core/project/integration.h, docs/integration.md).
 #include <nlohmann/json.hpp>

@@ -554,6 +554,11 @@ private slots:
         writeText(badPath, bad.dump());
         QVERIFY(!view.attachIntegration(badPath, &error));
         QVERIFY2(error.contains(QStringLiteral("profile_sha256")), qPrintable(error));
+        bad = nlohmann::json::parse(readText(dlrm));
+        bad["wall_clock_steps"] = "\x1b[2Jsome";  // only "unprofiled" or "profiled"
+        writeText(badPath, bad.dump());
+        QVERIFY(!view.attachIntegration(badPath, &error));
+        QVERIFY2(error.contains(QStringLiteral("wall_clock_steps")), qPrintable(error));
         QVERIFY(std::abs(view.model()->measured(0)->savedPercent - 24.53) < 0.01);  // kept
 
         view.barPlot()->replot(QCustomPlot::rpImmediateRefresh);
