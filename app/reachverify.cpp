@@ -21,6 +21,7 @@
 #include "core/base/inputerror.h"
 #include "core/base/resourcepaths.h"
 #include "core/base/textescape.h"
+#include "core/project/benchmarkfolder.h"
 #include "core/verify/gputiminglock.h"
 #include "core/verify/kbverify.h"
 #include "core/verify/processguard.h"
@@ -42,6 +43,8 @@ const char* kUsage =
     "                    [options above]\n"
     "  A .py problem and candidate are KernelBench format (docs/kernelbench.md): the Python\n"
     "  worker gives KernelBench's verdict and Reach's; --worker-device cpu is for tests.\n"
+    "  --precision casts every floating input (default fp32; for a problem `reach-cli extract`\n"
+    "  wrote, the precision of the call it was made from, which its benchmark.json records).\n"
     "  A re-verify reuses KernelBench's verdict, the baselines' times and the kernel census of\n"
     "  an unchanged job (Reach's checks and timing always run again); --fresh reuses nothing.\n"
     "  --device-info --bandwidth adds the measured device-to-device copy bandwidth (GB/s),\n"
@@ -194,6 +197,34 @@ std::vector<std::string> sandboxed(int argc, char** argv,
 
 }  // namespace
 
+// The precision a problem is verified in when --precision is not given: KernelBench's fp32, or
+// for an extracted problem the precision of the call it was made from (its folder's
+// benchmark.json): verified in another, it is another call, and its run never counts for the
+// workload (docs/benchmark.md). Said on stderr, so the choice is never silent.
+std::string defaultPrecision(const std::string& problem, const std::string& fallback) {
+    std::optional<std::string> recorded;
+    try {
+        recorded = reach::recordedCallPrecision(problem);
+    } catch (const reach::InputError& e) {
+        std::cerr << "reach-verify: " << reach::escapeControls(e.what()) << "; verifying in "
+                  << fallback << "\n";
+        return fallback;
+    }
+    if (!recorded || recorded->empty())
+        return fallback;
+    if (*recorded == "fp32" || *recorded == "bf16" || *recorded == "fp16") {
+        if (*recorded != fallback)
+            std::cerr << "reach-verify: " << reach::escapeControls(problem) << ": verifying in "
+                      << *recorded << ", the precision of the call it was extracted from "
+                      << "(its benchmark.json; --precision to choose another)\n";
+        return *recorded;
+    }
+    std::cerr << "reach-verify: " << reach::escapeControls(problem) << ": its recorded call is "
+              << *recorded << ", which no --precision reproduces; verifying in " << fallback
+              << "\n";
+    return fallback;
+}
+
 // A KernelBench-format job: the Python worker, each part in its own child process.
 int runKernelBench(const reach::VerifyOptions& o, reach::KernelBenchJob job) {
     const std::string res = o.resourceDir.empty() ? reach::findResourceDir() : o.resourceDir;
@@ -243,6 +274,7 @@ int main(int argc, char** argv) {
     argv = argPtrs.data();
     reach::VerifyOptions o;
     reach::KernelBenchJob kb;
+    bool precisionGiven = false;
     std::string python;
     bool deviceInfo = false;
     bool bandwidth = false;
@@ -287,6 +319,7 @@ int main(int argc, char** argv) {
         else if (a == "--python")
             python = next();
         else if (a == "--precision") {
+            precisionGiven = true;
             kb.precision = next();
             if (kb.precision != "fp32" && kb.precision != "bf16" && kb.precision != "fp16")
                 usage("--precision: expected fp32, bf16 or fp16");
@@ -358,6 +391,8 @@ int main(int argc, char** argv) {
     if (o.warmup < 0)
         usage("--warmup: expected >= 0");
     if (reach::isKernelBenchFormat(o.problemFile, o.candidateFile)) {
+        if (!precisionGiven)
+            kb.precision = defaultPrecision(o.problemFile, kb.precision);
         kb.python = reach::findPython(python);
         kb.sandbox = kbSandbox;
         kb.killLeftovers = true;

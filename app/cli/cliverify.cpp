@@ -4,6 +4,7 @@
 // compile error comes back as a verdict, never as the death of reach-cli.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
@@ -144,6 +145,19 @@ void printResult(const VerificationResult& r, CliIo& io) {
     }
 }
 
+// reach-verify's own notes on stderr ("reach-verify: ..." lines: the precision it chose for an
+// extracted problem, a benchmark.json it could not read), passed on: a choice is never silent.
+void forwardNotes(const VerifierRun& run, CliIo& io) {
+    size_t at = 0;
+    while (at < run.err.size()) {
+        const size_t end = std::min(run.err.find('\n', at), run.err.size());
+        const std::string line = run.err.substr(at, end - at);
+        if (line.rfind("reach-verify: ", 0) == 0)
+            io.err << reach::escapeControls(line) << "\n";
+        at = end + 1;
+    }
+}
+
 int runOne(const CliArgs& args, CliIo& io) {
     auto problem = args.value("--problem"), candidate = args.value("--candidate");
     if (!problem || !candidate)
@@ -154,9 +168,11 @@ int runOne(const CliArgs& args, CliIo& io) {
     req.candidateFile = *candidate;
     req.extraArgs = passThrough(args);
     setTimeout(args, req);
-    VerificationResult r = runVerifierProcess(req);
+    VerifierRun run;
+    VerificationResult r = runVerifierProcess(req, &run);
     throwIfBadInput(r, *problem);
     throwIfNoGpu(r, *candidate);
+    forwardNotes(run, io);
     if (args.flag("--json"))
         io.out << reach::dumpJson(r.toJson()) << "\n";
     else

@@ -11,6 +11,7 @@
 #include "core/base/sha256.h"
 #include "core/base/textescape.h"
 #include "core/base/wholefile.h"
+#include "core/benchmark/problemsource.h"
 
 namespace reach {
 
@@ -212,6 +213,19 @@ json writeBenchmarkFolder(const Extraction& e, const std::string& dirName,
     writeWholeFile((dir / "benchmark.json").string(), dumpJson(doc, 2) + "\n",
                    "a file Reach can write");
     return doc;
+}
+
+std::optional<std::string> recordedCallPrecision(const std::string& problemPath) {
+    const fs::path problem(problemPath);
+    const fs::path dir = problem.has_parent_path() ? problem.parent_path() : fs::path(".");
+    std::error_code ec;
+    if (!fs::is_regular_file(dir / "benchmark.json", ec))
+        return std::nullopt;
+    const BenchmarkFolder folder = readBenchmarkFolder(dir.string());
+    for (const BenchmarkProblem& p : folder.problems)
+        if (p.file == problem.filename().string())
+            return callPrecision(p.signature);
+    return std::nullopt;
 }
 
 }  // namespace reach

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,14 @@ struct BenchmarkFolder {
 // that is not a plain name inside the folder (a '/', '..'), a problem file that is missing or
 // not a regular file is one InputError naming benchmark.json, the key and what was expected.
 BenchmarkFolder readBenchmarkFolder(const std::string& dir);
+
+// The precision of the call an extracted problem was made from (callPrecision of its recorded
+// signature: bf16, fp16, fp32, fp64, "mixed", or empty when the trace recorded no floating
+// tensor), read from the benchmark.json of the folder the problem file lies in. nullopt when
+// there is none or it does not list the file (a KernelBench problem). reach-verify takes it as
+// the default --precision: in another one it verifies another call. A benchmark.json that is not
+// one throws InputError, as readBenchmarkFolder does.
+std::optional<std::string> recordedCallPrecision(const std::string& problemPath);
 
 // Writes an extraction into `dir` (a new or empty folder, created if missing): each problem file
 // and benchmark.json (extractionJson with the profile's file name and the rules classified

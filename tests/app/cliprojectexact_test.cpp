@@ -331,13 +331,17 @@ TEST_F(CliProjectExact, ARealVerifyDocumentOfAnExtractedProblemIsProjected) {
                            "        return torch.relu(x0)\n");
     reach::test::CliOptions env;
     env.env = {{"REACH_PYTHON", REACH_TEST_PYTHON}, {"REACH_CACHE_DIR", dir.path("cache")}};
-    const auto v =
-        runCli({"verify", "--problem", problemPath(clamp), "--candidate", candidate,
-                "--worker-device", "cpu", "--reps", "5", "--precision", "bf16", "--json"},
-               env);
+    // No --precision: the problem's benchmark.json says its call was bf16, and reach-verify
+    // verifies it in bf16 and says so.
+    const auto v = runCli({"verify", "--problem", problemPath(clamp), "--candidate", candidate,
+                           "--worker-device", "cpu", "--reps", "5", "--json"},
+                          env);
     ASSERT_LE(v.status, 1) << v.err;
     const json run = json::parse(v.out);
     ASSERT_EQ(run["verdict"], "pass") << v.out.substr(0, 2000);
+    EXPECT_EQ(run["reach"]["precision"], "bf16");
+    EXPECT_NE(v.err.find("verifying in bf16, the precision of the call"), std::string::npos)
+        << v.err;
     reach::test::writeFile(dir.path("run.json"), v.out);
 
     const json doc = parseOk(project({dir.path("run.json")}));
@@ -355,6 +359,29 @@ TEST_F(CliProjectExact, ARealVerifyDocumentOfAnExtractedProblemIsProjected) {
     EXPECT_EQ(p["winner"].get<bool>(), sigma > 1);
     EXPECT_NEAR(doc["saved_share_of_gpu_time"].get<double>(), saved, 1e-12);
     EXPECT_LE(doc["saved_interval"][0].get<double>(), doc["saved_interval"][1].get<double>());
+
+    // An explicit --precision is kept (and that run would not count for this problem).
+    const auto f = runCli(
+        {"verify", "--problem", problemPath(clamp), "--candidate", candidate, "--worker-device",
+         "cpu", "--reps", "3", "--no-compile-baseline", "--precision", "fp32", "--json"},
+        env);
+    ASSERT_LE(f.status, 1) << f.err;
+    EXPECT_EQ(json::parse(f.out)["reach"]["precision"], "fp32");
+    EXPECT_EQ(f.err.find("verifying in"), std::string::npos) << f.err;
+    // A benchmark.json that is not one beside the problem: said in one line, KernelBench's
+    // default kept, the verify goes on.
+    std::filesystem::create_directories(dir.path("odd"));
+    std::filesystem::copy_file(problemPath(clamp), dir.path("odd/p.py"));
+    reach::test::writeFile(dir.path("odd/benchmark.json"), "{\"problems\": \"\x1b[2J\"}");
+    const auto odd =
+        runCli({"verify", "--problem", dir.path("odd/p.py"), "--candidate", candidate,
+                "--worker-device", "cpu", "--reps", "3", "--no-compile-baseline", "--json"},
+               env);
+    ASSERT_LE(odd.status, 1) << odd.err;
+    EXPECT_EQ(json::parse(odd.out)["reach"]["precision"], "fp32");
+    EXPECT_NE(odd.err.find("benchmark.json"), std::string::npos) << odd.err;
+    EXPECT_NE(odd.err.find("verifying in fp32"), std::string::npos) << odd.err;
+    EXPECT_EQ(odd.err.find('\x1b'), std::string::npos) << "a control character reached stderr";
 }
 
 }  // namespace reach_test_cliprojectexact_test
