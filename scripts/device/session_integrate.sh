@@ -7,8 +7,10 @@
 #   sweep      scripts/device/sweep_candidates.py on each entry of SWEEPS ("PROBLEM=CANDIDATE=
 #              NAME:V1,V2/NAME:V1,V2 ..."): our Triton candidates' settings timed against PyTorch
 #   overhead   scripts/integrate_overhead.py --device cuda: the override's host cost per call
-#   verify     (at PRECISION, default fp32: an extracted problem's own, e.g. bf16) each PROBLEM=CANDIDATE of CANDIDATES (PROBLEM under .devrun/bench/, CANDIDATE
-#              under tests/data/benchmark/) verified; the documents in .devrun/rec/ and $OUT/rec/
+#   verify     each PROBLEM=CANDIDATE of CANDIDATES (PROBLEM under .devrun/bench/, CANDIDATE under
+#              tests/data/benchmark/) verified, in PRECISION when set, else in reach-verify's
+#              default (an extracted problem's recorded call's); the documents in .devrun/rec/
+#              and $OUT/rec/
 #   integrate  reach-cli integrate --runs RUNS --steps STEPS on each of WORKLOADS, the workload
 #              being scripts/device/profile_workloads.py --only W --reach-steps; its document in
 #              $OUT/integrate_W.json (the traces stay on the machine)
@@ -36,7 +38,7 @@ if has verify; then
     P=.devrun/bench/${pc%%=*}; C=tests/data/benchmark/${pc#*=}; n=$(basename $P .py)
     t0=$(date +%s)
     timeout ${VERIFY_T:-150} .devrun/reach-verify --problem $P --candidate $C \
-      --precision ${PRECISION:-fp32} \
+      ${PRECISION:+--precision $PRECISION} \
       > .devrun/rec/$n.json 2> /tmp/verify_$n.err
     echo "verify $n with $(basename $C): exit $? in $(( $(date +%s) - t0 )) s"
     cp .devrun/rec/$n.json $OUT/rec/
