@@ -138,6 +138,19 @@ ExactProjectionReport exactProjectionReport(const Breakdown& b, BenchmarkFolder 
         if (!idle.empty())
             r.warnings.push_back(idle);
     }
+    // Runs that verified the problem's bytes in another precision than its call: the user most
+    // likely forgot --precision, and the problem stays at its baseline.
+    for (size_t i = 0; i < benchmark.problems.size() && i < runs.problems.size(); ++i)
+        if (const ProblemRuns& pr = runs.problems[i]; pr.otherPrecision > 0 && !pr.best)
+            r.otherPrecision.push_back(
+                benchmark.problems[i].file + ": its " + std::to_string(pr.otherPrecision) +
+                " run(s) verified it in " + pr.otherPrecisionSeen + ", its recorded call is " +
+                pr.precision + ": they do not count (" +
+                (pr.precision == "mixed" || pr.precision == "fp64"
+                     ? std::string("no --precision reproduces it")
+                     : "reach-verify --precision " + pr.precision) +
+                ")");
+    r.warnings.insert(r.warnings.end(), r.otherPrecision.begin(), r.otherPrecision.end());
     for (size_t i = 0; i < benchmark.problems.size(); ++i)
         if (r.projection.problems[i].belowSpeedOfLight)
             r.warnings.push_back(benchmark.problems[i].file +

@@ -25,6 +25,9 @@ struct ExactProjectionReport {
     std::string gpu;                   // the headroom's GPU row; empty without one
     std::string solWhy;                // why there is no speed-of-light number, when there is none
     std::vector<std::string> warnings;
+    // Of the warnings, those of problems whose every run verified it in another precision than
+    // its recorded call (the user most likely left --precision out): the GUI shows these.
+    std::vector<std::string> otherPrecision;
 };
 
 // `benchmark` must be of the breakdown's profile (requireBenchmarkOf); `runs` matched to it.

@@ -433,6 +433,12 @@ TEST_F(CliProjectExact, ARunInAnotherPrecisionThanTheRecordedCallNeverCounts) {
     EXPECT_EQ(p["other_precision"], 1);
     EXPECT_EQ(doc["winners"], 0);
     EXPECT_EQ(doc["saved_share_of_gpu_time"], 0.0);
+    bool warned = false;
+    for (const json& w : doc["warnings"])
+        warned = warned || w.get<std::string>().find(
+                               "do not count (reach-verify --precision "
+                               "bf16)") != std::string::npos;
+    EXPECT_TRUE(warned) << doc["warnings"].dump();
     // The table says why the problem keeps its baseline.
     const auto text = project({fp32}, {});
     EXPECT_NE(text.out.find("in fp32 only, the call is bf16"), std::string::npos) << text.out;

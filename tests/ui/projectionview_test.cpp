@@ -397,10 +397,11 @@ private slots:
     }
 
     // The exact projection beside the study's bar: DLRM inference's own benchmark, with the
-    // embedding-bag winner verified on the H200 in bf16, the call's precision (tests/data/benchmark;
-    // docs/benchmark.md has the figure checked by hand: 24.53 % of GPU time from this record). The same numbers as
-    // `reach-cli project --benchmark` (core exactProjectionOf), in the bars, the label and the
-    // figure's CSV; a benchmark of another profile is refused with why.
+    // embedding-bag winner verified on the H200 in bf16, the call's precision
+    // (tests/data/benchmark; docs/benchmark.md has the figure checked by hand: 24.53 % of GPU time
+    // from this record). The same numbers as `reach-cli project --benchmark` (core
+    // exactProjectionOf), in the bars, the label and the figure's CSV; a benchmark of another
+    // profile is refused with why.
     void exactProjectionBesideTheStudysBar() {
         Session session;
         QString error;
@@ -426,8 +427,24 @@ private slots:
                              session.rules().name(), session.rules().hash());
         const QString record =
             QStringLiteral(REACH_TEST_DATA "/benchmark/h200_verify_dlrm_embedding_bag.json");
-        QVERIFY2(view.attachBenchmark(0, QString::fromStdString(dir), {record}, &error),
+        // The same candidate verified in fp32, another call than DLRM's bf16 one: attached, no
+        // winner, and the view is told why (the GUI shows it).
+        QStringList warnings;
+        QVERIFY2(view.attachBenchmark(
+                     0, QString::fromStdString(dir),
+                     {QStringLiteral(REACH_TEST_DATA
+                                     "/benchmark/h200_verify_dlrm_embedding_bag_fp32.json")},
+                     &error, &warnings),
                  qPrintable(error));
+        QCOMPARE(view.model()->exact(0)->winners, 0);
+        QCOMPARE(warnings.size(), 1);
+        QVERIFY2(warnings[0].contains(QStringLiteral("001__embedding_bag")) &&
+                     warnings[0].contains(QStringLiteral("--precision bf16")),
+                 qPrintable(warnings[0]));
+        warnings.clear();
+        QVERIFY2(view.attachBenchmark(0, QString::fromStdString(dir), {record}, &error, &warnings),
+                 qPrintable(error));
+        QVERIFY(warnings.isEmpty());
         const auto exact = view.model()->exact(0);
         QVERIFY(exact);
         QCOMPARE(exact->winners, 1);

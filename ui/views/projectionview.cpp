@@ -585,7 +585,7 @@ FigureTable ProjectionView::figureData() const {
 }
 
 bool ProjectionView::attachBenchmark(int row, const QString& dir, const QStringList& records,
-                                     QString* error) {
+                                     QString* error, QStringList* warnings) {
     auto fail = [&](const QString& why) {
         if (error)
             *error = why;
@@ -612,6 +612,9 @@ bool ProjectionView::attachBenchmark(int row, const QString& dir, const QStringL
                           ProjectionModel::Exact{100.0 * x.savedShare, 100.0 * x.savedInterval.lo,
                                                  100.0 * x.savedInterval.hi, x.winners,
                                                  int(report.benchmark.problems.size()), dir});
+        if (warnings)
+            for (const std::string& w : report.otherPrecision)
+                warnings->push_back(QString::fromStdString(w));
     } catch (const InputError& e) {
         return fail(QString::fromStdString(e.what()));
     }
@@ -636,8 +639,11 @@ void ProjectionView::onExactProjection() {
     if (records.isEmpty())
         return;
     QString error;
-    if (!attachBenchmark(row, dir, records, &error))
+    QStringList warnings;
+    if (!attachBenchmark(row, dir, records, &error, &warnings))
         QMessageBox::warning(this, tr("No exact projection"), error);
+    else if (!warnings.isEmpty())
+        QMessageBox::information(this, tr("Exact projection"), warnings.join(QStringLiteral("\n")));
 }
 
 bool ProjectionView::attachIntegration(const QString& document, QString* error) {

@@ -75,8 +75,11 @@ public:
     // benchmark folder and verify results (core exactProjectionOf, as reach-cli project
     // --benchmark), drawn beside its bar; false with the one-line reason when the inputs are not
     // usable.
+    // `warnings`, when given, receives the problems whose runs were all in another precision than
+    // their call (core ExactProjectionReport::otherPrecision): the GUI says why they stay at
+    // their baseline.
     bool attachBenchmark(int row, const QString& dir, const QStringList& records,
-                         QString* error = nullptr);
+                         QString* error = nullptr, QStringList* warnings = nullptr);
     // "Measured: an integration run...": a reach-cli integrate document (core
     // readIntegrationSummary), drawn beside the row of the profile its benchmark was made from;
     // false with the one-line reason when it is unreadable or belongs to no loaded profile.
