@@ -32,6 +32,21 @@ std::string readText(const std::string& path) {
     return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
+// The runs' results (workload_clamp.py --out: one file per run) are the same numbers, each
+// checked against the first; returns how many runs wrote one.
+int runsThatAgree(const std::string& results) {
+    std::string first;
+    int files = 0;
+    for (const auto& e : fs::directory_iterator(results)) {
+        const std::string text = readText(e.path().string());
+        ++files;
+        if (first.empty())
+            first = text;
+        EXPECT_EQ(text, first) << e.path();
+    }
+    return files;
+}
+
 class CliIntegrate : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -45,11 +60,10 @@ protected:
         fs::create_directories(dir.path("rec"));
         fs::copy_file(kData + "/clamp_min_where.py", dir.path("rec/clamp_min_where.py"));
         env.env = {{"REACH_PYTHON", REACH_TEST_PYTHON}, {"REACH_CACHE_DIR", dir.path("cache")}};
-        const auto v = runCli(
-            {"verify", "--problem", bench + "/" + kClamp, "--candidate",
-             dir.path("rec/clamp_min_where.py"), "--worker-device", "cpu", "--reps", "5",
-             "--precision", "bf16", "--json"},
-            env);
+        const auto v = runCli({"verify", "--problem", bench + "/" + kClamp, "--candidate",
+                               dir.path("rec/clamp_min_where.py"), "--worker-device", "cpu",
+                               "--reps", "5", "--precision", "bf16", "--json"},
+                              env);
         ASSERT_LE(v.status, 1) << v.err;
         ASSERT_EQ(json::parse(v.out)["verdict"], "pass") << v.out.substr(0, 2000);
         record = dir.path("rec/verify.json");
@@ -144,16 +158,7 @@ TEST_F(CliIntegrate, TheCandidateRunsForItsSignatureOnlyAndTheWorkloadComputesTh
     EXPECT_EQ(doc["left_out"][0]["why"], "no verified run of it");
 
     // All four runs computed the same numbers, with the candidate and without it.
-    std::string first;
-    int files = 0;
-    for (const auto& e : fs::directory_iterator(dir.path("results"))) {
-        const std::string text = readText(e.path().string());
-        ++files;
-        if (first.empty())
-            first = text;
-        EXPECT_EQ(text, first) << e.path();
-    }
-    EXPECT_EQ(files, 4);
+    EXPECT_EQ(runsThatAgree(dir.path("results")), 4);
     // Each run's trace and report are kept.
     EXPECT_TRUE(fs::exists(dir.path("runs/asis_1.json")));
     EXPECT_TRUE(fs::exists(dir.path("runs/substituted_2.report.json")));
@@ -192,16 +197,7 @@ TEST_F(CliIntegrate, TheControlInstallsTheOverridesAndSubstitutesNothing) {
     EXPECT_TRUE(m["gpu_time_saved_share"].is_null());  // the CPU
     EXPECT_GT(doc["per_step"]["hooks_only"]["wall_us"].get<double>(), 0);
     // The three runs computed the same numbers.
-    std::string first;
-    int files = 0;
-    for (const auto& e : fs::directory_iterator(dir.path("results"))) {
-        const std::string text = readText(e.path().string());
-        ++files;
-        if (first.empty())
-            first = text;
-        EXPECT_EQ(text, first) << e.path();
-    }
-    EXPECT_EQ(files, 3);
+    EXPECT_EQ(runsThatAgree(dir.path("results")), 3);
     EXPECT_TRUE(fs::exists(dir.path("runs/hooks_1.json")));
 }
 
