@@ -126,7 +126,7 @@ def runner(sock):
             if h is None:
                 h = IpcHandle()
                 rc = cu["ipcget"](ctypes.byref(h), base.value)
-                h = bytes(h.reserved) if rc == 0 else rc
+                h = ctypes.string_at(ctypes.addressof(h), 64) if rc == 0 else rc
                 handles[base.value] = h
             if isinstance(h, bytes):
                 rep.update(handle=h.hex(), offset=ptr - base.value, segment=size.value)
@@ -193,7 +193,7 @@ def main():
         m = mapped.get(hexh)
         if m is None:
             h = IpcHandle()
-            h.reserved = bytes.fromhex(hexh)
+            ctypes.memmove(ctypes.addressof(h), bytes.fromhex(hexh), 64)
             p = ctypes.c_ulonglong()
             ck(cu["ipcopen"](ctypes.byref(p), h, 1), "ipc open")
             mapped[hexh] = m = p.value
