@@ -19,11 +19,10 @@ namespace {
 
 constexpr const char* kKinds[] = {"kernelbench", "baselines", "census"};
 
-bool knownKind(const std::string& k) {
-    for (const char* kind : kKinds)
-        if (k == kind)
-            return true;
-    return false;
+bool allowedKind(const std::string& k, KbResultCache::Source source) {
+    if (source == KbResultCache::Source::KernelBenchReport)
+        return k == "kernelbench";
+    return k == "baselines" || k == "census";
 }
 
 std::string hashOf(const std::string& path) {
@@ -83,7 +82,7 @@ json KbResultCache::entries() const {
     return {{"entries", out}};
 }
 
-int KbResultCache::store(const json& cacheStore) const {
+int KbResultCache::store(const json& cacheStore, Source source) const {
     if (!enabled() || !cacheStore.is_array())
         return 0;
     int stored = 0;
@@ -92,7 +91,7 @@ int KbResultCache::store(const json& cacheStore) const {
             continue;
         const std::string kind = e.value("kind", "");
         const std::string key = e.value("key", "");
-        if (!knownKind(kind) || !Sha256::isHexDigest(key) || !e.contains("value") ||
+        if (!allowedKind(kind, source) || !Sha256::isHexDigest(key) || !e.contains("value") ||
             !e.value("measured_at", json()).is_string())
             continue;
         const json entry = {

@@ -29,10 +29,17 @@ public:
     // kMaxEntryBytes each; unreadable or malformed entries are left out: a cache never fails a
     // job).
     nlohmann::json entries() const;
+    // Which worker a `cache_store` list comes from, and so which kinds it may file. The judge
+    // (the `reach` worker) never loads the candidate: its document may store the baselines and
+    // the kernel census. KernelBench's reproduction loads the candidate in its own process (as
+    // KernelBench does), so its document is only a report about KernelBench: it may store that
+    // report (kind `kernelbench`, under this problem AND candidate), never a baseline, which
+    // every later verify of the problem would read (issue 36: a planted baseline read 33x).
+    enum class Source { Judge, KernelBenchReport };
     // Files the `cache_store` list of a worker's document (each {kind, key, value,
-    // measured_at}); entries of an unknown kind, with a key that is not 64 hex digits or over
-    // the size limit are dropped. Returns how many were stored.
-    int store(const nlohmann::json& cacheStore) const;
+    // measured_at}); entries of a kind the source may not store, of an unknown kind, with a key
+    // that is not 64 hex digits or over the size limit are dropped. Returns how many were stored.
+    int store(const nlohmann::json& cacheStore, Source source) const;
 
     static constexpr int kMaxEntries = 64;
     static constexpr size_t kMaxEntryBytes = size_t(4) << 20;

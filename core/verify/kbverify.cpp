@@ -15,6 +15,7 @@
 #include "core/verify/childprocess.h"
 #include "core/verify/dtype.h"
 #include "core/verify/kbcache.h"
+#include "core/verify/kbreport.h"
 #include "core/verify/processguard.h"
 #include "core/verify/verdictpolicy.h"
 #include "core/verify/workerserver.h"
@@ -110,7 +111,9 @@ void addControllerChecks(VerificationResult& r, const json& re, const std::strin
 // What a worker that did not print its answer means: the part's own verdict.
 json failedPart(const WorkerOutcome& w, const char* mode) {
     json j = {{"mode", mode}};
-    if (!w.started) {
+    if (!w.started && w.startError.rfind("not run", 0) == 0) {
+        j["error"] = w.startError;
+    } else if (!w.started) {
         j["verdict"] = verdict::kError;
         j["error"] = "cannot start the worker: " + w.startError;
     } else if (w.timedOut) {
@@ -279,7 +282,8 @@ VerificationResult composeKernelBench(const KernelBenchJob& job, const json& pro
     r.dtype = job.precision;
     r.seed = job.seed.value_or(1);
     r.compile.status = "skipped";  // the worker builds (load_inline, Triton) inside its run
-    r.kernelbench = kbRun.doc.is_object() ? kbRun.doc : failedPart(kbRun, "kernelbench");
+    r.kernelbench = kernelBenchReport(kbRun.doc.is_object() ? kbRun.doc
+                                                            : failedPart(kbRun, "kernelbench"));
     r.reachOracle = reachRun.doc.is_object() ? reachRun.doc : failedPart(reachRun, "reach");
     const json& kb = r.kernelbench;
     const json& re = r.reachOracle;
@@ -387,12 +391,14 @@ VerificationResult composeKernelBench(const KernelBenchJob& job, const json& pro
     if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"))
         r.device.visibleDevices = v;
 
-    // KernelBench fooled: it judged the candidate correct, Reach's oracle does not.
-    const bool kbCorrect = kb.value("correctness", false);
+    // KernelBench fooled: its check (as reproduced, a report) called the candidate correct,
+    // Reach's oracle does not.
+    const bool kbCorrect = kb.contains("correctness") && kb["correctness"].is_boolean() &&
+                           kb["correctness"].get<bool>();
     if (kbCorrect && !r.passed() && r.verdict != verdict::kNoGpu && r.verdict != verdict::kError) {
         r.fooled = true;
         r.fooledReason = "KernelBench's check passed it (" + text(kb, "correctness_trials") +
-                         "), Reach's oracle says " + r.verdict +
+                         ", as reproduced), Reach's oracle says " + r.verdict +
                          (r.reasons.empty() ? std::string() : ": " + r.reasons.front());
     }
     r.log = tail(text(re, "log"), 6000);
@@ -434,39 +440,8 @@ VerificationResult runKernelBenchJob(const KernelBenchJob& job) {
     if (job.sandbox && !job.cacheDir.empty())
         effective.sandbox->writablePaths = sandboxBuildDirs(job);
 
-    std::vector<std::string> kbArgs = {"kernelbench"};
-    kbArgs.insert(kbArgs.end(), common.begin(), common.end());
-    if (job.kbTolerance)
-        kbArgs.insert(kbArgs.end(), {"--tolerance", std::to_string(*job.kbTolerance)});
-    // KernelBench times 100 trials by default; --reps asks for fewer (or more) everywhere.
-    kbArgs.insert(kbArgs.end(), {"--perf-trials", std::to_string(job.reps)});
-    // KernelBench's verdict first. Its worker also says whether this interpreter has PyTorch
-    // (a bad-input answer: one line) and a GPU (no_gpu, an ordinary answer), so no separate
-    // probe process pays PyTorch's start-up again.
-    const WorkerOutcome kb = runWorker(effective, kbArgs, extraReadOnly);
-    if (kb.doc.is_object())
-        cache.store(kb.doc.value("cache_store", json()));
-    if (!kb.started)
-        throw InputError(job.python, "", "an interpreter that starts (" + kb.startError + ")");
-    throwIfBadInput(kb, job);
-    if (kb.doc.is_object() && text(kb.doc, "error_kind") == "no_gpu") {
-        VerificationResult r;
-        r.format = "kernelbench";
-        r.problemFile = job.problemFile;
-        r.candidateFile = job.candidateFile;
-        r.problemId = stem(job.problemFile);
-        r.dtype = job.precision;
-        r.verdict = verdict::kNoGpu;
-        r.kernelbench = kb.doc;
-        r.device.reason = text(kb.doc, "error");
-        if (r.device.reason.empty())
-            r.device.reason = "no CUDA device visible to PyTorch";
-        r.reasons = {"no GPU: " + r.device.reason};
-        r.problemSha256 = problemSha256;
-        r.candidateSha256 = candidateSha256;
-        return r;
-    }
-
+    // Reach's judge first: its document alone gives the verdict, the time, "no GPU", a bad-input
+    // answer and every baseline and census the cache keeps (docs/verifier.md, "Trust boundary").
     std::vector<std::string> reachArgs = {"reach"};
     reachArgs.insert(reachArgs.end(), common.begin(), common.end());
     const uint64_t s = job.seed.value_or(1);
@@ -487,9 +462,52 @@ VerificationResult runKernelBenchJob(const KernelBenchJob& job) {
     if (!job.thresholdsFile.empty())
         reachArgs.insert(reachArgs.end(), {"--thresholds", job.thresholdsFile});
     const WorkerOutcome reach = runWorker(effective, reachArgs, extraReadOnly);
+    if (!reach.started)
+        throw InputError(job.python, "", "an interpreter that starts (" + reach.startError + ")");
     throwIfBadInput(reach, job);
     if (reach.doc.is_object())
-        cache.store(reach.doc.value("cache_store", json()));
+        cache.store(reach.doc.value("cache_store", json()), KbResultCache::Source::Judge);
+
+    // Then KernelBench's own check, reproduced: it loads the candidate in its own process, as
+    // KernelBench does, so whatever its document says (its verdict, "no GPU", an exit status,
+    // entries to store) is a report about KernelBench and decides nothing here. It runs only
+    // where the judge judged the candidate.
+    const std::string judged = reach.doc.is_object() ? text(reach.doc, "verdict") : std::string();
+    WorkerOutcome kb;
+    if (judged == verdict::kPass || judged == verdict::kFail || judged == verdict::kCompileError) {
+        std::vector<std::string> kbArgs = {"kernelbench"};
+        kbArgs.insert(kbArgs.end(), common.begin(), common.end());
+        if (job.kbTolerance)
+            kbArgs.insert(kbArgs.end(), {"--tolerance", std::to_string(*job.kbTolerance)});
+        // KernelBench times 100 trials by default; --reps asks for fewer (or more) everywhere.
+        kbArgs.insert(kbArgs.end(), {"--perf-trials", std::to_string(job.reps)});
+        kb = runWorker(effective, kbArgs, extraReadOnly);
+        if (kb.doc.is_object())
+            cache.store(kb.doc.value("cache_store", json()), KbResultCache::Source::KernelBenchReport);
+    } else {
+        kb.started = false;
+        kb.startError = "not run: the judge did not judge the candidate (" +
+                        (judged.empty() ? std::string("no document") : judged) + ")";
+    }
+    if (judged == verdict::kNoGpu) {
+        VerificationResult r;
+        r.format = "kernelbench";
+        r.problemFile = job.problemFile;
+        r.candidateFile = job.candidateFile;
+        r.problemId = stem(job.problemFile);
+        r.dtype = job.precision;
+        r.verdict = verdict::kNoGpu;
+        r.reachOracle = reach.doc;
+        r.device.reason = "no CUDA device visible to PyTorch";
+        for (const auto& why : reach.doc.value("reasons", json::array()))
+            if (why.is_string())
+                r.device.reason = why.get<std::string>();
+        r.reasons = {"no GPU: " + r.device.reason};
+        r.problemSha256 = problemSha256;
+        r.candidateSha256 = candidateSha256;
+        return r;
+    }
+
     VerificationResult r = composeKernelBench(job, json::object(), kb, reach);
     r.problemSha256 = problemSha256;
     r.candidateSha256 = candidateSha256;

@@ -14,10 +14,12 @@ namespace reach {
 
 // A KernelBench-format job: a problem file with Model/get_inputs/get_init_inputs and a candidate
 // with ModelNew (both Python). reach-verify runs the Python worker (resources/python/,
-// docs/kernelbench.md) three times, each in its own child process with a timeout: `probe` (is
-// there PyTorch, a GPU?), `kernelbench` (KernelBench's own verdict and time, reproduced) and
-// then, in a fresh process with the candidate run first, `reach` (Reach's oracle and honest
-// timing). It composes one VerificationResult from the three.
+// docs/kernelbench.md) twice, each in its own child process with a timeout: first `reach`, the
+// judge (Reach's oracle and the judge's own clock; the candidate runs in a runner process the
+// judge forks), whose document alone gives the verdict, the time, "no GPU", a bad-input answer
+// and what the results cache keeps; then, where the judge judged the candidate, `kernelbench`
+// (KernelBench's own verdict and time, reproduced in a process the candidate runs in, as
+// KernelBench does): a report, kept beside the verdict (kbreport.h), deciding nothing.
 struct KernelBenchJob {
     std::string problemFile;
     std::string candidateFile;
@@ -72,15 +74,17 @@ struct WorkerOutcome {
 // The composition, pure (tested without Python): the result's verdict is Reach's ("reach", the
 // judge's document), with the controller's own checks added: the clock agreement between the
 // runner's times and the judge's (verdictpolicy.h) and the roofline floor; KernelBench's verdict
-// rides along ("kernelbench"), and `fooled` is set when KernelBench called the candidate correct
-// and Reach does not. A worker that crashed or hung is that part's "crashed" / "timeout".
+// rides along as a report ("kernelbench", kbreport.h), and `fooled` is set when that report
+// calls the candidate correct and Reach does not. A judge that crashed or hung is "crashed" /
+// "timeout"; a KernelBench reproduction that did is only said in its report.
 VerificationResult composeKernelBench(const KernelBenchJob& job, const nlohmann::json& probe,
                                       const WorkerOutcome& kernelbench, const WorkerOutcome& reach);
 
-// Runs the whole job. Throws InputError (exit 2 for reach-verify) for bad input the worker
+// Runs the whole job. Throws InputError (exit 2 for reach-verify) for bad input the judge
 // reports (a problem without Model, a syntax error in the problem, an unreadable file) and for
 // an interpreter without PyTorch ("no PyTorch in /usr/bin/python3"); no GPU is the verdict
-// "no_gpu", an ordinary answer.
+// "no_gpu", an ordinary answer. What KernelBench's reproduction says (its exit status, "no
+// GPU", its cache entries) never ends or decides the job.
 VerificationResult runKernelBenchJob(const KernelBenchJob& job);
 
 }  // namespace reach

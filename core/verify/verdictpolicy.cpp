@@ -96,6 +96,10 @@ std::string us(double v) {
 // median gap was 79 us, 9 % of its calibrated 879 us, above the calibration; 19_ReLU's 107 us
 // below), so kGpuGapDrift of the calibrated gap is allowed beside them. A forgery hides its
 // whole hidden time in every call (2570 us of a 836 us gap for the 20x short matmul).
+// The spread is the calibration's alone, taken for both medians (the same machinery, the same
+// number of repetitions): the candidate's own gaps are the candidate's to shape. One that reported
+// a tenth of its time in 70 % of its repetitions and far longer times in the rest widened an
+// allowance computed from its own interquartile range until it passed at 5.9x (issue 36).
 constexpr double kMinGpuUs = 20.0, kGpuShare = 0.05, kGpuGapDrift = 0.08;
 constexpr double kMinHostUs = 10000.0, kHostShare = 0.25;
 constexpr double kSigmas = 4.0;
@@ -121,7 +125,7 @@ ClockAgreement clockAgreement(const ClockSamples& candidate, const ClockSamples&
     a.calibrationGapUs = median(gb);
     a.hiddenUs = a.candidateGapUs - a.calibrationGapUs;
     const double claimed = median(candidate.runnerUs);
-    const double se = std::hypot(medianStandardError(gc), medianStandardError(gb));
+    const double se = std::sqrt(2.0) * medianStandardError(gb);
     const double drift = hostClocks ? 0.0 : kGpuGapDrift * std::max(0.0, a.calibrationGapUs);
     a.allowanceUs = std::max({hostClocks ? kMinHostUs : kMinGpuUs, kSigmas * se + drift,
                               (hostClocks ? kHostShare : kGpuShare) * claimed});

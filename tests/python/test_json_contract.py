@@ -29,7 +29,7 @@ REACH_KEYS = {
     "runner_log": str, "processes_killed": int,
 }
 CHECK_KEYS = {"name": str, "value": OPT_NUM, "threshold": OPT_NUM, "passed": bool, "detail": str}
-RUN_KEYS = {"seed": int, "scale": NUM, "rel_frobenius": OPT_NUM, "norm_max_error": OPT_NUM,
+RUN_KEYS = {"seed": int, "scale": NUM, "scale_label": str, "variant": str, "rel_frobenius": OPT_NUM, "norm_max_error": OPT_NUM,
             "max_abs_reference": OPT_NUM, "written_fraction": OPT_NUM, "non_finite": OPT_NUM,
             "inputs_unchanged": (bool, type(None)), "aliases_input": (bool, type(None)),
             "kernelbench_allclose": (bool, type(None)), "invariants": list}
@@ -40,8 +40,9 @@ METRIC_KEYS = {"rel_frobenius": OPT_NUM, "norm_max_error": OPT_NUM, "max_abs_ref
 TIMING_KEYS = {"reps": int, "warmup": int, "median_us": NUM, "p10_us": NUM, "p90_us": NUM,
                "min_us": NUM, "max_us": NUM, "mean_us": NUM, "l2_flushed": bool, "l2_flush_bytes": NUM,
                "sm_clock_before_mhz": int, "sm_clock_after_mhz": int, "clock_source": str,
-               "judge_median_us": NUM, "time_basis": str}
+               "runner_median_us": NUM, "time_basis": str, "redrawn": int}
 CLOCK_KEYS = {"judge_us": list, "runner_us": list}
+FIGURE_CLOCK_KEYS = dict(CLOCK_KEYS, figure_us=list)
 BASELINE_KEYS = {"kind": str, "timing": (dict, type(None)), "us": OPT_NUM, "note": str}
 THRESHOLD_KEYS = ("rel_frobenius", "norm_max_error", "invariant", "written_fraction")
 
@@ -114,21 +115,22 @@ class Contract(WorkerCase):
         self.assertEqual(r.stdout.count("\n"), 1, "exactly one line (one JSON object) on stdout")
         r = r.json
         self.assertEqual(r["verdict"], "pass", r["reasons"])
-        self.assertEqual(len(r["runs"]), 12)
+        self.assertEqual(len(r["runs"]), 18)
         self.assertKeys(r["timing"], TIMING_KEYS, "timing")
         # What the controller's clock agreement reads (verdictpolicy.h): one sample per timed
         # repetition on both clocks, for the candidate and for the calibration.
-        self.assertKeys(r["timing"]["clock"], CLOCK_KEYS, "timing clock")
+        self.assertKeys(r["timing"]["clock"], FIGURE_CLOCK_KEYS, "timing clock")
         self.assertEqual(len(r["timing"]["clock"]["judge_us"]), 5)
         self.assertEqual(len(r["timing"]["clock"]["runner_us"]), 5)
         self.assertKeys(r["calibration"]["clock"], CLOCK_KEYS, "calibration clock")
+        self.assertIsInstance(r["calibration"]["gap_us"], NUM)
         self.assertEqual([b["kind"] for b in r["baselines"]], ["eager", "torch_compile", "recorded"])
         for b in r["baselines"]:
             self.assertKeys(b, BASELINE_KEYS, "baseline")
             if b["timing"] is not None:
                 self.assertKeys(b["timing"], TIMING_KEYS, "baseline timing")
         # The eager loop's repetitions, which the exact projection resamples (docs/benchmark.md).
-        self.assertKeys(r["baselines"][0]["timing"]["clock"], CLOCK_KEYS, "eager baseline clock")
+        self.assertKeys(r["baselines"][0]["timing"]["clock"], FIGURE_CLOCK_KEYS, "eager baseline clock")
         self.assertEqual(len(r["baselines"][0]["timing"]["clock"]["runner_us"]), 5)
         self.assertEqual(r["baselines"][2], {"kind": "recorded", "timing": None, "us": 1e9, "note": "fixture"})
         self.assertEqual(r["baseline_used"]["kind"], "eager")  # the fastest one

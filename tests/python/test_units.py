@@ -223,9 +223,44 @@ class TimingStats(unittest.TestCase):
         self.assertEqual(timing.flush_bytes(None), timing.FLUSH_UNKNOWN_L2_BYTES)
 
     def test_clock_samples_keep_the_timed_repetitions_in_order(self):
+        cal_loop = timing.LoopResult()
+        cal_loop.total, cal_loop.e = [110.0, 130.0, 120.0], [80.0, 80.0, 80.0]
+        cal = timing.Calibration(cal_loop, cuda=False)
+        self.assertEqual(cal.gap_us, 40.0)  # the median of window - claim
         loop = timing.LoopResult()
-        loop.w, loop.e = [100.123456, 90.0], [80.0, 70.5]
-        self.assertEqual(timing.clock_samples(loop), {"judge_us": [100.123, 90.0], "runner_us": [80.0, 70.5]})
+        loop.total, loop.e = [100.123456, 90.0], [80.0, 70.5]
+        self.assertEqual(timing.clock_samples(loop, cal),
+                         {"judge_us": [100.123, 90.0], "runner_us": [80.0, 70.5],
+                          "figure_us": [60.123, 50.0]})
+
+    def test_the_figure_is_the_judges_window_less_the_calibrated_gap(self):
+        # Issue 36: a runner that reports a tenth of its 3000 us in 70 % of the calls changes
+        # its claims, not the judge's windows, and the figure is the windows'.
+        cal_loop = timing.LoopResult()
+        cal_loop.total = [3300.0 + i for i in range(10)]
+        cal_loop.e = [3000.0] * 10
+        cal = timing.Calibration(cal_loop, cuda=False)
+        lying = timing.LoopResult()
+        lying.total = [3300.0 + i for i in range(10)]
+        lying.e = [300.0 if i % 10 < 7 else 9000.0 for i in range(10)]
+        self.assertAlmostEqual(timing.sample_stats(cal.figures(lying))["median_us"], 3000.0, delta=5)
+
+    def test_on_the_gpu_the_window_starts_at_the_inputs_less_the_calibrated_stretch(self):
+        cal_loop = timing.LoopResult()
+        cal_loop.total, cal_loop.stretch, cal_loop.e = [600.0, 602.0, 601.0], [300.0, 300.0, 300.0], [280.0] * 3
+        cal = timing.Calibration(cal_loop, cuda=True)
+        self.assertEqual(cal.stretch_us, 300.0)
+        self.assertEqual(cal.gap_us, 21.0)
+        self.assertEqual(cal.stretch_tol_us, 2.0)  # the floor: the calibration's stretch did not vary
+        # Work the runner's context did during the judge's stretch (200 us more of it) is charged,
+        # beyond the tolerance: E0..E1 (301 us) + 198 us - the gap (21 us).
+        stealing = timing.LoopResult()
+        stealing.total, stealing.stretch, stealing.e = [801.0] * 3, [500.0] * 3, [10.0] * 3
+        self.assertEqual(cal.figures(stealing), [478.0] * 3)
+        # A stretch within the tolerance is the judge's own jitter: not charged.
+        honest = timing.LoopResult()
+        honest.total, honest.stretch, honest.e = [602.0] * 3, [301.5] * 3, [280.0] * 3
+        self.assertEqual(cal.figures(honest), [279.5] * 3)
 
 
 class Categories(unittest.TestCase):

@@ -48,6 +48,16 @@ def _scale_list(text):
     return values
 
 
+def _variant_list(text):
+    values = [v.strip() for v in text.split(",") if v.strip() != ""]
+    if values == ["none"]:
+        return []
+    if not values or any(v not in ("auto", "centred", "spike") for v in values) or \
+            ("auto" in values and len(values) > 1):
+        raise argparse.ArgumentTypeError(f"expected auto, none, or centred and/or spike, got '{text}'")
+    return values
+
+
 def _positive_int(text):
     try:
         v = int(text)
@@ -114,6 +124,9 @@ def build_parser():
     _common(r)
     r.add_argument("--seeds", type=_int_list("--seeds"), default=[1, 2, 3])
     r.add_argument("--scales", type=_scale_list, default=[1.0, 100.0, 0.01, -1.0])
+    r.add_argument("--variants", type=_variant_list, default=["auto"],
+                   help="input distributions besides the scales (variants.py): centred, spike, "
+                        "none, or auto (centred for fp32, spike always)")
     r.add_argument("--reps", type=_positive_int, default=100)
     r.add_argument("--warmup", type=_non_negative_int, default=10)
     r.add_argument("--no-compile-baseline", action="store_true")

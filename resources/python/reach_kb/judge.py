@@ -39,7 +39,8 @@ from .judgetiming import SAMPLES_PER_REP, Bench, clock_samples, record, run_loop
 from .loading import describe, line_in
 from .report import fmt
 from .sharedmem import PATTERN, Region
-from .tensors import describe_value, dtype_of, overlaps, reach_cast, bitwise_equal, clone_inputs, upcast
+from .tensors import describe_value, dtype_of, is_float, overlaps, reach_cast, bitwise_equal, clone_inputs, upcast
+from .variants import SCALE1, apply as apply_variant, job_variants, perturb
 
 KB_SEED = 42
 KB_TOLERANCE = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1e-2}
@@ -124,33 +125,48 @@ def spawn_runner(worker_dir, echo_fd):
 
 
 class InputSource:
-    """Inputs of the repetitions of one timed loop: fresh draws under secret seeds, or a pool of
-    sets when drawing is too slow to repeat every time (a note says so)."""
+    """Inputs of the repetitions of one timed loop, drawn from the same distributions as the
+    correctness runs (a variant chosen at random per repetition, variants.py), under secret
+    seeds: fresh every repetition, or, when drawing is too slow to repeat every time, one of a
+    pool of sets made new for each use (variants.perturb; a note says so). A repetition's inputs
+    can be drawn again exactly (`prepare(r)`), which is how its output is checked afterwards."""
 
-    def __init__(self, judge, reps, warmup):
+    def __init__(self, judge, calls):
         self.judge = judge
-        n = reps + warmup
-        self.seeds = [secret_seed() for _ in range(n)]
+        rng = random.Random(int.from_bytes(os.urandom(8), "little"))
+        self.seeds = [secret_seed() for _ in range(calls)]
+        self.variants = [rng.choice(judge.variants) for _ in range(calls)]
         self.pool = None
         self.choice = None
         d = judge.draw.typical_seconds()
-        if d * n > FRESH_BUDGET_S:
-            k = min(POOL_SETS, n)
-            self.pool = [judge.draw(self.seeds[i], 1.0) for i in range(k)]
-            rng = random.Random(int.from_bytes(os.urandom(8), "little"))
-            self.choice = [rng.randrange(k) for _ in range(n)]
-            note = (f"timing: inputs from a pool of {k} sets, chosen at random per repetition "
+        if d * calls > FRESH_BUDGET_S:
+            k = min(POOL_SETS, calls)
+            self.pool = [judge.draw(secret_seed(), SCALE1) for _ in range(k)]
+            self.choice = [rng.randrange(k) for _ in range(calls)]
+            note = (f"timing: inputs from a pool of {k} sets, each made new for every repetition "
+                    f"(every element times its own factor in [0.75, 1.25)), chosen at random "
                     f"(one draw takes {d * 1000:.0f} ms)")
             if note not in judge.notes:
                 judge.notes.append(note)
 
-    def inputs(self, r):
-        if self.pool is not None:
-            return self.pool[self.choice[r]]
-        return self.judge.draw(self.seeds[r], 1.0)
+    def prepare(self, r):
+        """Repetition r's inputs, in the judge's own memory (nothing shared yet)."""
+        torch = self.judge.torch
+        v = self.variants[r]
+        if self.pool is None:
+            return self.judge.draw(self.seeds[r], v)
+        base = self.pool[self.choice[r]]
+        out = []
+        for i, x in enumerate(base):
+            if is_float(x):
+                x = perturb(torch, x, self.seeds[r] * 64 + i)
+                x = apply_variant(torch, x, v, self.judge.args.precision, self.seeds[r] * 64 + 32 + i)
+            out.append(x)
+        return out
 
     def load(self, r):
-        x = self.inputs(r)
+        """Repetition r's inputs in the shared regions (as the runner will see them)."""
+        x = self.prepare(r)
         v = self.judge.shared.load(x)
         del x
         return v
@@ -187,13 +203,17 @@ class Judge:
         self.invariants = None
         self.cuda_fault = None
         self.checksum = Checksum(torch)
-        self.draw = Draw(torch, problem, device, self.dtype, self.notes)
+        self.draw = Draw(torch, problem, device, self.dtype, self.notes, args.precision)
+        self.variants = job_variants(args.scales, args.precision, getattr(args, "variants", ["auto"]))
         self.bench = None
         self.timeout_s = max(30.0, float(getattr(args, "call_timeout", 0) or 600.0))
         self.threads_after_load = None
         self.loaded = False
         self.positions = None
         self.trusted_processes = set()
+        self.calibration = None  # judgetiming.Calibration, from the eager loop
+        self.finite_at_x1 = {}  # seed -> whether the reference was finite on the problem's own draw
+        self.flags_region = None
 
     # ---- models and the layout ---------------------------------------------------------------
     def init_inputs(self):
@@ -244,7 +264,7 @@ class Judge:
         self.kb_model = self._build_model()
         self.ref_model = self._build_model().to(torch.float64)
         self.invariants = Invariants(self.category, self.ref_model, self.notes)
-        first = self.draw(self.args.seeds[0], 1.0)
+        first = self.draw(self.args.seeds[0], SCALE1)
         self.layout = Layout(torch, first, self.problem.path)
         x = clone_inputs(first)
         try:
@@ -272,7 +292,7 @@ class Judge:
         del y, x, first
         self.empty_cache()
         # One more draw, warm this time: what drawing every timed repetition would cost.
-        second = self.draw(self.args.seeds[0] + REDRAW_PROBE, 1.0)
+        second = self.draw(self.args.seeds[0] + REDRAW_PROBE, SCALE1)
         del second
         self.empty_cache()
 
@@ -294,7 +314,16 @@ class Judge:
         self.shared = SharedInputs(self.torch, self.device, self.layout)
         msg = {"op": "hello", "problem": os.path.abspath(self.problem.path), "precision": self.args.precision,
                "device": str(self.device), "inputs": self.shared.hello_specs(), "env": env}
-        reply = self.ask(msg, self.shared.export_fds())
+        fds = []
+        if self.cuda:
+            # The two words the judge's and the runner's streams meet on (devicesync.py).
+            from .devicesync import Flags
+            self.flags_region = Region.create(self.torch, self.device, 64, canary=0)
+            self.flags_region.data.zero_()
+            self.bench.flags = Flags(self.flags_region.data.data_ptr())
+            msg["flags"] = self.flags_region.describe()
+            fds.append(self.flags_region.export_fd())
+        reply = self.ask(msg, fds + self.shared.export_fds())
         if reply.get("op") != "ready":
             if reply.get("problem"):
                 raise UserError(reply.get("error") or f"{self.problem.path}: the runner could not load it")
@@ -328,7 +357,8 @@ class Judge:
 
     # ---- timing --------------------------------------------------------------------------------
     def timed_loop(self, reps, warmup, gather):
-        source = InputSource(self, reps, warmup)
+        # Room for calls drawn again (an output the judge did not find where it read).
+        source = InputSource(self, 2 * (reps + warmup) + 8)
         loop = run_loop(self.torch, self, source, reps, warmup, gather, self.timeout_s)
         return loop, source
 

@@ -2,9 +2,10 @@
 
 - `Layout`: what the problem's get_inputs() returns (tensor shapes and dtypes at the precision,
   plain values), learnt from one draw; every later draw must match it.
-- `Draw`: fresh inputs at (seed, scale): `torch.manual_seed(seed)`, get_inputs() (on the GPU
-  when it can run there), floating tensors times the scale, cast to the precision; an all-zero
-  floating tensor is redrawn (never test on zeros).
+- `Draw`: fresh inputs at (seed, variant): `torch.manual_seed(seed)`, get_inputs() (on the GPU
+  when it can run there), cast to the precision, floating tensors drawn from the variant
+  (variants.py: scaled, centred, spiked); an all-zero floating tensor is redrawn (never test on
+  zeros).
 - `SharedInputs`: one region per tensor input; `load` copies a draw into them in place (same
   addresses every time: a candidate that caches by address returns a stale answer).
 - `checksum`: a keyed hash of a region's bytes, with a key drawn from os.urandom per job, so the
@@ -21,6 +22,7 @@ from .errors import UserError
 from .loading import describe
 from .sharedmem import Region
 from .tensors import is_float, reach_cast
+from .variants import SCALE1, apply as apply_variant
 
 REDRAW_OFFSET = 1_000_003
 CHECKSUM_CHUNK = 1 << 22  # elements (int32) per step: 32 MiB of int64 temporaries
@@ -34,8 +36,9 @@ def _device_context_available(torch):
 
 
 class Draw:
-    def __init__(self, torch, problem, device, dtype, notes):
+    def __init__(self, torch, problem, device, dtype, notes, precision="fp32"):
         self.torch = torch
+        self.precision = precision
         self.problem = problem
         self.device = device
         self.dtype = dtype
@@ -57,8 +60,8 @@ class Draw:
                 torch.manual_seed(seed)
         return list(self.problem.call("get_inputs()", self.problem.get_inputs))
 
-    def __call__(self, seed, scale=1.0):
-        """Fresh inputs at (seed, scale), cast to the precision; never an all-zero float tensor."""
+    def __call__(self, seed, variant=SCALE1):
+        """Fresh inputs at (seed, variant), cast to the precision; never an all-zero float tensor."""
         torch = self.torch
         t0 = time.perf_counter()
         raw = self._get_inputs(seed)
@@ -73,10 +76,11 @@ class Draw:
                     y = torch.randn(x.shape, dtype=x.dtype, device=x.device)
                 raw[i] = y
         out = []
-        for x in raw:
-            if is_float(x) and scale != 1:
-                x = x * scale
-            out.append(reach_cast(x, self.device, self.dtype))
+        for i, x in enumerate(raw):
+            x = reach_cast(x, self.device, self.dtype)
+            if is_float(x):
+                x = apply_variant(self.torch, x, variant, self.precision, seed * 64 + i)
+            out.append(x)
         if self.device.type == "cuda":
             self.torch.cuda.synchronize(self.device)
         self.times.append(time.perf_counter() - t0)
@@ -186,7 +190,8 @@ class SharedInputs:
         return [r.export_fd() for r in self.regions]
 
     def load(self, inputs):
-        """Copies a draw into the shared regions (in place); returns the plain values."""
+        """Copies a draw into the shared regions (in place, on the current stream); returns the
+        plain values."""
         for v, x in zip(self.views, inputs):
             if v is not None:
                 v.copy_(x)

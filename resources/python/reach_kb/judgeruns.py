@@ -16,12 +16,13 @@ checked too, as claims: a lying runner escapes those checks only, never the valu
 import math
 
 from . import oracle
-from .report import check, fmt, run_label, scale_label
+from .report import check, fmt, run_label
 from .tensors import bits
 
 
-def new_run(seed, scale):
-    return {"seed": seed, "scale": scale, "scale_label": scale_label(scale), "rel_frobenius": None,
+def new_run(seed, variant):
+    return {"seed": seed, "scale": variant.scale, "scale_label": variant.label, "variant": variant.kind,
+            "rel_frobenius": None,
             "norm_max_error": None, "max_abs_reference": None, "written_fraction": None,
             "written_measured": False, "non_finite": None, "inputs_unchanged": None,
             "aliases_input": None, "kernelbench_allclose": None, "zeros_pass_kernelbench": None,
@@ -151,5 +152,5 @@ def sampled(torch, got, want, max_ref, thresholds):
     return None
 
 
-def where_of(seed, scale):
-    return run_label(seed, scale)
+def where_of(seed, variant):
+    return run_label(seed, variant)

@@ -20,7 +20,7 @@ from .environment import set_seed, synchronize
 from .errors import UserError
 from .judge import CHECKED_REPS, KB_SEED, Judge, _is_oom
 from .judgeruns import add, claims, new_run, sampled, values, where_of
-from .judgetiming import Bench, clock_samples, record
+from .judgetiming import Bench, Calibration, clock_samples, record
 from .loading import describe
 from .report import fmt, worst
 
@@ -37,7 +37,7 @@ def skeleton(args):
         "phase_seconds": {}, "calibration": None, "roofline_inputs": None, "cache_store": [],
         "runner_log": "", "processes_killed": 0,
         "precision": args.precision, "problem_file": args.problem, "candidate_file": args.candidate,
-        "backend": None, "seeds": args.seeds, "scales": args.scales, "compile_log": None,
+        "backend": None, "seeds": args.seeds, "scales": args.scales, "variants": None, "compile_log": None,
     }
 
 
@@ -89,6 +89,7 @@ def run(torch, args, problem, prep, device, res, handle, cache_in):
     res["category"] = prep.category
     res["kernelbench_category"] = prep.kb_category
     j = Judge(torch, args, problem, device, prep, res, handle)
+    res["variants"] = [v.label for v in j.variants]
     try:
         try:
             _job(j, res, cache_in)
@@ -193,47 +194,45 @@ def _job(j, res, cache_in):
 
 # ---- trusted phase: baselines and the clock's calibration -------------------------------------
 def _trusted_phase(j, res, cache_in):
-    """The problem's Model timed through the runner before the candidate is loaded: the baselines
-    (eager, torch.compile) and the calibration of the judge's clock against the runner's."""
+    """The problem's Model timed through the runner before the candidate is loaded, exactly as the
+    candidate will be: the eager baseline and, from the same loop, the calibration of the harness's
+    part of the judge's window (judgetiming.Calibration), then torch.compile's. The eager loop
+    runs on every verify (it is the calibration, and a baseline the cache cannot plant); only
+    torch.compile's time, whose Inductor build is most of a job's seconds, is reused."""
     torch, args = j.torch, j.args
     j.new_slot()
     key = resultcache.baseline_key(args, j)
     cached = resultcache.lookup(cache_in, "baselines", key) if key and not args.fresh else None
-    measured = []
+    # The calibration loop is the candidate's loop in every respect but the callable: as many
+    # repetitions and warm-up calls. A shorter one (30 after 3, tried first) read the host's part
+    # of the exchange in its first, slower calls (docs/verifier-measurements.md, session 14).
+    j.use("eager")
+    eager, _ = j.timed_loop(args.reps, args.warmup, j.gather())
+    _loop_failure(j, eager, "the problem's Model (eager)")
+    cal = Calibration(eager, j.cuda)
+    j.calibration = cal
+    rec = record(cal.figures(eager), eager, args.warmup, j.bench, j.cuda)
+    # The repetitions themselves, as the candidate's timing has them: the exact projection
+    # (docs/benchmark.md) resamples them for its interval instead of assuming a shape.
+    rec["clock"] = clock_samples(eager, cal)
+    measured = [{"kind": "eager", "timing": rec, "us": rec["median_us"],
+                 "note": "the problem's Model at the precision, timed like the candidate"}]
+    compiled = None
     if cached:
-        measured = cached["value"]
-        for b in measured:
-            b["reused"] = resultcache.reused(cached)
-        res["notes"].append(f"baselines: eager and torch.compile times reused, measured {cached['measured_at']} "
-                            "on the same problem, precision, GPU model and stack (--fresh measures them again)")
-        # The calibration loop is the candidate's loop in every respect but the callable: as many
-        # repetitions and warm-up calls. A shorter one (30 after 3, tried first) read the host's
-        # part of the exchange in its first, slower calls: on the H200 its median gap moved by up
-        # to 197 us (19 %) from the candidate's, where full-length loops agreed within 19 us, and
-        # an honest 1 GiB gelu failed the clock agreement once in seven re-verifies.
-        j.use("eager")
-        cal, _ = j.timed_loop(args.reps, args.warmup, j.gather())
-        _loop_failure(j, cal, "the calibration run of the problem's Model")
-        calibration = {"which": "eager", "reps": len(cal.e), "clock": clock_samples(cal),
-                       "median_us": record(cal, args.warmup, j.bench)["median_us"]}
-    else:
-        j.use("eager")
-        eager, _ = j.timed_loop(args.reps, args.warmup, j.gather())
-        _loop_failure(j, eager, "the problem's Model (eager)")
-        rec = record(eager, args.warmup, j.bench)
-        # The repetitions themselves, as the candidate's timing has them: the exact projection
-        # (docs/benchmark.md) resamples them for its interval instead of assuming a shape.
-        rec["clock"] = clock_samples(eager)
-        measured.append({"kind": "eager", "timing": rec, "us": rec["median_us"],
-                         "note": "the problem's Model at the precision, timed like the candidate"})
-        calibration = {"which": "eager", "reps": len(eager.e), "clock": clock_samples(eager),
-                       "median_us": rec["median_us"]}
-        measured.append(_compile_baseline(j))
-        if key and all(b["us"] or b["note"].startswith(("skipped", "torch.compile unavailable")) for b in measured):
-            res["cache_store"].append(resultcache.to_store("baselines", key, measured))
+        for b in cached["value"] if isinstance(cached.get("value"), list) else []:
+            if isinstance(b, dict) and b.get("kind") == "torch_compile":
+                compiled = dict(b, reused=resultcache.reused(cached))
+        if compiled is not None:
+            res["notes"].append(f"baselines: torch.compile's time reused, measured {cached['measured_at']} on "
+                                "the same problem, precision, GPU model and stack (--fresh measures it again)")
+    if compiled is None:
+        compiled = _compile_baseline(j)
+        if key and (compiled["us"] or compiled["note"].startswith(("skipped", "torch.compile unavailable"))):
+            res["cache_store"].append(resultcache.to_store("baselines", key, [compiled]))
+    measured.append(compiled)
     j.drop_slot()
     j.ask({"op": "release"})
-    res["calibration"] = calibration
+    res["calibration"] = dict(cal.record(), which="eager", reps=cal.reps, median_us=rec["median_us"])
     out = [dict(b) for b in measured]
     if args.recorded_baseline_us:
         out.append({"kind": "recorded", "timing": None, "us": args.recorded_baseline_us,
@@ -255,8 +254,8 @@ def _compile_baseline(j):
     loop, _ = j.timed_loop(args.reps, args.warmup, j.gather())  # the warm-up calls compile it
     if loop.failure:
         return {"kind": "torch_compile", "timing": None, "us": None, "note": f"failed: {_failure_text(loop)}"}
-    rec = record(loop, args.warmup, j.bench)
-    rec["clock"] = clock_samples(loop)
+    rec = record(j.calibration.figures(loop), loop, args.warmup, j.bench, j.cuda)
+    rec["clock"] = clock_samples(loop, j.calibration)
     return {"kind": "torch_compile", "timing": rec, "us": rec["median_us"],
             "note": "torch.compile(Model), default mode (Inductor), timed like the candidate"}
 
@@ -320,8 +319,12 @@ def _processes(j, where, first_call):
 
 def _correctness_runs(j, res):
     for seed in j.args.seeds:
-        for scale in j.args.scales:
-            run, go_on = _one_run(j, seed, scale, first=not res["runs"])
+        for variant in list(j.variants):
+            if variant not in j.variants:
+                continue  # dropped at an earlier seed: its draws are outside the problem's domain
+            run, go_on = _one_run(j, seed, variant, first=not res["runs"])
+            if run is None:
+                continue
             res["runs"].append(run)
             if not go_on:
                 return
@@ -329,18 +332,28 @@ def _correctness_runs(j, res):
     _patched(j, reply, "after the correctness runs")
 
 
-def _one_run(j, seed, scale, first):
+def _one_run(j, seed, variant, first):
     torch = j.torch
-    run = new_run(seed, scale)
-    where = where_of(seed, scale)
+    run = new_run(seed, variant)
+    where = where_of(seed, variant)
     j.drop_slot()
-    x = j.draw(seed, scale)
+    x = j.draw(seed, variant)
     j.layout.check(x, where)
     vals = j.shared.load(x)
     del x
     j.empty_cache()
     before = j.checksum.of_regions(j.shared.regions)
     ref = j.reference(j.shared.as_inputs(vals))
+    finite = bool(torch.isfinite(ref).all().item()) if ref.is_floating_point() else True
+    if variant.kind == "scaled" and variant.scale == 1:
+        j.finite_at_x1[seed] = finite
+    elif variant.kind == "centred" and not finite and j.finite_at_x1.get(seed, False):
+        # Mean-zero draws outside the problem's domain (a log, a square root): not a test of it.
+        j.variants.remove(variant)
+        j.notes.append(f"centred inputs skipped: the reference is not finite on them at seed {seed} "
+                       f"where it is on the problem's own draws (outside the problem's domain)")
+        del ref
+        return None, True
     if ref.dtype == torch.float64 and ref.numel() * 8 > max(1 << 30, 2 * j.out_bytes):
         ref = ref.float()  # held as float32 (2^-24 rounding, far below every threshold): memory
     j.empty_cache()
@@ -350,7 +363,7 @@ def _one_run(j, seed, scale, first):
         r.fill_canaries()
     j.slot_region.fill_canaries()
     j.bench.sync()
-    rid = f"check-{seed}-{scale}"
+    rid = f"check-{seed}-{variant.label}"
     reply = j.ask({"op": "run", "id": rid, "values": vals, "fill": j.out_bytes, "release": True})
     if reply.get("op") != "ran" or reply.get("id") != rid:
         raise channel.ProtocolError(f"expected the answer to {rid}, got {reply.get('op')!r} "
@@ -397,19 +410,42 @@ def _timeable(j):
     return bool(j.checks) and not any(not c["passed"] and c["name"] in broken for c in j.checks)
 
 
-def _pick_checked(n):
-    """Secret positions among n timed repetitions: the last, and the others at random, at least
-    half of them from the second half (late repetitions are where warm-up detectors cheat)."""
+def _pick_checked(variants):
+    """Secret positions among the timed repetitions (their variants in order): the last, one of
+    every variant the loop drew from (a kernel wrong on one distribution only, relu(x) = x on
+    non-negative inputs, is caught whichever were chosen), at least half of the rest from the
+    second half (late repetitions are where warm-up detectors cheat), the others anywhere."""
+    n = len(variants)
     rng = random.Random(int.from_bytes(os.urandom(8), "little"))
     k = min(n, CHECKED_REPS)
-    chosen = {n - 1}
-    late = list(range(n // 2, n - 1))
+    chosen = {n - 1} if n else set()
+    by_variant = {}
+    for i, v in enumerate(variants):
+        by_variant.setdefault(v, []).append(i)
+    for v, idx in by_variant.items():
+        if not any(i in chosen for i in idx):
+            chosen.add(rng.choice(idx))
+    late = [r for r in range(n // 2, n - 1) if r not in chosen]
     rng.shuffle(late)
-    chosen.update(late[: max(0, k // 2 - 1)])
+    chosen.update(late[: max(0, k // 2 - len(chosen))])
     rest = [r for r in range(n) if r not in chosen]
     rng.shuffle(rest)
     chosen.update(rest[: max(0, k - len(chosen))])
     return sorted(chosen)
+
+
+def _timing_claims(j, loop):
+    """What the runner's answers in the timed loop gave away (judgetiming._claims): one check per
+    kind, its first repetition named."""
+    seen = {}
+    for r, name, phrase in loop.claims:
+        seen.setdefault(name, (r, phrase, 0))
+        first_r, first_p, count = seen[name]
+        seen[name] = (first_r, first_p, count + 1)
+    for name, (r, phrase, count) in seen.items():
+        add(j.checks, "timing", name, count, 0, False,
+            f"{phrase} (timed call {r + 1}; {count} call(s) in all)",
+            f"{name}: {phrase} in {count} timed call(s), the first call {r + 1}")
 
 
 def _candidate_timing(j, res, baselines):
@@ -427,6 +463,9 @@ def _candidate_timing(j, res, baselines):
             raise Stop("timeout", f"timeout: {info}")
         if kind == "crashed":
             raise Stop("crashed", f"crashed: {info}")
+        if kind == "unreadable":
+            add(j.checks, "timing", "timed_outputs", 1, 0, False, info, f"timed_outputs: {info}")
+            return
         if info.get("oom"):
             raise Stop("error", oom_line(str(info.get("error"))) + " while the candidate was timed")
         text = info.get("error") or "the output was not handed over"
@@ -435,15 +474,24 @@ def _candidate_timing(j, res, baselines):
         if info.get("cuda_fault"):
             j.cuda_fault = text
         return
-    rec = record(loop, args.warmup, j.bench)
+    cal = j.calibration
+    figures = cal.figures(loop) if cal is not None else list(loop.e)
+    rec = record(figures, loop, args.warmup, j.bench, j.cuda)
     rec["input_sets"] = "fresh" if source.pool is None else len(source.pool)
-    rec["clock"] = clock_samples(loop)
+    rec["variants"] = sorted({source.variants[r].label for r in loop.seeds})
+    if cal is not None:
+        rec["clock"] = clock_samples(loop, cal)
+    else:
+        res["notes"].append("timing: no calibration (--no-timing for the baselines?): the runner's "
+                            "times are reported, unchecked")
     res["timing"] = rec
     res["time_basis"] = rec["time_basis"]
+    _timing_claims(j, loop)
+    _processes(j, "timing", False)
     # The sampled outputs, checked afterwards: the runner was idle and the slot no longer needed.
     j.drop_slot()
     j.ask({"op": "release"})
-    checked = _pick_checked(len(loop.seeds))
+    checked = _pick_checked([source.variants[r] for r in loop.seeds])
     t0 = time.perf_counter()
     failures = []
     for k in checked:
@@ -458,16 +506,20 @@ def _candidate_timing(j, res, baselines):
         j.empty_cache()
         why = sampled(torch, loop.samples[k], want, max_ref, j.thresholds)
         if why:
-            failures.append(f"repetition {k + 1} of {len(loop.seeds)}: {why}")
+            failures.append(f"repetition {k + 1} of {len(loop.seeds)} ({source.variants[r].label}): {why}")
     rec["checked_reps"] = len(checked)
     parts["checked_outputs"] = round(time.perf_counter() - t0, 3)
     passed = not failures
     add(j.checks, "timing", "timed_outputs", len(failures), 0, passed,
-        f"{len(checked)} timed repetitions, chosen at random after the run, matched their float64 "
-        f"references at {idx.numel()} sampled elements each" if passed else failures[0],
+        f"{len(checked)} timed repetitions, chosen at random after the run (every input "
+        f"distribution among them), matched their float64 references at {idx.numel()} sampled "
+        f"elements each" if passed else failures[0],
         f"timed_outputs: {failures[0]} (stale, cached, skipped or late work?)" if failures else None)
     used, value = _speedup(baselines, rec["median_us"])
     res["baseline_used"], res["speedup"] = used, value
+    if rec["median_us"] is not None and rec["median_us"] <= 0:
+        res["notes"].append("timing: the candidate's median is below the judge's resolution; no speedup "
+                            "is claimed")
     t0 = time.perf_counter()
     _roofline_inputs(j, res)
     parts["roofline_inputs"] = round(time.perf_counter() - t0, 3)
@@ -492,21 +544,43 @@ def _speedup(baselines, candidate_us):
 
 
 def _roofline_inputs(j, res):
-    """What the controller's roofline floor needs (verdictpolicy.h rooflineFloor): the bytes the
-    output must reach DRAM with (its size beyond what L2 can hold), the FLOPs of the reference's
-    matrix products and convolutions (PyTorch's profiler, counted on the trusted reference), the
+    """What the controller's roofline floor needs (verdictpolicy.h rooflineFloor): the bytes a
+    correct kernel must move (every input the Model reads whole, roofline.py, and the output
+    beyond what L2 holds), the FLOPs it must do (the reference's matrix products and convolutions
+    as PyTorch's FlopCounterMode counts them, and one per element a reduction reduces), the
     measured copy bandwidth, the arch and the dtype."""
     torch = j.torch
     if not j.cuda:
         return
     props = torch.cuda.get_device_properties(j.device)
     l2 = int(getattr(props, "L2_cache_size", 0) or 0)
-    out = {"minimal_bytes": float(max(0, j.out_bytes - l2)), "flops": _reference_flops(j),
+    out_bytes = float(max(0, j.out_bytes - l2))
+    read = _must_read(j)
+    flops = _reference_flops(j) + (read[1] if read else 0.0)
+    out = {"minimal_bytes": out_bytes + (read[0] if read else 0.0), "flops": flops,
            "copy_bandwidth_gbs": _copy_bandwidth(torch, j.device),
            "arch": f"sm_{props.major}{props.minor}", "dtype": j.args.precision,
-           "note": "bytes: the output beyond what L2 holds; FLOPs: the reference's matrix products "
-                   "and convolutions as PyTorch's profiler counts them"}
+           "input_bytes_read": read[0] if read else None, "output_bytes": out_bytes,
+           "note": "bytes: every input the Model reads whole (roofline.py) and the output beyond "
+                   "what L2 holds; FLOPs: the reference's matrix products and convolutions as "
+                   "PyTorch's counter counts them, and one per element reduced"}
+    if read is None:
+        out["note"] += "; inputs not counted (this PyTorch has no dispatch modes)"
     res["roofline_inputs"] = out
+
+
+def _must_read(j):
+    inputs = list(j.shared.views)
+    if any(v is None for v in inputs):
+        return None  # plain values are drawn per repetition; the call cannot be replayed here
+    from .roofline import must_read
+    try:
+        got = must_read(j.torch, j.kb_model, inputs)
+        synchronize(j.torch, j.device)
+        return got
+    except Exception as e:
+        j.notes.append(f"roofline: the bytes the Model reads were not counted ({describe(e)})")
+        return None
 
 
 def _copy_bandwidth(torch, device):
@@ -640,7 +714,8 @@ def _aggregate(j, res):
     res["verdict"] = "pass" if checks and not reasons else "fail"
 
     runs = [r for r in res["runs"] if r.get("rel_frobenius") is not None or r.get("total_count")]
-    scale1 = [r for r in res["runs"] if r["scale"] == 1 and r.get("zeros_pass_kernelbench") is not None]
+    x1 = [r for r in res["runs"] if r["scale"] == 1 and r.get("variant", "scaled") == "scaled"]
+    scale1 = [r for r in x1 if r.get("zeros_pass_kernelbench") is not None]
     pool = scale1 or [r for r in res["runs"] if r.get("zeros_pass_kernelbench") is not None]
     res["degenerate_reference"] = any(r["zeros_pass_kernelbench"] for r in pool) if pool else None
     measured = [r for r in runs if r.get("written_count") is not None]
@@ -657,7 +732,7 @@ def _aggregate(j, res):
         "inputs_unchanged": all(r["inputs_unchanged"] is not False for r in res["runs"]),
         # At scale x1 (the problem's own inputs, what KernelBench sees) when there are such runs.
         "kernelbench_allclose": all(bool(r["kernelbench_allclose"])
-                                    for r in ([r for r in runs if r["scale"] == 1] or runs)),
+                                    for r in ([r for r in runs if r in x1] or runs)),
         "zeros_pass_kernelbench": res["degenerate_reference"],
         "invariants": [c for c in checks if c["name"].startswith("invariant:")],
     }

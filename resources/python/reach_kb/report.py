@@ -47,8 +47,11 @@ def scale_label(scale: float) -> str:
     return "x" + (f"{scale:g}")
 
 
-def run_label(seed, scale) -> str:
-    return f"seed {seed} scale {scale_label(scale)}"
+def run_label(seed, variant) -> str:
+    """Where a check was made: "seed 1 scale x100", "seed 2 centred" (variants.py)."""
+    if getattr(variant, "kind", "scaled") != "scaled":
+        return f"seed {seed} {variant.kind}"
+    return f"seed {seed} scale {scale_label(getattr(variant, 'scale', variant))}"
 
 
 def check(name, value, threshold, passed, detail):

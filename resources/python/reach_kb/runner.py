@@ -123,6 +123,9 @@ class Runner:
         self.cand = None
         self.snapshot = None
         self.dtype = None
+        self.flags = None  # devicesync.Flags: the words the judge's and this stream wait on
+        self.stream = None  # the stream timed calls run on (the judge's `go` gates it)
+        self.locator = None
 
     # ---- the loop --------------------------------------------------------------------------
     def serve(self):
@@ -168,6 +171,13 @@ class Runner:
             torch.zeros(1, device=self.device)  # the context, before the shared buffers are mapped
         self.dtype = dtype_of(msg["precision"])
         it = iter(fds)
+        if msg.get("flags") is not None:
+            from .devicesync import Flags, Locator
+            r = Region.attach(torch, self.device, next(it), msg["flags"])
+            self.regions.append(r)
+            self.flags = Flags(r.data.data_ptr())
+            self.stream = torch.cuda.Stream(device=self.device)
+            self.locator = Locator()
         for spec in msg["inputs"]:
             if spec["kind"] == "tensor":
                 r = Region.attach(torch, self.device, next(it), spec["region"])
@@ -252,8 +262,7 @@ class Runner:
         return {"op": "using", "ok": True, "backend": self.cand.backend, "patched": names,
                 "patched_count": n}
 
-    def _op_run(self, msg, fds):
-        torch = self.torch
+    def _args(self, msg):
         values = msg.get("values") or []
         args = []
         vi = 0
@@ -263,6 +272,85 @@ class Runner:
                 vi += 1
             else:
                 args.append(t)
+        return args
+
+    def _describe(self, out, args, reply):
+        torch = self.torch
+        reply["type"] = type(out).__name__
+        if isinstance(out, torch.Tensor):
+            reply["exact_tensor"] = type(out) is torch.Tensor
+            reply["shape"] = list(out.shape)
+            reply["dtype"] = str(out.dtype).replace("torch.", "")
+            reply["aliases"] = _aliases(torch, out, [a for a in args if isinstance(a, torch.Tensor)])
+
+    def _fits_slot(self, out):
+        torch = self.torch
+        return (self.slot is not None and isinstance(out, torch.Tensor)
+                and tuple(out.shape) == tuple(self.slot.shape) and out.dtype == self.slot.dtype)
+
+    def _timed(self, msg):
+        """A timed call (judgetiming.py). CUDA: on the timing stream, behind the judge's `go`,
+        the call between this process's events (a claim), the output left where it is when the
+        judge can read it in place (its IPC location), else copied into the slot inside the
+        window, then `done`. CPU: the call and the copy into the slot between two host clock
+        reads (a claim)."""
+        torch = self.torch
+        args = self._args(msg)
+        reply = {"op": "ran", "id": msg.get("id"), "e_us": None, "type": None, "exact_tensor": False,
+                 "shape": None, "dtype": None, "copied": False, "location": None, "aliases": [],
+                 "error": None, "cuda_fault": False, "oom": False}
+        out = None
+        cuda = self.device.type == "cuda"
+        try:
+            with torch.no_grad():
+                if cuda:
+                    from .devicesync import Flags
+                    token = int(msg["token"])
+                    s = self.stream
+                    start = torch.cuda.Event(enable_timing=True)
+                    end = torch.cuda.Event(enable_timing=True)
+                    with torch.cuda.stream(s):
+                        self.flags.wait(s, Flags.GO, token)
+                        try:
+                            start.record(s)
+                            out = self.fn(*args)
+                            self._describe(out, args, reply)
+                            loc = None
+                            if (reply["exact_tensor"] and self._fits_slot(out) and out.is_cuda
+                                    and out.is_contiguous()):
+                                loc = self.locator.locate(out.data_ptr())
+                            if loc is None and self._fits_slot(out):
+                                self.slot.copy_(out)
+                                reply["copied"] = True
+                            reply["location"] = loc
+                            end.record(s)
+                        finally:
+                            # Always: the judge's stream waits for it.
+                            self.flags.write(s, Flags.DONE, token)
+                    torch.cuda.synchronize(self.device)
+                    reply["e_us"] = start.elapsed_time(end) * 1000.0
+                else:
+                    t0 = time.perf_counter()
+                    out = self.fn(*args)
+                    self._describe(out, args, reply)
+                    if self._fits_slot(out):
+                        self.slot.copy_(out)
+                        reply["copied"] = True
+                    t1 = time.perf_counter()
+                    reply["e_us"] = (t1 - t0) * 1e6
+        except BaseException as e:  # SystemExit and KeyboardInterrupt from forward too
+            reply["error"] = describe(e)
+            reply["oom"] = _is_oom(e)
+            reply["cuda_fault"] = "CUDA error" in str(e) or type(e).__name__ == "AcceleratorError"
+            reply["log"] = _cut(traceback.format_exc(), 8000)
+        out = None
+        return reply
+
+    def _op_run(self, msg, fds):
+        torch = self.torch
+        if msg.get("timed"):
+            return self._timed(msg)
+        args = self._args(msg)
         cuda = self.device.type == "cuda"
         fill = None
         fill_bytes = int(msg.get("fill") or 0)

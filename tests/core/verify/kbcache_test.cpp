@@ -43,10 +43,14 @@ TEST(KbResultCache, EntriesComeBackUnderTheirOwnJobsFilesOnly) {
                       c2 = file(s, "c2.py", "candidate two");
     const KbResultCache job(root, p1, c1);
     ASSERT_TRUE(job.enabled());
+    using Source = KbResultCache::Source;
     EXPECT_EQ(job.store(json::array({entry("baselines", 'a', json::array({{{"us", 12.5}}})),
-                                     entry("census", 'b', json::object()),
-                                     entry("kernelbench", 'c', {{"correctness", true}})})),
-              3);
+                                     entry("census", 'b', json::object())}),
+                        Source::Judge),
+              2);
+    EXPECT_EQ(job.store(json::array({entry("kernelbench", 'c', {{"correctness", true}})}),
+                        Source::KernelBenchReport),
+              1);
     const json mine = job.entries()["entries"];
     EXPECT_EQ(mine["baselines"][std::string(64, 'a')]["value"][0]["us"], 12.5);
     EXPECT_EQ(mine["census"].size(), 1u);
@@ -72,21 +76,41 @@ TEST(KbResultCache, WhatAWorkerCannotStore) {
                             entry("census", 'b', json::object())});
     bad[1]["key"] = "../../../etc/passwd";
     bad[3]["measured_at"] = 5;  // not a time
-    EXPECT_EQ(job.store(bad), 0);
-    EXPECT_EQ(job.store(json::object()), 0);
+    EXPECT_EQ(job.store(bad, KbResultCache::Source::Judge), 0);
+    EXPECT_EQ(job.store(json::object(), KbResultCache::Source::Judge), 0);
     EXPECT_FALSE(fs::exists(root + "/results/results"));
     EXPECT_FALSE(fs::exists(s.dir() + "/etc"));
     // An entry too large is dropped.
     EXPECT_EQ(job.store(json::array(
-                  {entry("census", 'd', std::string(KbResultCache::kMaxEntryBytes, 'x'))})),
+                            {entry("census", 'd', std::string(KbResultCache::kMaxEntryBytes, 'x'))}),
+                        KbResultCache::Source::Judge),
               0);
+}
+
+// Issue 36: KernelBench's reproduction loads the candidate in its own process, so its document
+// is a report. A baseline or census it lists is the candidate's word: never filed, so the next
+// honest verify of the problem cannot read a planted 1e9 us baseline; and the judge, which
+// never loads the candidate, does not file a KernelBench report.
+TEST(KbResultCache, AReportFromTheCandidatesProcessStoresNoBaseline) {
+    BatchScratch s("kbcachereport");
+    const std::string root = s.dir() + "/cache";
+    const KbResultCache job(root, file(s, "p.py", "p"), file(s, "c.py", "c"));
+    const json planted =
+        json::array({entry("baselines", 'a', json::array({{{"kind", "eager"}, {"us", 1e9}}})),
+                     entry("census", 'b', json::object())});
+    EXPECT_EQ(job.store(planted, KbResultCache::Source::KernelBenchReport), 0);
+    EXPECT_TRUE(job.entries()["entries"]["baselines"].empty());
+    EXPECT_TRUE(job.entries()["entries"]["census"].empty());
+    EXPECT_EQ(job.store(json::array({entry("kernelbench", 'c', 1)}), KbResultCache::Source::Judge),
+              0);
+    EXPECT_TRUE(job.entries()["entries"]["kernelbench"].empty());
 }
 
 TEST(KbResultCache, AFileTamperedWithIsLeftOut) {
     BatchScratch s("kbcachetamper");
     const std::string root = s.dir() + "/cache";
     const KbResultCache job(root, file(s, "p.py", "p"), file(s, "c.py", "c"));
-    ASSERT_EQ(job.store(json::array({entry("baselines", 'a', 1)})), 1);
+    ASSERT_EQ(job.store(json::array({entry("baselines", 'a', 1)}), KbResultCache::Source::Judge), 1);
     const json before = job.entries()["entries"]["baselines"];
     ASSERT_EQ(before.size(), 1u);
     // Renamed to another key, truncated, or not JSON: never read back.
@@ -103,7 +127,8 @@ TEST(KbResultCache, WithoutAFolderOrAReadableFileThereIsNoCache) {
     EXPECT_FALSE(KbResultCache("", file(s, "p.py", "p"), file(s, "c.py", "c")).enabled());
     const KbResultCache missing(s.dir() + "/cache", s.dir() + "/nope.py", file(s, "c.py", "c"));
     EXPECT_FALSE(missing.enabled());
-    EXPECT_EQ(missing.store(json::array({entry("baselines", 'a', 1)})), 0);
+    EXPECT_EQ(missing.store(json::array({entry("baselines", 'a', 1)}), KbResultCache::Source::Judge),
+              0);
 }
 
 }  // namespace reach_test_kbcache_test

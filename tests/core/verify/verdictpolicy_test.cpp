@@ -126,7 +126,7 @@ TEST(ClockAgreement, SmallHiddenTimesWithinTheAllowanceAreNotCalledForgeries) {
     EXPECT_FALSE(clockAgreement(samples(1000, 1100, 300), samples(9, 9, 300), false).agrees);
 }
 
-TEST(ClockAgreement, NoisyClocksWidenTheAllowanceByTheMediansStandardError) {
+TEST(ClockAgreement, NoisyCalibrationClocksWidenTheAllowanceByTheMediansStandardError) {
     // Gaps spread over 240-360 us (an IQR of 120 us) in 100 repetitions: the standard error of
     // each median is 1.2533 * (120 / 1.349) / 10 = 11.1 us, of their difference 15.8 us; four of
     // those, 63 us, is the allowance for a 100 us kernel (its 5 % share is 5 us).
@@ -136,13 +136,33 @@ TEST(ClockAgreement, NoisyClocksWidenTheAllowanceByTheMediansStandardError) {
         noisy.judgeUs.push_back(100 + 300 + (i % 2 ? 60 : -60));
     }
     const ClockAgreement quiet = clockAgreement(noisy, noisy, false);
-    // ... plus the drift between two loops, 8 % of the calibrated gap of 300 us.
-    EXPECT_NEAR(quiet.allowanceUs, 4 * std::hypot(11.15, 11.15) + 0.08 * 300, 1.0);
+    // ... plus the drift between two loops, 8 % of the calibrated gap of 300 us. Both medians'
+    // errors are the calibration's (the candidate's spread is its own to shape).
+    EXPECT_NEAR(quiet.allowanceUs, 4 * std::sqrt(2.0) * 11.15 + 0.08 * 300, 1.0);
     EXPECT_TRUE(quiet.agrees) << quiet.detail;
     ClockSamples hiding = noisy;
     for (double& j : hiding.judgeUs)
         j += 100;  // 100 us a call the runner's clock did not show
     EXPECT_FALSE(clockAgreement(hiding, noisy, false).agrees);
+}
+
+TEST(ClockAgreement, ACandidateCannotWidenItsOwnAllowance) {
+    // Issue 36: a runner that reports a tenth of its 3000 us in 70 % of the repetitions and 9000 us
+    // in the rest spreads its gaps over thousands of microseconds; the allowance is the
+    // calibration's, so its median gap (2700 us above the calibrated one) is hidden time.
+    ClockSamples cal, forged;
+    for (int i = 0; i < 100; ++i) {
+        cal.runnerUs.push_back(3000);
+        cal.judgeUs.push_back(3000 + 300 + (i % 7) * 3.0);
+        const bool lie = i % 10 < 7;
+        forged.runnerUs.push_back(lie ? 300 : 9000);
+        forged.judgeUs.push_back(3000 + 300 + (i % 7) * 3.0);
+    }
+    const ClockAgreement a = clockAgreement(forged, cal, false);
+    EXPECT_FALSE(a.agrees) << a.detail;
+    EXPECT_LT(a.allowanceUs, 200) << a.detail;
+    // With the candidate's own spread in the standard error, the same loop passed.
+    EXPECT_GT(a.hiddenUs, 2000) << a.detail;
 }
 
 TEST(ClockAgreement, TheHostsDriftBetweenLoopsIsNotAForgery) {
