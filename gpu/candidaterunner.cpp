@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "gpu/cudahandles.h"
 #include "gpu/devicerunner.h"
 #include "gpu/sharedregion.h"
+#include "gpu/streamflags.h"
 #include "reach/candidate.h"
 
 namespace reach {
@@ -91,6 +93,15 @@ private:
                 (side[0] == 'i' ? m_in : m_out).push_back(std::move(t));
             }
         }
+        if (msg.contains("flags")) {
+            if (k >= fds.size())
+                throw std::runtime_error("hello: no descriptor for the flags");
+            const json& f = msg.at("flags");
+            m_flagsRegion =
+                SharedRegion::attach(fds[k++], f.at("total").get<size_t>(),
+                                     f.at("canary").get<size_t>(), f.at("bytes").get<size_t>());
+            m_flags.emplace(m_flagsRegion.data());
+        }
         for (const Tensor& t : m_in)
             m_vin.push_back(t.view);
         for (const Tensor& t : m_out)
@@ -140,10 +151,19 @@ private:
         json reply = {{"op", "ran"}, {"id", msg.value("id", json())}};
         if (!m_fn)
             throw std::runtime_error("run before use");
+        // A timed call (cudarunner.cpp): behind the controller's `go`, `done` written after it, so
+        // the controller's own events bracket it with no host in between.
+        std::optional<uint32_t> token;
+        if (msg.contains("token") && m_flags)
+            token = msg.at("token").get<uint32_t>();
+        if (token)
+            m_flags->wait(m_stream.get(), StreamFlags::kGo, *token);
         cuda::Event start = cuda::event(), end = cuda::event();
         cudaEventRecord(start.get(), m_stream.get());
         const int rc = m_fn();
         cudaEventRecord(end.get(), m_stream.get());
+        if (token)
+            m_flags->write(m_stream.get(), StreamFlags::kDone, *token);
         // Every stream done: work left on a stream of the candidate's own is judged on its values,
         // and its time shows on the controller's clock (the events on this stream miss it).
         cudaError_t e = cudaDeviceSynchronize();
@@ -167,6 +187,8 @@ private:
     std::vector<Tensor> m_in, m_out;
     std::vector<reach_tensor> m_vin, m_vout;
     std::function<int()> m_fn;
+    SharedRegion m_flagsRegion;
+    std::optional<StreamFlags> m_flags;
 };
 
 }  // namespace

@@ -14,18 +14,24 @@
 #include <filesystem>
 #include <functional>
 #include <future>
+#include <numeric>
 #include <random>
 #include <stdexcept>
+#include <thread>
 
 #include "core/verify/gputiminglock.h"
+#include "core/verify/harnessclock.h"
 #include "core/verify/oracle.h"
+#include "core/verify/perturb.h"
 #include "core/verify/sampledcheck.h"
 #include "core/verify/verdictpolicy.h"
 #include "gpu/cudahandles.h"
+#include "gpu/devicekernels.h"
 #include "gpu/devicerunner.h"
 #include "gpu/nvmlclocks.h"
 #include "gpu/runnerclient.h"
 #include "gpu/sharedregion.h"
+#include "gpu/streamflags.h"
 #include "gpu/verifyjob.h"
 
 namespace reach {
@@ -78,7 +84,7 @@ double copyBandwidthGBs(Arena& a, cudaStream_t stream) {
 // until about kSpacerUs of GPU time is queued. The GPU runs one context at a time, so the
 // runner's work waits behind it: its launch latency is hidden as in do_bench, and its kernels
 // start on an L2 this process made cold. The runner can skip neither.
-constexpr double kSpacerUs = 250;
+constexpr double kSpacerUs = 400;
 
 struct Bench {
     cudaStream_t stream = nullptr;
@@ -86,6 +92,23 @@ struct Bench {
     size_t flushBytes = 0;
     int flushes = 1;  // flush + spacer writes per repetition
     const NvmlClocks* nvml = nullptr;
+    const StreamFlags* flags = nullptr;
+    uint32_t token = 0;
+
+    uint32_t nextToken() { return ++token; }
+    // `done` written from the controller's side, on a stream of its own: the controller's stream,
+    // which waits for it, is never held by a runner that died or lied.
+    void unblock(uint32_t t) const {
+        cudaStream_t side = nullptr;
+        if (cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) != cudaSuccess)
+            return;
+        try {
+            flags->write(side, StreamFlags::kDone, t);
+        } catch (const std::exception&) {
+        }
+        cudaStreamSynchronize(side);
+        cudaStreamDestroy(side);
+    }
 
     void queue() const {
         for (int i = 0; i < flushes; ++i)
@@ -108,32 +131,66 @@ struct Bench {
     }
 };
 
-// One timed loop through the runner: per repetition `before(r)` (fresh inputs, outputs to the
-// sentinel), the flush and spacer queued, the controller's clock around the runner's call, then
-// `after(r)` (the outputs read back and checked). Samples of the timed repetitions only.
+// One timed loop through the runner, on the controller's own clock (docs/verifier.md, "A time
+// the judge owns"). Per call, queued on the controller's stream: [Epre] `before(r)` (the call's
+// inputs into the shared buffers, the outputs to the sentinel), the L2 flush and the spacer [E0]
+// `go`; then, once the runner has been asked, a wait for its `done` [E1] and `after(r)` (the
+// outputs sampled at the secret positions, on the GPU). The runner's stream waits for `go` and
+// writes `done` after the call (streamflags.h): no host between E0 and E1. The timed calls'
+// readings (E1 - Epre, E0 - Epre, the runner's own event time) go to `clock`.
 struct Loop {
-    ClockSamples clock;
-    std::vector<double> eventUs;
+    RepetitionClock clock;
     int clockBefore = -1, clockAfter = -1;
-    std::string failure;  // a call that failed (its rc or CUDA error), or a check of `after`
+    std::string failure;  // a call that failed (its rc or CUDA error)
     bool cudaFault = false;
 };
 
 using Clock = std::chrono::steady_clock;
 
-Loop timedLoop(RunnerClient& runner, const Bench& bench, int reps, int warmup,
-               const std::function<void(int)>& before,
-               const std::function<std::optional<std::string>(int)>& after) {
+// Whether `e` completed within `seconds` (polled: a runner that never writes `done` must not hold
+// the controller).
+bool waitEvent(cudaEvent_t e, double seconds) {
+    const auto t0 = Clock::now();
+    while (true) {
+        const cudaError_t q = cudaEventQuery(e);
+        if (q == cudaSuccess)
+            return true;
+        if (q != cudaErrorNotReady)
+            check(q, "cudaEventQuery");
+        if (std::chrono::duration<double>(Clock::now() - t0).count() > seconds)
+            return false;
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+}
+
+Loop timedLoop(RunnerClient& runner, Bench& bench, int reps, int warmup, double callTimeout,
+               const std::function<void(int)>& before, const std::function<void(int)>& after) {
     Loop loop;
     loop.clockBefore = bench.nvml->smClockMhz();
+    cuda::Event pre = cuda::event(), e0 = cuda::event(), e1 = cuda::event();
     for (int r = 0; r < warmup + reps; ++r) {
+        const uint32_t token = bench.nextToken();
+        CK(cudaEventRecord(pre.get(), bench.stream));
         before(r);
-        CK(cudaStreamSynchronize(bench.stream));
         bench.queue();
-        const auto t0 = Clock::now();
-        const RunnerReply reply = runner.run(r);
-        const double judgeUs = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+        // Asked while the spacer runs: its message and launches hide behind it. E0 and `go` are
+        // one batch: nothing of the host between them.
+        runner.sendTimed(r, token);
+        CK(cudaEventRecord(e0.get(), bench.stream));
+        bench.flags->write(bench.stream, StreamFlags::kGo, token);
+        bench.flags->wait(bench.stream, StreamFlags::kDone, token);
+        CK(cudaEventRecord(e1.get(), bench.stream));
+        if (after && r >= warmup)
+            after(r - warmup);
+        RunnerReply reply;
+        try {
+            reply = runner.receive(r);
+        } catch (...) {
+            bench.unblock(token);
+            throw;
+        }
         if (!reply.cudaError.empty() || reply.rc != 0) {
+            bench.unblock(token);
             loop.cudaFault = !reply.cudaError.empty();
             loop.failure = !reply.cudaError.empty()
                                ? "CUDA error at call " + std::to_string(r) + ": " + reply.cudaError
@@ -141,23 +198,29 @@ Loop timedLoop(RunnerClient& runner, const Bench& bench, int reps, int warmup,
                                      std::to_string(r);
             break;
         }
-        if (r >= warmup) {
-            loop.clock.judgeUs.push_back(judgeUs);
-            loop.clock.runnerUs.push_back(reply.eventUs);
-            loop.eventUs.push_back(reply.eventUs);
+        if (!waitEvent(e1.get(), callTimeout)) {
+            bench.unblock(token);
+            throw ChannelError(ChannelError::Kind::Protocol,
+                               "the runner answered call " + std::to_string(r) +
+                                   " without finishing it (its stream never reached `done`)");
         }
-        if (after)
-            if (std::optional<std::string> bad = after(r); bad && loop.failure.empty())
-                loop.failure = "call " + std::to_string(r + 1) + " of " +
-                               std::to_string(warmup + reps) + ": " + *bad;
+        if (r >= warmup) {
+            float total = 0, stretch = 0;
+            CK(cudaEventElapsedTime(&total, pre.get(), e1.get()));
+            CK(cudaEventElapsedTime(&stretch, pre.get(), e0.get()));
+            loop.clock.totalUs.push_back(double(total) * 1000.0);
+            loop.clock.stretchUs.push_back(double(stretch) * 1000.0);
+            loop.clock.claimUs.push_back(reply.eventUs);
+        }
     }
     CK(cudaStreamSynchronize(bench.stream));
     loop.clockAfter = bench.nvml->smClockMhz();
     return loop;
 }
 
-TimingStats statsOf(const Loop& loop, const Bench& bench, int warmup) {
-    TimingStats t = TimingStats::fromSamples(loop.eventUs);
+TimingStats statsOf(const std::vector<double>& figures, const Loop& loop, const Bench& bench,
+                    int warmup) {
+    TimingStats t = TimingStats::fromSamples(figures);
     t.warmup = warmup;
     t.l2Flushed = true;
     t.l2FlushBytes = double(bench.flushBytes);
@@ -167,12 +230,23 @@ TimingStats statsOf(const Loop& loop, const Bench& bench, int warmup) {
     return t;
 }
 
+ClockSamples samplesOf(const Loop& loop, const HarnessCalibration& cal) {
+    return {judgeWindows(loop.clock, cal), loop.clock.claimUs};
+}
+
 // An input set in controller-private memory, copied into the shared inputs before a call.
+// An input set in controller-private memory; every timed call gets one of them made new.
 struct InputSet {
     std::vector<HostTensor> host;
     std::vector<void*> device;
-    std::shared_future<std::vector<std::vector<double>>> reference;
-    std::vector<double> maxAbs;
+};
+
+// What one timed call was given (its set and perturbation seed) and what it left at the sampled
+// positions (gathered on the GPU into `device`, read back after the loop).
+struct TimedCall {
+    int set = 0;
+    uint64_t seed = 0;
+    std::vector<void*> gathered;  // per output, K elements
 };
 
 std::string self() {
@@ -286,15 +360,21 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
             inPtrs.push_back(&s);
         for (const SharedRegion& s : out)
             outPtrs.push_back(&s);
+        // The words the controller's and the runner's streams meet on (streamflags.h).
+        const SharedRegion flagsRegion = SharedRegion::create(64);
+        CK(cudaMemset(flagsRegion.data(), 0, 64));
+        CK(cudaDeviceSynchronize());
+        const StreamFlags flags(flagsRegion.data());
         phase = "runner";
-        runner =
-            std::make_unique<RunnerClient>(self(), inPtrs, inSpecs, outPtrs, outSpecs, callTimeout);
+        runner = std::make_unique<RunnerClient>(self(), inPtrs, inSpecs, outPtrs, outSpecs,
+                                                flagsRegion, callTimeout);
 
         Bench bench;
         bench.stream = stream.get();
         bench.flushBytes = std::max<size_t>(size_t(2 * r.device.l2Bytes), size_t(64) << 20);
         bench.flush = arena.raw(bench.flushBytes);
         bench.nvml = &nvml;
+        bench.flags = &flags;
         bench.measure();
         auto sentinelOutputs = [&] {
             for (size_t k = 0; k < out.size(); ++k)
@@ -302,23 +382,23 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
                                    stream.get()));
         };
 
-        // Timed repetitions, baseline's and candidate's alike: two input sets, both drawn here
-        // and kept in private memory (set 0 the correctness run's, set 1 from the next seed, its
-        // reference computed while the GPU works). Each repetition gets one at random (a
-        // schedule the runner never sees), copied into the same buffers, so a cache keyed on
-        // addresses returns the other set's answer; its outputs are read back and checked at
-        // sampled elements after the call.
+        // Timed calls, baseline's and candidate's alike (docs/verifier.md, "Every timed call can
+        // be checked"): two input sets drawn here and kept in private memory (set 0 the
+        // correctness run's, set 1 from the next seed); every call gets one of them, chosen by a
+        // schedule the runner never sees, with every floating element multiplied by its own
+        // factor from a secret seed (core/verify/perturb.h) as it is written into the shared
+        // buffers: no two calls see the same inputs, so no cache of any key is ever right. Each
+        // call's outputs are sampled at secret positions on the GPU; after the loop, calls chosen
+        // then are checked against the reference of their own inputs.
         const bool timing = o.timing;
         InputSet sets[2];
-        std::vector<int> schedule;
+        std::vector<TimedCall> calls;
         SamplePositions positions;
+        std::vector<void*> positionsDevice;
+        std::mt19937_64 rng;
         if (timing) {
             sets[0].host = inputs;
-            sets[0].reference = refFuture;
             sets[1].host = op.makeInputs(p, req.seed + 1);
-            sets[1].reference = std::async(std::launch::async, [&op, &p, &sets] {
-                                    return op.reference(p, sets[1].host);
-                                }).share();
             for (InputSet& s : sets)
                 for (const HostTensor& t : s.host) {
                     s.device.push_back(arena.raw(t.bytes.size()));
@@ -326,32 +406,117 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
                                   cudaMemcpyHostToDevice));
                 }
             std::random_device seedSource;
-            std::mt19937_64 rng((uint64_t(seedSource()) << 32) ^ seedSource());
-            schedule.resize(size_t(o.warmup + o.reps));
-            for (int& k : schedule)
-                k = int(rng() & 1);
+            rng.seed((uint64_t(seedSource()) << 32) ^ seedSource());
             positions = drawSamplePositions(outSpecs, rng);
-            for (InputSet& s : sets)
-                s.maxAbs = finiteMaxAbs(s.reference.get());
+            for (const auto& pos : positions.perOutput) {
+                positionsDevice.push_back(arena.raw(pos.size() * sizeof(int64_t)));
+                CK(cudaMemcpy(positionsDevice.back(), pos.data(), pos.size() * sizeof(int64_t),
+                              cudaMemcpyHostToDevice));
+            }
         }
+        // Calls are numbered per loop; `calls` holds the loop now running.
+        auto newCalls = [&](int n) {
+            calls.assign(size_t(n), TimedCall{});
+            for (TimedCall& c : calls) {
+                c.set = int(rng() & 1);
+                c.seed = rng();
+            }
+        };
+        auto inputSeed = [](uint64_t callSeed, size_t k) {
+            return perturbHash(callSeed, uint64_t(k) + 1);
+        };
         auto loadSet = [&](int rep) {
-            const InputSet& s = sets[schedule[size_t(rep)]];
+            const TimedCall& c = calls[size_t(rep)];
+            const InputSet& s = sets[c.set];
             for (size_t k = 0; k < in.size(); ++k)
-                CK(cudaMemcpyAsync(in[k].data(), s.device[k], s.host[k].bytes.size(),
-                                   cudaMemcpyDeviceToDevice, stream.get()));
+                DeviceKernels::get().perturb(in[k].data(), s.device[k], s.host[k].numel(),
+                                             s.host[k].spec.dtype, inputSeed(c.seed, k),
+                                             stream.get());
             sentinelOutputs();
         };
-        auto checkSet = [&](int rep) -> std::optional<std::string> {
-            const InputSet& s = sets[schedule[size_t(rep)]];
-            return checkSamples(readOutputs(out, outSpecs), s.reference.get(), s.maxAbs, positions,
-                                req.thresholds);
+        std::vector<std::vector<void*>> gatheredBuffers;  // per timed call, per output
+        auto gather = [&](int timedRep) {
+            if (size_t(timedRep) >= gatheredBuffers.size())
+                return;
+            for (size_t k = 0; k < out.size(); ++k)
+                DeviceKernels::get().gather(gatheredBuffers[size_t(timedRep)][k], out[k].data(),
+                                            static_cast<const int64_t*>(positionsDevice[k]),
+                                            int64_t(positions.perOutput[k].size()),
+                                            int(dtypeSize(outSpecs[k].dtype)), stream.get());
+        };
+        auto prepareGathers = [&](int reps) {
+            if (!gatheredBuffers.empty())
+                return;  // one set of buffers for every loop (as many timed calls each)
+            for (int t = 0; t < reps; ++t) {
+                std::vector<void*> perOutput;
+                for (size_t k = 0; k < out.size(); ++k)
+                    perOutput.push_back(
+                        arena.raw(positions.perOutput[k].size() * dtypeSize(outSpecs[k].dtype)));
+                gatheredBuffers.push_back(std::move(perOutput));
+            }
+        };
+        // After a loop: calls chosen now (the last, one of each set, the others at random, those
+        // of the second half first) against the reference of their own inputs at the sampled
+        // positions: ten, or as many as the host computes references for in about 10 s (at least
+        // three).
+        auto checkCalls = [&](int warmup, int reps) -> std::optional<std::string> {
+            const auto t0 = std::chrono::steady_clock::now();
+            std::vector<int> chosen = {reps - 1};
+            std::vector<int> order(size_t(std::max(0, reps - 1)));
+            std::iota(order.begin(), order.end(), 0);
+            std::shuffle(order.begin(), order.end(), rng);
+            std::stable_partition(order.begin(), order.end(), [&](int t) { return t >= reps / 2; });
+            bool sets01[2] = {false, false};
+            sets01[calls[size_t(warmup + reps - 1)].set] = true;
+            for (int t : order) {
+                const int set = calls[size_t(warmup + t)].set;
+                if (!sets01[set]) {
+                    sets01[set] = true;
+                    chosen.push_back(t);
+                }
+            }
+            for (int t : order)
+                if (int(chosen.size()) < std::min(10, reps) &&
+                    std::find(chosen.begin(), chosen.end(), t) == chosen.end())
+                    chosen.push_back(t);
+            int checked = 0;
+            for (int t : chosen) {
+                if (checked >= 3 &&
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >
+                        10)
+                    break;
+                ++checked;
+                const TimedCall& c = calls[size_t(warmup + t)];
+                std::vector<HostTensor> given = sets[c.set].host;
+                for (size_t k = 0; k < given.size(); ++k)
+                    perturbHost(given[k], inputSeed(c.seed, k));
+                const auto want = op.referenceAt(p, given, positions.perOutput);
+                std::vector<HostTensor> got;
+                for (size_t k = 0; k < out.size(); ++k) {
+                    HostTensor g(TensorSpec{outSpecs[k].name,
+                                            outSpecs[k].dtype,
+                                            {int64_t(positions.perOutput[k].size())}});
+                    CK(cudaMemcpy(g.bytes.data(), gatheredBuffers[size_t(t)][k], g.bytes.size(),
+                                  cudaMemcpyDeviceToHost));
+                    got.push_back(std::move(g));
+                }
+                if (auto bad = checkGathered(got, want, req.thresholds))
+                    return "call " + std::to_string(warmup + t + 1) + " of " +
+                           std::to_string(warmup + reps) + ": " + *bad;
+            }
+            return std::nullopt;
+        };
+        auto runLoop = [&]() {
+            newCalls(o.warmup + o.reps);
+            prepareGathers(o.reps);
+            return timedLoop(*runner, bench, o.reps, o.warmup, callTimeout, loadSet, gather);
         };
 
         // Trusted phase: Reach's baseline (cuBLAS, or its own kernel), loaded before the
-        // candidate and timed exactly the way the candidate will be (the same copies before
-        // and read-backs after each call, which move the host's share of the exchange): the
-        // baseline's time, and the calibration of the controller's clock against the runner's.
+        // candidate and timed exactly the way the candidate will be: the baseline's time, and
+        // the calibration of the harness's part of the controller's window (harnessclock.h).
         std::optional<Loop> calibration;
+        std::optional<HarnessCalibration> harness;
         BaselineInfo baseline;
         if (timing) {
             phase = "baseline";
@@ -373,16 +538,17 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
             std::string why;
             if (!use.is_null() && runner->use(use, &why)) {
                 gpuLock.exclusive();
-                Loop b = timedLoop(*runner, bench, o.reps, o.warmup, loadSet, checkSet);
+                Loop b = runLoop();
                 gpuLock.shared();
-                if (b.failure.empty())
-                    baseline.timing = statsOf(b, bench, o.warmup);
-                else
-                    baseline.note = "baseline could not be timed: " + b.failure;
-                // Its clocks calibrate the candidate's loop whatever its values were; a loop
-                // that faulted or stopped early has too few repetitions to.
-                if (!b.cudaFault && int(b.clock.judgeUs.size()) == o.reps)
+                // Its clocks calibrate the candidate's loop whatever its values were; a loop that
+                // faulted or stopped early has too few repetitions to.
+                if (!b.cudaFault && int(b.clock.totalUs.size()) == o.reps) {
+                    harness = calibrateHarness(b.clock, true);
+                    baseline.timing = statsOf(judgeFigures(b.clock, *harness), b, bench, o.warmup);
                     calibration = std::move(b);
+                } else {
+                    baseline.note = "baseline could not be timed: " + b.failure;
+                }
             } else if (!use.is_null()) {
                 baseline.note = "baseline could not be loaded: " + why;
             }
@@ -444,7 +610,7 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
         if (timing && rc == 0) {
             phase = "timing";
             gpuLock.exclusive();
-            Loop loop = timedLoop(*runner, bench, o.reps, o.warmup, loadSet, checkSet);
+            Loop loop = runLoop();
             gpuLock.shared();
             if (loop.cudaFault) {
                 r.verdict = verdict::kCrashed;
@@ -453,12 +619,22 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
                 r.log += runner->log();
                 return;
             }
-            r.timing = statsOf(loop, bench, o.warmup);
-            timedFailure = loop.failure.empty() ? std::nullopt : std::optional(loop.failure);
-            if (calibration)
-                agreement = clockAgreement(loop.clock, calibration->clock, false);
-            else
-                agreement = clockAgreement(loop.clock, {}, false);
+            if (harness) {
+                // The judge's own figure: its windows less the calibrated harness gap.
+                r.timing = statsOf(judgeFigures(loop.clock, *harness), loop, bench, o.warmup);
+                agreement = clockAgreement(samplesOf(loop, *harness),
+                                           samplesOf(*calibration, *harness), false);
+            } else {
+                // No calibration (no baseline): the runner's claims, which nothing checks.
+                r.timing = statsOf(loop.clock.claimUs, loop, bench, o.warmup);
+                agreement = clockAgreement(samplesOf(loop, HarnessCalibration{}), {}, false);
+            }
+            if (!loop.failure.empty())
+                timedFailure = loop.failure;
+            else {
+                phase = "timed outputs";
+                timedFailure = checkCalls(o.warmup, o.reps);
+            }
 
             if (o.recordedBaselineUs > 0) {
                 baseline.recordedUs = o.recordedBaselineUs;

@@ -25,13 +25,14 @@ json bufferSpec(const SharedRegion& r, const TensorSpec& s) {
 RunnerClient::RunnerClient(const std::string& self, const std::vector<const SharedRegion*>& inputs,
                            const std::vector<TensorSpec>& inputSpecs,
                            const std::vector<const SharedRegion*>& outputs,
-                           const std::vector<TensorSpec>& outputSpecs, double timeoutSeconds)
+                           const std::vector<TensorSpec>& outputSpecs, const SharedRegion& flags,
+                           double timeoutSeconds)
     : m_timeout(timeoutSeconds) {
     auto [mine, theirs] = channelPair();
     m_channel = std::move(mine);
     m_process = std::make_unique<RunnerProcess>(
         std::vector<std::string>{self, "--runner-channel", "3"}, std::move(theirs));
-    if (inputs.size() + outputs.size() > size_t(MessageChannel::kMaxFds))
+    if (inputs.size() + outputs.size() + 1 > size_t(MessageChannel::kMaxFds))
         throw std::runtime_error("the problem has " +
                                  std::to_string(inputs.size() + outputs.size()) +
                                  " tensors; at most " + std::to_string(MessageChannel::kMaxFds) +
@@ -46,6 +47,9 @@ RunnerClient::RunnerClient(const std::string& self, const std::vector<const Shar
         hello["outputs"].push_back(bufferSpec(*outputs[i], outputSpecs[i]));
         fds.push_back(outputs[i]->exportFd());
     }
+    hello["flags"] = {
+        {"total", flags.total()}, {"canary", flags.canary()}, {"bytes", flags.bytes()}};
+    fds.push_back(flags.exportFd());
     json reply;
     try {
         reply = ask(hello, fds);
@@ -84,7 +88,18 @@ bool RunnerClient::use(const json& what, std::string* error) {
 }
 
 RunnerReply RunnerClient::run(int id) {
-    const json reply = ask({{"op", "run"}, {"id", id}});
+    m_channel.send({{"op", "run"}, {"id", id}});
+    return receive(id);
+}
+
+void RunnerClient::sendTimed(int id, uint32_t token) {
+    m_channel.send({{"op", "run"}, {"id", id}, {"token", token}});
+}
+
+RunnerReply RunnerClient::receive(int id) {
+    auto [reply, received] = m_channel.receive(m_timeout);
+    for (int fd : received)
+        ::close(fd);
     // Every answer is for the call asked for: a runner that answers ahead (to be "done" before
     // its work is) desynchronizes, and that ends the job.
     const std::optional<int> got =

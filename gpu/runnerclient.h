@@ -27,16 +27,22 @@ class RunnerClient {
 public:
     // Starts `self --runner-channel 3` and says hello with the buffers (throws ChannelError or
     // std::runtime_error when it cannot).
+    // `flags`: the words the two streams meet on (streamflags.h).
     RunnerClient(const std::string& self, const std::vector<const SharedRegion*>& inputs,
                  const std::vector<TensorSpec>& inputSpecs,
                  const std::vector<const SharedRegion*>& outputs,
-                 const std::vector<TensorSpec>& outputSpecs, double timeoutSeconds);
+                 const std::vector<TensorSpec>& outputSpecs, const SharedRegion& flags,
+                 double timeoutSeconds);
     ~RunnerClient();
 
     // Loads what "use" names ({"which": "cublas", m, n, k, dtype} or {"which": "object",
     // "path"}). False with `error` when it could not be loaded.
     bool use(const nlohmann::json& what, std::string* error);
     RunnerReply run(int id);
+    // A timed call in two halves, so the controller queues its side between them: the runner's
+    // stream waits for `go` = token and writes `done` = token after the call.
+    void sendTimed(int id, uint32_t token);
+    RunnerReply receive(int id);
     pid_t pid() const;
     std::string log() const;
     void end();

@@ -64,6 +64,21 @@ void Operator::validate(const Problem& p) const {
         (void)s;
 }
 
+std::vector<std::vector<double>> Operator::referenceAt(
+    const Problem& p, const std::vector<HostTensor>& in,
+    const std::vector<std::vector<int64_t>>& positions) const {
+    const std::vector<std::vector<double>> full = reference(p, in);
+    std::vector<std::vector<double>> out;
+    for (size_t k = 0; k < positions.size() && k < full.size(); ++k) {
+        std::vector<double> v;
+        v.reserve(positions[k].size());
+        for (int64_t i : positions[k])
+            v.push_back(full[k][size_t(i)]);
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
 std::vector<HostTensor> Operator::makeInputs(const Problem& p, uint64_t seed) const {
     std::vector<HostTensor> out;
     uint64_t k = 0;

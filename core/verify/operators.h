@@ -48,6 +48,13 @@ public:
     // One vector of doubles per output, computed in double from the (dtype-rounded) inputs.
     virtual std::vector<std::vector<double>> reference(const Problem& p,
                                                        const std::vector<HostTensor>& in) const = 0;
+    // The reference at some elements only: positions[k] are indices into output k. A timed
+    // repetition is checked at its sampled elements (docs/verifier.md); the default computes the
+    // whole reference, operators whose reference costs far more than its output (matrix
+    // products) compute just the elements asked for.
+    virtual std::vector<std::vector<double>> referenceAt(
+        const Problem& p, const std::vector<HostTensor>& in,
+        const std::vector<std::vector<int64_t>>& positions) const;
     virtual double minimalBytes(const Problem& p, const std::vector<HostTensor>& in) const;
     virtual double flops(const Problem& p) const = 0;
     // Invariants on the candidate's outputs (as doubles; unwritten elements are NaN).

@@ -241,6 +241,33 @@ public:
             1);
         return {std::move(y)};
     }
+    std::vector<std::vector<double>> referenceAt(
+        const Problem& p, const std::vector<HostTensor>& in,
+        const std::vector<std::vector<int64_t>>& positions) const override {
+        auto s = p.shape("x", 3);
+        const int64_t F = s[1], D = s[2], NP = F * (F - 1) / 2;
+        // Pair k of a row is (i, j), j < i, in row-major order of the lower triangle.
+        std::vector<std::pair<int64_t, int64_t>> pairs;
+        for (int64_t i = 1; i < F; ++i)
+            for (int64_t j = 0; j < i; ++j)
+                pairs.emplace_back(i, j);
+        const std::vector<int64_t>& pos = positions.at(0);
+        std::vector<double> y(pos.size());
+        parallelFor(
+            int64_t(pos.size()),
+            [&](int64_t b, int64_t e) {
+                for (int64_t q = b; q < e; ++q) {
+                    const int64_t row = pos[size_t(q)] / NP;
+                    const auto [i, j] = pairs[size_t(pos[size_t(q)] % NP)];
+                    double acc = 0;
+                    for (int64_t d = 0; d < D; ++d)
+                        acc += in[0].at((row * F + i) * D + d) * in[0].at((row * F + j) * D + d);
+                    y[size_t(q)] = acc;
+                }
+            },
+            256);
+        return {std::move(y)};
+    }
 };
 
 class Matmul : public Operator {
@@ -279,6 +306,26 @@ public:
                 }
             },
             1);
+        return {std::move(c)};
+    }
+    std::vector<std::vector<double>> referenceAt(
+        const Problem& p, const std::vector<HostTensor>& in,
+        const std::vector<std::vector<int64_t>>& positions) const override {
+        const int64_t K = p.shape("a", 2)[1], N = p.shape("b", 2)[1];
+        const std::vector<int64_t>& pos = positions.at(0);
+        std::vector<double> c(pos.size());
+        parallelFor(
+            int64_t(pos.size()),
+            [&](int64_t b, int64_t e) {
+                for (int64_t q = b; q < e; ++q) {
+                    const int64_t m = pos[size_t(q)] / N, n = pos[size_t(q)] % N;
+                    double acc = 0;
+                    for (int64_t k = 0; k < K; ++k)
+                        acc += in[0].at(m * K + k) * in[1].at(k * N + n);
+                    c[size_t(q)] = acc;
+                }
+            },
+            256);
         return {std::move(c)};
     }
     std::vector<InvariantValue> invariants(const Problem& p, const std::vector<HostTensor>& in,

@@ -35,4 +35,11 @@ std::optional<std::string> checkSamples(const std::vector<HostTensor>& outputs,
                                         const SamplePositions& positions,
                                         const Thresholds& thresholds);
 
+// The same check on elements gathered at the positions on the GPU: gathered[k] holds output k's
+// sampled elements (bytes as the device held them, in the positions' order), want[k] the
+// reference there; the scale of norm_max_error is the largest finite |reference| among them.
+std::optional<std::string> checkGathered(const std::vector<HostTensor>& gathered,
+                                         const std::vector<std::vector<double>>& want,
+                                         const Thresholds& thresholds);
+
 }  // namespace reach

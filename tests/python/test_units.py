@@ -1,6 +1,7 @@
 """Unit tests of the worker's pieces on known values (imported directly; no subprocess)."""
 
 import math
+import json
 import os
 import tempfile
 import unittest
@@ -244,6 +245,27 @@ class TimingStats(unittest.TestCase):
         lying.total = [3300.0 + i for i in range(10)]
         lying.e = [300.0 if i % 10 < 7 else 9000.0 for i in range(10)]
         self.assertAlmostEqual(timing.sample_stats(cal.figures(lying))["median_us"], 3000.0, delta=5)
+
+    def test_the_same_figures_as_the_cpp_controller(self):
+        # tests/data/timing/harness_golden.json: core/verify/harnessclock.h gives these too.
+        path = os.path.join(os.path.dirname(__file__), "..", "data", "timing", "harness_golden.json")
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+
+        def loop_of(c):
+            loop = timing.LoopResult()
+            loop.total, loop.stretch, loop.e = c["total_us"], c["stretch_us"], c["claim_us"]
+            return loop
+
+        for c in doc["cases"]:
+            with self.subTest(case=c["name"]):
+                cal = timing.Calibration(loop_of(c["trusted"]), cuda=c["gpu"])
+                e = c["expect"]
+                self.assertAlmostEqual(cal.gap_us, e["gap_us"], places=9)
+                self.assertAlmostEqual(cal.stretch_us, e["stretch_us"], places=9)
+                self.assertAlmostEqual(cal.stretch_tol_us, e["stretch_tolerance_us"], places=9)
+                for got, want in zip(cal.figures(loop_of(c["loop"])), e["figures_us"]):
+                    self.assertAlmostEqual(got, want, places=9)
 
     def test_on_the_gpu_the_window_starts_at_the_inputs_less_the_calibrated_stretch(self):
         cal_loop = timing.LoopResult()
