@@ -34,8 +34,9 @@ std::optional<double> positiveNumber(const json& obj, const char* key) {
 }
 
 // A timing object in docs/verifier.md's keys; its per-repetition times where the KernelBench
-// worker wrote them (`clock.runner_us`, the times its median is of). A document is a
-// stranger's: a spread that makes no sense is dropped, never guessed.
+// worker wrote them (`clock.figure_us`, the judge's figures its median is of; `clock.runner_us`
+// in documents from before the judge owned the time). A document is a stranger's: a spread that
+// makes no sense is dropped, never guessed.
 std::optional<TimedLoop> spreadOf(const json& t) {
     const auto median = positiveNumber(t, "median_us");
     if (!median)
@@ -50,7 +51,9 @@ std::optional<TimedLoop> spreadOf(const json& t) {
     if (auto it = t.find("reps"); it != t.end())
         s.reps = std::max(0, jsonInteger<int>(*it).value_or(0));
     const json clock = t.value("clock", json());
-    const json runner = clock.is_object() ? clock.value("runner_us", json()) : json();
+    const json runner = !clock.is_object()          ? json()
+                        : clock.contains("figure_us") ? clock.value("figure_us", json())
+                                                      : clock.value("runner_us", json());
     if (runner.is_array() && runner.size() >= 2 && runner.size() <= kMaxSamples) {
         std::vector<double> samples;
         for (const json& x : runner) {

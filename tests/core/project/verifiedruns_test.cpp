@@ -225,4 +225,18 @@ TEST(VerifiedRuns, RepetitionsAndSpreadAreRead) {
     EXPECT_TRUE(r.runs[0].eager->samplesUs.empty());
 }
 
+// Since the judge owns the time (issue 36) the median is of its figures (`clock.figure_us`), not
+// of the runner's claims: those are what an interval is resampled from.
+TEST(VerifiedRuns, TheJudgesFiguresAreTheRepetitions) {
+    TempFolder dir;
+    json doc = verifyDoc(kProblemA, "pass", 40, 100);
+    doc["reach"]["timing"]["clock"] = {
+        {"judge_us", {61, 62, 63}}, {"runner_us", {4, 4, 90}}, {"figure_us", {39, 40, 41}}};
+    writeText(dir.path("runs.json"), doc.dump());
+    const VerifiedRuns r = readVerifiedRuns({dir.path("runs.json")});
+    ASSERT_EQ(r.runs.size(), 1u);
+    ASSERT_TRUE(r.runs[0].candidate);
+    EXPECT_EQ(r.runs[0].candidate->samplesUs, (std::vector<double>{39, 40, 41}));
+}
+
 }  // namespace reach_test_verifiedruns_test
