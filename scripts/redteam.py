@@ -8,8 +8,10 @@ the verdict each must get (tests/data/redteam/README.md).
 
 Each case runs once per seed (--seeds), `--jobs` at a time. A case is right when the verdict is
 one of those it expects and, for a fail, at least one of its `trips` is among the failed checks
-(or flags). Prints one line per run and a summary; exit 0 when every run was right, 1 otherwise,
-2 on bad usage. Scenarios (two verifies that belong together, e.g. a sandboxed candidate that
+(or flags); with `max_speedup` (where an honest time is an acceptable outcome) a pass is right
+only when its `speedup` is at most that. `args` are extra reach-verify options of one case.
+Prints one line per run and a summary; exit 0 when every run was right, 1 otherwise, 2 on bad
+usage. Scenarios (two verifies that belong together, e.g. a sandboxed candidate that
 tries to rewrite the results cache, then an honest one on the same problem) are cases too.
 """
 
@@ -52,6 +54,8 @@ def verify(args, problem, candidate, seed, extra=(), env=None):
         cmd += ["--worker-device", "cpu", "--no-compile-baseline"]
     if args.python and kb:
         cmd += ["--python", args.python]
+    if args.resources:
+        cmd += ["--resources", args.resources]
     cmd += list(extra)
     t0 = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
@@ -79,7 +83,20 @@ def judge(case, doc):
             return False, f"failed {sorted(failed(doc))}, expected one of {case['trips']}"
     if verdict == "pass" and doc.get("_exit") != 0:
         return False, f"pass with exit {doc.get('_exit')}"
+    if verdict == "pass" and case.get("max_speedup") is not None:
+        speedup = doc.get("speedup") or 0.0
+        if not speedup <= case["max_speedup"]:
+            return False, f"pass at {speedup:.3g}x, above the {case['max_speedup']}x an honest time allows"
     return True, ""
+
+
+def speedup_of(doc):
+    return doc.get("speedup") or 0.0
+
+
+def baseline_us(doc):
+    used = (doc.get("baseline") or {}).get("used_us")
+    return used or ((doc.get("reach") or {}).get("baseline_used") or {}).get("us")
 
 
 def run_case(args, case, seed, cache_dir):
@@ -104,6 +121,8 @@ def run_case(args, case, seed, cache_dir):
                              f"speedup {again.get('speedup')}, verdicts {first.get('verdict')}/{again.get('verdict')}")
         return {"case": case["name"], "seed": seed, "ok": ok, "why": why, "verdict": doc.get("verdict"),
                 "wall": first["_wall_s"] + poison["_wall_s"] + again["_wall_s"], "doc": doc}
+    if case.get("scenario") == "kb_document_cache_poison":
+        return kb_document_cache_poison(args, case, seed, problem, cache_dir, env)
     candidate = resolve(case["candidate"], args.suite)
     if problem is None or candidate is None or not problem.exists() or not candidate.exists():
         return {"case": case["name"], "seed": seed, "ok": None, "verdict": "skipped",
@@ -120,6 +139,37 @@ def run_case(args, case, seed, cache_dir):
             "reasons": doc.get("reasons", [])[:2]}
 
 
+def kb_document_cache_poison(args, case, seed, problem, cache_dir, env):
+    """1. the honest candidate alone, with a cache of its own: the speedup it reports; 2. the
+    poisoner (`poison_args`, e.g. --sandbox), with the scenario's cache: loaded in KernelBench's
+    reproduction worker, it makes that worker's document ask reach-verify to store a planted
+    baseline for the problem; 3. the honest candidate again, with the scenario's cache: its
+    baseline and speedup must be what they were alone (within 3x: two honest runs on a busy host
+    differ, a planted baseline is 10-100x)."""
+    honest = resolve(case["honest"], args.suite)
+    alone_cache = cache_dir + "-alone"
+    os.makedirs(alone_cache, mode=0o700, exist_ok=True)
+    alone = verify(args, problem, honest, seed, env=dict(env, REACH_CACHE_DIR=alone_cache),
+                   extra=["--cache-dir", alone_cache])
+    poison = verify(args, problem, resolve(case["candidate"], args.suite), seed,
+                    ["--cache-dir", cache_dir] + list(case.get("poison_args", [])), env=env)
+    again = verify(args, problem, honest, seed, ["--cache-dir", cache_dir], env=env)
+    wall = alone["_wall_s"] + poison["_wall_s"] + again["_wall_s"]
+    if poison.get("verdict") == "no_document" and "bubblewrap" in " ".join(poison.get("reasons", [])):
+        return {"case": case["name"], "seed": seed, "ok": None, "why": "skipped: bwrap not installed",
+                "verdict": "skipped", "wall": 0}
+    s0, s1 = speedup_of(alone), speedup_of(again)
+    b0, b1 = baseline_us(alone), baseline_us(again)
+    sane = s0 > 0 and s1 <= 3.0 * s0 and (not b0 or not b1 or b1 <= 3.0 * b0)
+    ok = sane and alone.get("verdict") == "pass" and again.get("verdict") == "pass"
+    why = "" if ok else (f"after the poisoner ({poison.get('verdict')}): speedup {s1:.3g}x, baseline "
+                         f"{b1} us; alone {s0:.3g}x, {b0} us; verdicts {alone.get('verdict')}/"
+                         f"{again.get('verdict')}")
+    doc = dict(again, _alone=alone, _poison=poison)
+    return {"case": case["name"], "seed": seed, "ok": ok, "why": why, "verdict": again.get("verdict"),
+            "wall": wall, "doc": doc}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--verifier", required=True)
@@ -131,6 +181,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--python", help="the interpreter with PyTorch (reach-verify --python)")
+    ap.add_argument("--resources", help="Reach's resources folder (reach-verify --resources), e.g. a "
+                                        "worktree's own resources/ with a verifier built elsewhere")
     ap.add_argument("--only", help="comma-separated case names")
     ap.add_argument("--out", help="write every document and summary.json here")
     args = ap.parse_args()
