@@ -160,7 +160,10 @@ def kb_document_cache_poison(args, case, seed, problem, cache_dir, env):
                 "verdict": "skipped", "wall": 0}
     s0, s1 = speedup_of(alone), speedup_of(again)
     b0, b1 = baseline_us(alone), baseline_us(again)
-    sane = s0 > 0 and s1 <= 3.0 * s0 and (not b0 or not b1 or b1 <= 3.0 * b0)
+    # The baseline is what a planted entry changes (10-100x); the speedup of a 16x64 add is a few
+    # microseconds against the judge's host clock on a busy machine, noise either way, so it must
+    # only stay bounded: a planted baseline read through the harness gave 8-20x.
+    sane = s0 > 0 and s1 <= max(3.0 * s0, 5.0) and b0 and b1 and b1 <= 5.0 * b0
     ok = sane and alone.get("verdict") == "pass" and again.get("verdict") == "pass"
     why = "" if ok else (f"after the poisoner ({poison.get('verdict')}): speedup {s1:.3g}x, baseline "
                          f"{b1} us; alone {s0:.3g}x, {b0} us; verdicts {alone.get('verdict')}/"

@@ -49,10 +49,14 @@ std::vector<double> judgeWindows(const RepetitionClock& loop, const HarnessCalib
     return out;
 }
 
-std::vector<double> judgeFigures(const RepetitionClock& loop, const HarnessCalibration& cal) {
+std::vector<double> judgeFigures(const RepetitionClock& loop, const HarnessCalibration& cal,
+                                 bool hostClock) {
     std::vector<double> f = judgeWindows(loop, cal);
-    for (double& x : f)
-        x -= cal.gapUs;
+    for (size_t i = 0; i < f.size(); ++i) {
+        f[i] -= cal.gapUs;
+        if (hostClock && i < loop.claimUs.size())
+            f[i] = std::max(f[i], loop.claimUs[i]);
+    }
     return f;
 }
 

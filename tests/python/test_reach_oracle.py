@@ -110,7 +110,9 @@ class Positive(WorkerCase):
         self.assertEqual(len(t["clock"]["figure_us"]), 5)
         self.assertAlmostEqual(t["median_us"], sorted(t["clock"]["figure_us"])[2], places=2)
         gap = r["calibration"]["gap_us"]
-        self.assertAlmostEqual(t["clock"]["figure_us"][0], t["clock"]["judge_us"][0] - gap, places=2)
+        c = t["clock"]
+        for f, w, e in zip(c["figure_us"], c["judge_us"], c["runner_us"]):
+            self.assertAlmostEqual(f, max(w - gap, e), places=2)  # host clock: never below the claim
         self.assertTrue(check(r, "timed_outputs")["passed"])
         kinds = [b["kind"] for b in r["baselines"]]
         self.assertEqual(kinds, ["eager", "torch_compile", "recorded"])

@@ -44,7 +44,7 @@ TEST(HarnessClock, TheSameFiguresAsThePythonJudge) {
         EXPECT_NEAR(cal.stretchUs, e["stretch_us"].get<double>(), 1e-9);
         EXPECT_NEAR(cal.stretchToleranceUs, e["stretch_tolerance_us"].get<double>(), 1e-9);
         expectNear(judgeWindows(clockOf(c["loop"]), cal), e["windows_us"]);
-        expectNear(judgeFigures(clockOf(c["loop"]), cal), e["figures_us"]);
+        expectNear(judgeFigures(clockOf(c["loop"]), cal, !c["gpu"].get<bool>()), e["figures_us"]);
     }
 }
 
@@ -55,6 +55,10 @@ TEST(HarnessClock, AForgedClaimChangesNoFigure) {
     RepetitionClock lying{{3301, 3300, 3303}, {}, {300, 300, 9000}};
     for (double f : judgeFigures(lying, cal))
         EXPECT_NEAR(f, 3000, 5);
+    // On a host clock a claim too long only costs the candidate; the median is still 3000.
+    const std::vector<double> host = judgeFigures(lying, cal, true);
+    EXPECT_NEAR(host[0], 3000, 5);
+    EXPECT_EQ(host[2], 9000);
 }
 
 TEST(HarnessClock, GpuTimeTakenDuringTheJudgesStretchIsCharged) {
