@@ -73,10 +73,10 @@ PY
     tail -3 /tmp/jc/$name.err
   }
   run softmax_triton bf16 $P/reach_01_softmax.py $C/reach_01_softmax/triton_fused.py
-  run relu_triton fp32 $P/reach_07_relu.py $C/reach_07_relu/triton_fused.py
-  run relu_honest fp32 $P/reach_07_relu.py $R/honest_relu.py
   run matmul_forged fp32 $P/reach_09_matmul.py $R/elapsed_time_short.py
+  run relu_honest fp32 $P/reach_07_relu.py $R/honest_relu.py
   run matmul_private fp32 $P/reach_09_matmul.py $R/private_stream.py
+  run relu_triton fp32 $P/reach_07_relu.py $C/reach_07_relu/triton_fused.py
   run relu_late bf16 $P/reach_07_relu.py $R/late_empty_like.py
 fi
 echo "=== end $(date -u +%H:%M:%S)"
