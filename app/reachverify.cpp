@@ -26,6 +26,7 @@
 #include "core/verify/kbverify.h"
 #include "core/verify/processguard.h"
 #include "core/verify/sandbox.h"
+#include "core/verify/workerserver.h"
 #include "gpu/verifyjob.h"
 
 namespace {
@@ -255,6 +256,9 @@ int runKernelBench(const reach::VerifyOptions& o, reach::KernelBenchJob job) {
 }
 
 int main(int argc, char** argv) {
+    // Before anything can start a process: the worker server's connection the owner passed (if
+    // any) is taken, made close-on-exec and its variable removed, so no child sees either.
+    reach::adoptWorkerServerConnection();
     // The runner of a C++ candidate (internal: started by this program's own controller half,
     // gpu/cudarunner.cpp). It holds no verdict; it only runs what it is asked to.
     if (argc == 3 && std::string(argv[1]) == "--runner-channel")

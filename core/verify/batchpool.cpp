@@ -312,23 +312,32 @@ void runBatch(const std::vector<BatchJob>& jobs, const BatchPoolOptions& options
                 req.verifier = options.verifier;
                 req.env.insert(req.env.begin(), env.begin(), env.end());
                 // KernelBench-format jobs share the batch's warm worker server (workerserver.h):
-                // PyTorch imported once for the batch, not twice per job.
-                if (isKernelBenchFormat(req.problemFile, req.candidateFile))
-                    if (const std::string socket = sharedWorkerServer(
-                            findPython(""), findResourceDir() + "/python/reach_kbserver.py");
-                        !socket.empty())
-                        req.env.push_back("REACH_KB_SERVER=" + socket);
+                // PyTorch imported once for the batch, not twice per job. Each run of the
+                // verifier gets a connection of its own, passed to it alone.
+                const bool kernelBench = isKernelBenchFormat(req.problemFile, req.candidateFile);
+                auto run = [&](VerifierRun* into, bool* cancelledOut) {
+                    VerifyProcessRequest r = req;
+                    if (kernelBench)
+                        if (const auto server = sharedWorkerServer(
+                                findPython(""), findResourceDir() + "/python/reach_kbserver.py"))
+                            if (const int fd = server->connect(); fd >= 0) {
+                                r.inheritFds = {fd};
+                                r.env.push_back(std::string(kWorkerServerFdVariable) + "=" +
+                                                std::to_string(fd));
+                            }
+                    return runVerifierProcess(r, into, token, cancelledOut);
+                };
                 BatchOutcome out;
                 out.job = &jobs[size_t(j)];
                 out.slot = int(s);
                 bool cancelled = false;
                 gate.enter(slot.gpu);
-                out.result = runVerifierProcess(req, &out.run, token, &cancelled);
+                out.result = run(&out.run, &cancelled);
                 if (!cancelled && outOfGpuMemory(out.result) && sharedGpu(slot.gpu)) {
                     // Out of memory beside another job: once more, alone on this GPU.
                     gate.enterAlone(slot.gpu);
                     out.run = {};
-                    out.result = runVerifierProcess(req, &out.run, token, &cancelled);
+                    out.result = run(&out.run, &cancelled);
                     out.retried = true;
                     gate.leaveAlone(slot.gpu);
                 }

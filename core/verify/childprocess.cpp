@@ -64,11 +64,30 @@ std::vector<std::string> childEnvironment(const std::vector<std::string>& extraE
 }
 
 ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds,
-                     const std::vector<std::string>& extraEnv, std::stop_token stop) {
+                     const std::vector<std::string>& extraEnv, std::stop_token stop,
+                     const std::vector<int>& inheritFds) {
     ChildResult r;
+    // The caller's copies go however this ends, and as soon as the child exists (it has its own
+    // from fork on): a connection held here would outlive a child that died.
+    struct Inherited {
+        std::vector<int> fds;
+        void closeNow() {
+            for (int fd : fds)
+                if (fd > 2)
+                    close(fd);
+            fds.clear();
+        }
+        ~Inherited() { closeNow(); }
+    } inherited{inheritFds};
     if (argv.empty()) {
         r.error = "no program given";
         return r;
+    }
+    for (int fd : inheritFds) {
+        if (fd <= 2) {
+            r.error = "cannot pass descriptor " + std::to_string(fd) + ": a standard stream";
+            return r;
+        }
     }
     // Built before fork: between fork and exec only async-signal-safe calls are allowed when
     // other threads (other workers of a batch) may hold the allocator's locks.
@@ -112,12 +131,16 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds
             dup2(null, 0);
             close(null);
         }
+        // These and nothing else of the caller's: everything it opens is close-on-exec.
+        for (int fd : inheritFds)
+            fcntl(fd, F_SETFD, 0);
         execvpe(args[0], args.data(), envp.data());
         int e = errno;
         (void)!write(execPipe[1], &e, sizeof e);
         _exit(127);
     }
     setpgid(pid, pid);  // also here, so the kill below cannot race the child's own setpgid
+    inherited.closeNow();
     close(outPipe[1]);
     close(errPipe[1]);
     close(execPipe[1]);

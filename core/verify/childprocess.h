@@ -29,8 +29,14 @@ struct ChildResult {
 // batch runs one per worker): the pipes are close-on-exec, so a child never holds a sibling's
 // pipe open, and everything the child needs is built before fork. The child is killed when the
 // calling thread dies (Linux PR_SET_PDEATHSIG), so a killed batch leaves no verifier running.
+//
+// inheritFds: descriptors the child inherits (at the same numbers, which must be above 2), e.g.
+// a worker server's connection for one reach-verify (workerserver.h). They stay close-on-exec
+// in the caller, so no other child gets them; runChild takes them over and closes them here
+// once the child has started (or could not start).
 ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds,
-                     const std::vector<std::string>& extraEnv = {}, std::stop_token stop = {});
+                     const std::vector<std::string>& extraEnv = {}, std::stop_token stop = {},
+                     const std::vector<int>& inheritFds = {});
 
 // How a child's output is kept (runChild and the worker server's client): stdout, which
 // carries one JSON document, up to 64 MiB; stderr, a log, its last 1 MiB. A child that prints

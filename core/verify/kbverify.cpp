@@ -132,16 +132,16 @@ json failedPart(const WorkerOutcome& w, const char* mode) {
     return j;
 }
 
-// A warm worker server (workerserver.h) when the owner of this verifier started one, and the job
-// is not sandboxed: a server outside bubblewrap would run the candidate outside it.
+// A warm worker server (workerserver.h) when the owner of this verifier passed it a connection
+// (adoptWorkerServerConnection, at start-up), and the job is not sandboxed: a server outside
+// bubblewrap would run the candidate outside it.
 std::optional<ChildResult> runInServer(const KernelBenchJob& job,
                                        const std::vector<std::string>& args,
                                        const std::vector<std::string>& env) {
-    const char* socket = std::getenv("REACH_KB_SERVER");
-    if (!socket || !*socket || std::getenv("REACH_SANDBOXED") || job.sandbox)
+    if (!hasWorkerServerConnection() || std::getenv("REACH_SANDBOXED") || job.sandbox)
         return std::nullopt;
     std::string why;
-    auto c = runInWorkerServer(socket, args, job.timeoutSeconds, env, &why);
+    auto c = runInAdoptedWorkerServer(args, job.timeoutSeconds, env, &why);
     if (!c)
         std::cerr << "reach-verify: " << why << "; starting the worker directly\n";
     return c;

@@ -10,6 +10,7 @@
 #include "core/base/jsonparse.h"
 #include "core/base/resourcepaths.h"
 #include "core/verify/childprocess.h"
+#include "core/verify/workerserver.h"
 
 namespace reach {
 
@@ -105,7 +106,12 @@ VerificationResult resultFromRun(const VerifyProcessRequest& req, const Verifier
 
 VerificationResult runVerifierProcess(const VerifyProcessRequest& req, VerifierRun* out,
                                       std::stop_token stop, bool* cancelled) {
-    const ChildResult c = runChild(verifierArguments(req), req.timeoutSeconds, req.env, stop);
+    // A worker server's connection only where this request passes one: a variable inherited
+    // from the caller's own environment would name a descriptor nobody gave this child.
+    std::vector<std::string> env = {kWorkerServerFdVariable};
+    env.insert(env.end(), req.env.begin(), req.env.end());
+    const ChildResult c =
+        runChild(verifierArguments(req), req.timeoutSeconds, env, stop, req.inheritFds);
     if (cancelled)
         *cancelled = c.cancelled;
     VerifierRun local;

@@ -18,6 +18,10 @@ struct VerifyProcessRequest {
     // "NAME=value" entries set for the child only (a batch pins each worker to one GPU with
     // CUDA_VISIBLE_DEVICES and names its timing lock); see runChild for the rules.
     std::vector<std::string> env;
+    // Descriptors the child inherits (runChild's inheritFds): a worker server's connection,
+    // named to the child by REACH_KB_SERVER_FD=<n> in env (workerserver.h). runVerifierProcess
+    // closes them once the child has started; a request that runs again needs new ones.
+    std::vector<int> inheritFds;
 };
 
 // The command line of a request: verifier --problem P --candidate C extraArgs...

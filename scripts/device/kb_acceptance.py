@@ -30,13 +30,29 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 KB = ROOT / "resources" / "kernelbench"
+sys.path.insert(0, str(ROOT / "resources" / "python"))
+from reach_kbserver import OwnedServer  # noqa: E402  (the owner's side: imports no PyTorch)
+
+# The warm worker server of the reverify phase, while it runs: each reach-verify then gets a
+# connection of its own, inherited, as the GUI and a batch give it (docs/kernelbench.md).
+_SERVER = None
 
 
 def run_verify(args, problem, candidate, precision, extra, tag, timeout=1500):
     cmd = [args.verifier, "--problem", str(problem), "--candidate", str(candidate),
            "--precision", precision, "--worker-timeout", str(timeout // 2)] + extra
+    env, fds, conn = None, (), None
+    if _SERVER is not None:
+        conn = _SERVER.connect()
+        fds = (conn.fileno(),)
+        env = dict(os.environ, REACH_KB_SERVER_FD=str(conn.fileno()))
     t0 = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env,
+                           pass_fds=fds)
+    finally:
+        if conn is not None:
+            conn.close()
     wall = time.time() - t0
     try:
         doc = json.loads(p.stdout)
@@ -283,21 +299,16 @@ def phase_reverify(args, summary):
     walls, served = [], []
     for i in range(4):
         _reverify_once(args, prob, cand, f"reverify_1gib__{i}", walls)
-    sock = os.path.join(os.environ.get("REACH_CACHE_DIR", "/tmp"), "kbserver-acceptance.sock")
-    server = subprocess.Popen([sys.executable, str(ROOT / "resources" / "python" / "reach_kbserver.py"),
-                               "--socket", sock], stdout=subprocess.DEVNULL)
+    global _SERVER
     t0 = time.time()
-    while not os.path.exists(sock) and time.time() - t0 < 60:
-        time.sleep(0.05)
-    print(f"worker server listening after {time.time() - t0:.1f} s", flush=True)
-    os.environ["REACH_KB_SERVER"] = sock
+    _SERVER = OwnedServer(python=sys.executable, wait_s=60)
+    print(f"worker server ready after {time.time() - t0:.1f} s", flush=True)
     try:
         for i in range(args.server_reverifies):
             _reverify_once(args, prob, cand, f"reverify_1gib_server__{i}", served)
     finally:
-        del os.environ["REACH_KB_SERVER"]
-        server.terminate()
-        server.wait()
+        _SERVER.close()
+        _SERVER = None
     summary["reverify_1gib_wall_s"] = walls
     summary["reverify_1gib_server_wall_s"] = served
 

@@ -2,7 +2,8 @@
 
 Results are memoized by argument list, and `prefetch` starts several runs at once. Most jobs run
 in forked children of Reach's own warm worker server (resources/python/reach_kbserver.py, the
-one `reach-verify` uses), which has imported PyTorch: a job is then ~0.3 s instead of ~2 s, most
+one `reach-verify` uses, started here on a control line of this process's, each job on a
+connection of its own), which has imported PyTorch: a job is then ~0.3 s instead of ~2 s, most
 of which was `import torch`. The bad-input, probe and JSON-contract tests exec the script for
 real; REACH_TEST_EXEC=1 execs every job.
 """
@@ -30,6 +31,8 @@ TIMEOUT_S = 120
 
 if PYDIR not in sys.path:
     sys.path.insert(0, PYDIR)
+
+from reach_kbserver import OwnedServer  # noqa: E402  (the owner's side: no PyTorch imported)
 
 try:
     import torch  # noqa: F401
@@ -94,48 +97,52 @@ def _exec(args):
     return Result(list(args), proc)
 
 
-def request(sock_path, argv, fds, env=None, cwd=None):
-    """Sends one job to a reach_kbserver.py on sock_path with fds as its stdin, stdout and stderr
-    (the caller closes its copies); returns the connection, which answers with JSON lines."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(sock_path)
+def request(conn, argv, fds, env=None, cwd=None):
+    """Sends one job on a connection to a reach_kbserver.py with fds as its stdin, stdout and
+    stderr (the caller closes its copies); the connection answers with JSON lines."""
     body = json.dumps({"argv": list(argv), "env": env if env is not None else dict(os.environ),
                        "cwd": cwd or os.getcwd()}).encode()
-    socket.send_fds(s, [struct.pack(">I", len(body)) + body], list(fds))
-    return s
+    socket.send_fds(conn, [struct.pack(">I", len(body)) + body], list(fds))
+    return conn
 
 
-def lines(s):
-    """Every JSON line the server sends until it closes the connection."""
-    buf = b""
+def send_kill(conn):
+    """Asks the server to kill the connection's job."""
+    body = json.dumps({"kill": True}).encode()
+    conn.sendall(struct.pack(">I", len(body)) + body)
+
+
+def lines(conn):
+    """The JSON lines the server sends for one job: up to its end ({"exit"}, {"signal"} or
+    {"refused"}), or until it closes the connection."""
+    out, buf = [], b""
     while True:
-        chunk = s.recv(4096)
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            if line.strip():
+                out.append(json.loads(line))
+                if {"exit", "signal", "refused"} & set(out[-1]):
+                    return out
+        chunk = conn.recv(4096)
         if not chunk:
-            return [json.loads(x) for x in buf.decode().splitlines() if x.strip()]
+            return out
         buf += chunk
 
 
-def start_server(sock_path, env=None):
-    """A reach_kbserver.py listening on sock_path (it exits with this process)."""
-    proc = subprocess.Popen([sys.executable, SERVER, "--socket", sock_path], stdout=subprocess.PIPE,
-                            text=True, env=env)
-    line = proc.stdout.readline()
-    if not line or json.loads(line).get("listening") != sock_path:
-        raise RuntimeError(f"the worker server did not start: {line!r}")
-    return proc
+def start_server(env=None, **kwargs):
+    """A reach_kbserver.py on a control line of this process's (it exits with this process)."""
+    return OwnedServer(python=sys.executable, env=env, **kwargs)
 
 
-_server = None  # (process, socket path, its folder), started on first use
+_server = None  # the OwnedServer, started on first use
 
 
-def _server_socket():
+def _connection():
     global _server
     with _lock:
-        if _server is None or _server[0].poll() is not None:
-            folder = tempfile.TemporaryDirectory(prefix="reach-kbserver-")
-            sock = os.path.join(folder.name, "s.sock")
-            _server = (start_server(sock, env=_env()), sock, folder)
-        return _server[1]
+        if _server is None or _server.proc.poll() is not None:
+            _server = start_server(env=_env())
+        return _server.connect()
 
 
 def _forked(args):
@@ -145,8 +152,9 @@ def _forked(args):
         fds = [os.open(os.devnull, os.O_RDONLY),
                os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
                os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)]
+        conn = _connection()
         try:
-            conn = request(_server_socket(), args, fds, env=_env(), cwd=REPO)
+            request(conn, args, fds, env=_env(), cwd=REPO)
         finally:
             for fd in fds:
                 os.close(fd)
@@ -171,13 +179,7 @@ def _forked(args):
 
 def _stop_server():
     if _server is not None:
-        _server[0].terminate()
-        try:
-            _server[0].wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            _server[0].kill()
-        _server[0].stdout.close()
-        _server[2].cleanup()
+        _server.close()
 
 
 atexit.register(_stop_server)

@@ -6,7 +6,12 @@
 //   *garbage* print text that is not JSON          *nogpu*   verdict no_gpu
 //   *fail*    verdict fail with a reason           anything else: verdict pass
 // With REACH_FAKE_VERIFIER_ARGS set, it appends its arguments to that file, one JSON list per
-// run (the parity tests compare what the GUI and reach-cli asked of the verifier).
+// run (the parity tests compare what the GUI and reach-cli asked of the verifier). With
+// REACH_FAKE_VERIFIER_SERVER set, it appends what it was given of a worker server: "none", or
+// the number in $REACH_KB_SERVER_FD and whether that descriptor is an AF_UNIX stream socket.
+#include <sys/socket.h>
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -22,6 +27,21 @@ int main(int argc, char** argv) {
         for (int i = 1; i < argc; ++i)
             args.push_back(argv[i]);
         std::ofstream(log, std::ios::app) << args.dump() << "\n";
+    }
+    if (const char* log = std::getenv("REACH_FAKE_VERIFIER_SERVER")) {
+        std::string line = "none";
+        if (const char* fd = std::getenv("REACH_KB_SERVER_FD")) {
+            struct stat st {};
+            int domain = 0, type = 0;
+            socklen_t len = sizeof domain;
+            const int n = std::atoi(fd);
+            const bool stream =
+                fstat(n, &st) == 0 && S_ISSOCK(st.st_mode) &&
+                getsockopt(n, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX &&
+                getsockopt(n, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM;
+            line = std::string(fd) + (stream ? " stream" : " not-a-connection");
+        }
+        std::ofstream(log, std::ios::app) << line << "\n";
     }
     std::string problem, candidate;
     for (int i = 1; i + 1 < argc; ++i) {

@@ -8,6 +8,9 @@
 #include <QTimer>
 #include <QtTest>
 
+#include "core/base/resourcepaths.h"
+#include "core/verify/kbverify.h"
+#include "core/verify/workerserver.h"
 #include "ui/verify/verifyqueue.h"
 
 using reach::VerifyJob;
@@ -49,6 +52,7 @@ private slots:
     void cancelKillsTheRunningJobAndDropsTheQueue();
     void missingProgramIsFailedToStart();
     void noGpuRefusesJobs();
+    void aKernelBenchJobGetsAWorkerServerConnectionOfItsOwn();
 };
 
 void VerifyQueueTest::crashHangGarbageAndVerdictsEachGiveAnOutcome() {
@@ -151,6 +155,54 @@ void VerifyQueueTest::noGpuRefusesJobs() {
     QVERIFY(queue.enqueue({job("pass.cu")}).isEmpty());
     QVERIFY(!queue.busy());
     QCOMPARE(queue.gpuReason(), QStringLiteral("no CUDA device"));
+}
+
+// The GUI's warm worker server (core/verify/workerserver.h, issue 36): a KernelBench-format job's
+// verifier inherits a connection of its own, named by $REACH_KB_SERVER_FD; a C++ job's gets none;
+// the GUI keeps no copy once the verifier started.
+void VerifyQueueTest::aKernelBenchJobGetsAWorkerServerConnectionOfItsOwn() {
+    if (QByteArray(REACH_TEST_PYTHON).isEmpty())
+        QSKIP("no Python with PyTorch (scripts/deps installs python3-torch)");
+    qputenv("REACH_PYTHON", REACH_TEST_PYTHON);
+    const auto server = reach::sharedWorkerServer(
+        reach::findPython(""), reach::findResourceDir() + "/python/reach_kbserver.py");
+    QVERIFY(server);
+    QTRY_VERIFY_WITH_TIMEOUT(server->ready(), 120000);  // a job before that runs its workers itself
+    QTemporaryDir dir;
+    const QString log = dir.filePath("server.log");
+    qputenv("REACH_FAKE_VERIFIER_SERVER", log.toUtf8());
+    qputenv("REACH_KB_SERVER_FD", "5");  // the GUI's own environment names nothing of the child's
+    VerifyQueue queue;
+    queue.setProgram(QStringLiteral(REACH_FAKE_VERIFIER));
+    QSignalSpy finished(&queue, &VerifyQueue::jobFinished);
+    // The GUI's copy of the connection is closed once the verifier started: no socket of this
+    // process's is new after the job.
+    const auto sockets = [] {
+        QStringList out;
+        const QDir fds(QStringLiteral("/proc/self/fd"));
+        for (const QString& n : fds.entryList(QDir::System | QDir::NoDotAndDotDot)) {
+            const QString target = QFile::symLinkTarget(fds.filePath(n));
+            if (target.contains(QStringLiteral("socket:")))
+                out << target;
+        }
+        out.sort();
+        return out;
+    };
+    const QStringList before = sockets();
+    QVERIFY(!before.isEmpty());  // the server's control line: the listing sees sockets
+    VerifyJob kb = job(QStringLiteral("candidate.py"));
+    kb.problemPath = QStringLiteral("problem.py");
+    queue.enqueue({kb, job(QStringLiteral("pass.cu"))});
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 20000);
+    qunsetenv("REACH_FAKE_VERIFIER_SERVER");
+    qunsetenv("REACH_KB_SERVER_FD");
+    QFile f(log);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(f.readAll()).split(u'\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 2);
+    QVERIFY2(lines[0].endsWith(QStringLiteral(" stream")), qPrintable(lines[0]));
+    QCOMPARE(lines[1], QStringLiteral("none"));
+    QCOMPARE(sockets(), before);
 }
 
 QTEST_MAIN(VerifyQueueTest)

@@ -9,6 +9,9 @@
 #include <QProcessEnvironment>
 #include <QTimer>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "core/base/resourcepaths.h"
 #include "core/verify/gputiminglock.h"
 #include "core/verify/kbverify.h"
@@ -82,27 +85,38 @@ void VerifyWorker::start(const QString& program, const VerifyJob& job, int timeo
     });
     QStringList entries = m_env;
     // A KernelBench-format job uses the GUI's warm worker server (PyTorch imported once for the
-    // session; core/verify/workerserver.h): a re-verify no longer pays `import torch` twice.
+    // session; core/verify/workerserver.h): a re-verify no longer pays `import torch` twice. The
+    // verifier gets a connection of its own, inherited by that child alone (close-on-exec is
+    // cleared in the child only) and named by its number.
+    int serverFd = -1;
     if (isKernelBenchFormat(job.problemPath.toStdString(), job.candidatePath.toStdString())) {
-        const std::string socket =
-            sharedWorkerServer(findPython(""), findResourceDir() + "/python/reach_kbserver.py");
-        if (!socket.empty())
-            entries << QStringLiteral("REACH_KB_SERVER=") + QString::fromStdString(socket);
+        if (const auto server =
+                sharedWorkerServer(findPython(""), findResourceDir() + "/python/reach_kbserver.py"))
+            serverFd = server->connect();
     }
-    if (!entries.isEmpty()) {
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        for (const QString& e : entries) {
-            const qsizetype eq = e.indexOf(QLatin1Char('='));
-            env.insert(e.left(eq), e.mid(eq + 1));
-        }
-        m_process->setProcessEnvironment(env);
+    if (serverFd >= 0) {
+        entries << QString::fromLatin1(kWorkerServerFdVariable) + QLatin1Char('=') +
+                       QString::number(serverFd);
+        m_process->setChildProcessModifier([serverFd] { ::fcntl(serverFd, F_SETFD, 0); });
     }
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    // Only the connection given here: one named in the GUI's own environment is nobody's.
+    env.remove(QString::fromLatin1(kWorkerServerFdVariable));
+    for (const QString& e : entries) {
+        const qsizetype eq = e.indexOf(QLatin1Char('='));
+        env.insert(e.left(eq), e.mid(eq + 1));
+    }
+    m_process->setProcessEnvironment(env);
     QStringList args{QStringLiteral("--problem"),   job.problemPath,
                      QStringLiteral("--candidate"), job.candidatePath,
                      QStringLiteral("--reps"),      QString::number(job.reps)};
     args << job.extraArguments;
     m_timer->start(timeoutMs);
     m_process->start(program, args);
+    // The child has its own copy from the fork on (or there is no child): this one goes, so
+    // that the connection closes (and the server kills the job) when the verifier is gone.
+    if (serverFd >= 0)
+        ::close(serverFd);
 }
 
 void VerifyWorker::cancelCurrent() {
