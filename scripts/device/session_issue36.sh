@@ -29,7 +29,7 @@ fi
 if has cpp; then
   echo "=== cpp $(date -u +%H:%M:%S)"
   timeout 60 .devrun/reach_gpu_tests --gtest_filter='DeviceKernels*' 2>&1 | tail -6
-  for pair in "add_32M_f32.json:controls/positive/add.cu" "softmax_4096x8192_bf16.json:controls/positive/softmax.cu"; do
+  for pair in ${CPP_PAIRS:-add_32M_f32.json:controls/positive/add.cu softmax_4096x8192_bf16.json:controls/positive/softmax.cu}; do
     p=${pair%%:*}; c=${pair##*:}
     timeout 70 $V --problem resources/problems/$p --candidate resources/$c --reps 50 > $OUT/cpp_${p%.json}.json 2> /tmp/cpp.err
     echo "--- $p exit $?"

@@ -21,7 +21,7 @@ if has worker; then
   C=$ROOT/resources/kernelbench/candidates
   R=$ROOT/tests/data/redteam/gpu
   mkdir -p /tmp/jc && chmod 700 /tmp/jc
-  run() {  # name precision problem candidate [extra]
+  run_one() {  # name precision problem candidate [extra]
     local name=$1 prec=$2 prob=$3 cand=$4; shift 4
     timeout 300 python3 resources/python/reach_kbworker.py reach --problem $prob --candidate $cand \
       --precision $prec --device cuda --cache-dir /tmp/jc --seeds 1 --reps 100 --warmup 10 "$@" \
@@ -72,6 +72,9 @@ except Exception as ex:
 PY
     tail -3 /tmp/jc/$name.err
   }
+  CASES=${CASES:-softmax_triton,matmul_forged,relu_honest,matmul_private,relu_triton,relu_late}
+  want() { [[ ",$CASES," == *",$1,"* ]]; }
+  run() { want $1 && run_one "$@"; return 0; }
   run softmax_triton bf16 $P/reach_01_softmax.py $C/reach_01_softmax/triton_fused.py
   run matmul_forged fp32 $P/reach_09_matmul.py $R/elapsed_time_short.py
   run relu_honest fp32 $P/reach_07_relu.py $R/honest_relu.py
