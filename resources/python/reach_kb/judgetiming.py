@@ -124,6 +124,11 @@ class Bench:
         self.flags = None  # devicesync.Flags, once the judge shared its region
         self.mappings = None
         self.token = 0
+        # Set when the judge could not open a place the runner reported (its IPC handle): from
+        # then on the runner copies its output into the slot inside the window, the candidate's
+        # cost (a candidate that reports a place that does not open only slows itself).
+        self.copy_mode = False
+        self.notes = notes
         if self.cuda:
             from . import devicesync
             props = torch.cuda.get_device_properties(device)
@@ -287,6 +292,11 @@ class Places:
             return
         got = self.bench.mappings.address(loc)
         if got is None or got[1] < self.nbytes:
+            if not self.bench.copy_mode:
+                self.bench.copy_mode = True
+                self.bench.notes.append("timing: an output place the runner reported could not be read in "
+                                        "place (CUDA IPC); from then on it is copied into the slot inside "
+                                        "the window")
             return
         view = as_tensor(self.torch, self.device, got[0], self.nbytes).view(self.dtype).reshape(-1)
         self.recent.insert(0, (k, view))
@@ -399,7 +409,12 @@ def _cpu_rep(judge, x, r, flat, idx, timeout_s):
     return reply, (t2 - t0) * 1e6, 0.0, sample
 
 
+class ClockUnavailable(RuntimeError):
+    """The GPU or its driver cannot give the judge its clock: the job is not judged (error)."""
+
+
 def _gpu_rep(torch, judge, bench, x, r, flat, idx, places, timeout_s):
+    from .cudavmm import DriverError
     from .devicesync import Flags
     s = bench.stream
     s.wait_stream(torch.cuda.current_stream(judge.device))  # the draw is complete first
@@ -412,11 +427,16 @@ def _gpu_rep(torch, judge, bench, x, r, flat, idx, places, timeout_s):
         bench.queue_flush_and_spacer()
     # The runner is asked while the spacer runs: its message and launches, and the rest of the
     # judge's queue below, hide behind it. E0 and `go` are one batch: nothing of the host between.
-    judge.chan.send({"op": "run", "id": r, "values": values, "timed": True, "token": token})
+    judge.chan.send({"op": "run", "id": r, "values": values, "timed": True, "token": token,
+                     "copy": bench.copy_mode})
     with torch.cuda.stream(s):
         ev[1].record(s)
-        bench.flags.write(s, Flags.GO, token)
-        bench.flags.wait(s, Flags.DONE, token)
+        try:
+            bench.flags.write(s, Flags.GO, token)
+            bench.flags.wait(s, Flags.DONE, token)
+        except DriverError as e:
+            # The judge's clock needs the driver's stream memory operations: not a candidate's doing.
+            raise ClockUnavailable(f"the judge's clock needs CUDA stream memory operations ({e})")
         gathered = [src[idx] for src in sources]
         ev[2].record(s)
     try:

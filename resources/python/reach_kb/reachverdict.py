@@ -20,7 +20,7 @@ from .environment import set_seed, synchronize
 from .errors import UserError
 from .judge import CHECKED_REPS, KB_SEED, Judge, _is_oom
 from .judgeruns import add, claims, new_run, sampled, values, where_of
-from .judgetiming import Bench, Calibration, clock_samples, record
+from .judgetiming import Bench, Calibration, ClockUnavailable, clock_samples, record
 from .loading import describe
 from .report import fmt, worst
 
@@ -104,6 +104,9 @@ def run(torch, args, problem, prep, device, res, handle, cache_in):
             res["reasons"] = [f"timeout: the runner stopped answering ({e})"]
         except UserError:
             raise
+        except ClockUnavailable as e:
+            res["verdict"] = "error"
+            res["reasons"] = [f"error: {e}"]
         except BaseException as e:
             if not _is_oom(e):
                 raise

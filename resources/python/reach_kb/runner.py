@@ -317,7 +317,7 @@ class Runner:
                             self._describe(out, args, reply)
                             loc = None
                             if (reply["exact_tensor"] and self._fits_slot(out) and out.is_cuda
-                                    and out.is_contiguous()):
+                                    and out.is_contiguous() and not msg.get("copy")):
                                 loc = self.locator.locate(out.data_ptr())
                             if loc is None and self._fits_slot(out):
                                 self.slot.copy_(out)
