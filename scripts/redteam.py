@@ -45,6 +45,9 @@ def resolve(ref, suite):
     raise ValueError(f"{MANIFEST}: unknown file reference {ref!r}")
 
 
+SERVER = None  # reach_kbserver.OwnedServer under --via server
+
+
 def verify(args, problem, candidate, seed, extra=(), env=None):
     cmd = [args.verifier, "--problem", str(problem), "--candidate", str(candidate),
            "--seed", str(seed), "--reps", str(args.reps), "--warmup", str(args.warmup),
@@ -57,9 +60,23 @@ def verify(args, problem, candidate, seed, extra=(), env=None):
     if args.resources:
         cmd += ["--resources", args.resources]
     cmd += list(extra)
+    pass_fds = ()
+    conn = None
+    if args.via == "sandbox" and kb and "--sandbox" not in cmd:
+        cmd.append("--sandbox")
+    elif args.via == "server" and kb and SERVER is not None:
+        # As the GUI and a batch run it: a connection of the warm worker server's, made for this
+        # reach-verify alone and inherited (docs/kernelbench.md, "Warm start").
+        conn = SERVER.connect()
+        pass_fds = (conn.fileno(),)
+        env = dict(env or os.environ, REACH_KB_SERVER_FD=str(conn.fileno()))
     t0 = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                       timeout=args.timeout * 3, env=env)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                           timeout=args.timeout * 3, env=env, pass_fds=pass_fds)
+    finally:
+        if conn is not None:
+            conn.close()
     try:
         doc = json.loads(p.stdout)
     except json.JSONDecodeError:
@@ -188,7 +205,15 @@ def main():
                                         "worktree's own resources/ with a verifier built elsewhere")
     ap.add_argument("--only", help="comma-separated case names")
     ap.add_argument("--out", help="write every document and summary.json here")
+    ap.add_argument("--via", choices=("plain", "sandbox", "server"), default="plain",
+                    help="how KernelBench-format cases run: reach-verify alone, under --sandbox, or "
+                         "through a warm worker server as the GUI and batches run them")
     args = ap.parse_args()
+    global SERVER
+    if args.via == "server":
+        sys.path.insert(0, str(ROOT / "resources" / "python"))
+        import reach_kbserver
+        SERVER = reach_kbserver.OwnedServer(python=args.python or sys.executable)
     try:
         seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     except ValueError:
@@ -227,6 +252,8 @@ def main():
                       f"  {r['why'] or '; '.join(x[:90] for x in r.get('reasons', []))}", flush=True)
     finally:
         shutil.rmtree(cache_root, ignore_errors=True)
+        if SERVER is not None:
+            SERVER.close()
     bad = [r for r in results if r["ok"] is False]
     skipped = [r for r in results if r["ok"] is None]
     print(f"redteam: {len(results) - len(bad) - len(skipped)} right, {len(bad)} wrong, "
