@@ -6,21 +6,16 @@
 #   cpp      the controller's kernels (reach_gpu_tests DeviceKernels*) and the C++ path's clock:
 #            a positive control and the C++ red team
 #   redteam  scripts/redteam.py --device cuda over SEEDS (default 1)
-#   probe    scripts/device/protocol_probe.py (first: it says why, if the rest breaks)
 set -u
 ROOT=$PWD
 export PATH=/usr/local/cuda/bin:$PATH REACH_RESOURCES=$ROOT/resources REACH_CACHE_DIR=/tmp/reach-cache
 export LD_LIBRARY_PATH=$ROOT/.devrun/lib:${LD_LIBRARY_PATH:-} PYTHONUNBUFFERED=1
 mkdir -p /tmp/reach-cache && chmod 700 /tmp/reach-cache
 V=$ROOT/.devrun/reach-verify
-PHASES=${PHASES:-probe,worker,cpp,redteam}
+PHASES=${PHASES:-worker,cpp,redteam}
 has() { [[ ",$PHASES," == *",$1,"* ]]; }
 cleanup() { pkill -9 -f reach_kbworker 2>/dev/null; pkill -9 -f reach-verify 2>/dev/null; sleep 1; }
 echo "=== start $(date -u +%H:%M:%S) $(nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv,noheader)"
-if has probe; then
-  echo "=== probe $(date -u +%H:%M:%S)"
-  timeout ${PROBE_T:-60} python3 scripts/device/protocol_probe.py --reps 50 --out $OUT/probe.json 2>&1 | tail -12
-fi
 if has worker; then
   echo "=== worker $(date -u +%H:%M:%S)"
   PHASES=worker timeout ${WORKER_T:-150} bash scripts/device/session_judgeclock.sh 2>&1 | grep -v "^=== start"

@@ -1,20 +1,15 @@
 #!/bin/bash
 # Device call (issue 36, "Time the judge owns"): the judge-owned clock of KernelBench-format
-# verification, on the Python worker alone (no reach-verify build needed), and the feasibility
-# probe of its primitives. Everything lands in $OUT. Phases (PHASES=a,b; default all):
-#   probe    scripts/device/protocol_probe.py (stream memory operations, IPC reads, do_bench)
-#   worker   `reach_kbworker.py reach` on honest and cheating candidates, each beside
-#            triton.testing.do_bench of the same call, summarized
+# verification, on the Python worker alone (no reach-verify build needed). Everything lands in
+# $OUT. Phase (PHASES=worker):
+#   worker   `reach_kbworker.py reach` on honest and cheating candidates (CASES=a,b to choose),
+#            each beside triton.testing.do_bench of the same call, summarized
 set -u
 ROOT=$PWD
 export PYTHONUNBUFFERED=1 PATH=/usr/local/cuda/bin:$PATH
-PHASES=${PHASES:-probe,worker}
+PHASES=${PHASES:-worker}
 has() { [[ ",$PHASES," == *",$1,"* ]]; }
 echo "=== start $(date -u +%H:%M:%S) $(nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv,noheader)"
-if has probe; then
-  echo "=== probe $(date -u +%H:%M:%S)"
-  timeout 240 python3 scripts/device/protocol_probe.py --reps 100 --out $OUT/probe.json 2>&1 | tail -20
-fi
 if has worker; then
   echo "=== worker $(date -u +%H:%M:%S)"
   P=$ROOT/resources/kernelbench/problems
