@@ -257,6 +257,17 @@ std::string stem(const std::string& path) {
     return fs::path(path).stem().string();
 }
 
+// What every KernelBench-format result says of its job, whatever the verdict.
+VerificationResult jobResult(const KernelBenchJob& job) {
+    VerificationResult r;
+    r.format = "kernelbench";
+    r.problemFile = job.problemFile;
+    r.candidateFile = job.candidateFile;
+    r.problemId = stem(job.problemFile);
+    r.dtype = job.precision;
+    return r;
+}
+
 }  // namespace
 
 bool isKernelBenchFormat(const std::string& problemFile, const std::string& candidateFile) {
@@ -274,16 +285,11 @@ std::string findPython(const std::string& given) {
 
 VerificationResult composeKernelBench(const KernelBenchJob& job, const json& probe,
                                       const WorkerOutcome& kbRun, const WorkerOutcome& reachRun) {
-    VerificationResult r;
-    r.format = "kernelbench";
-    r.problemFile = job.problemFile;
-    r.candidateFile = job.candidateFile;
-    r.problemId = stem(job.problemFile);
-    r.dtype = job.precision;
+    VerificationResult r = jobResult(job);
     r.seed = job.seed.value_or(1);
     r.compile.status = "skipped";  // the worker builds (load_inline, Triton) inside its run
-    r.kernelbench = kernelBenchReport(kbRun.doc.is_object() ? kbRun.doc
-                                                            : failedPart(kbRun, "kernelbench"));
+    r.kernelbench =
+        kernelBenchReport(kbRun.doc.is_object() ? kbRun.doc : failedPart(kbRun, "kernelbench"));
     r.reachOracle = reachRun.doc.is_object() ? reachRun.doc : failedPart(reachRun, "reach");
     const json& kb = r.kernelbench;
     const json& re = r.reachOracle;
@@ -483,19 +489,15 @@ VerificationResult runKernelBenchJob(const KernelBenchJob& job) {
         kbArgs.insert(kbArgs.end(), {"--perf-trials", std::to_string(job.reps)});
         kb = runWorker(effective, kbArgs, extraReadOnly);
         if (kb.doc.is_object())
-            cache.store(kb.doc.value("cache_store", json()), KbResultCache::Source::KernelBenchReport);
+            cache.store(kb.doc.value("cache_store", json()),
+                        KbResultCache::Source::KernelBenchReport);
     } else {
         kb.started = false;
         kb.startError = "not run: the judge did not judge the candidate (" +
                         (judged.empty() ? std::string("no document") : judged) + ")";
     }
     if (judged == verdict::kNoGpu) {
-        VerificationResult r;
-        r.format = "kernelbench";
-        r.problemFile = job.problemFile;
-        r.candidateFile = job.candidateFile;
-        r.problemId = stem(job.problemFile);
-        r.dtype = job.precision;
+        VerificationResult r = jobResult(job);
         r.verdict = verdict::kNoGpu;
         r.reachOracle = reach.doc;
         r.device.reason = "no CUDA device visible to PyTorch";

@@ -66,6 +66,8 @@ MAX_REQUEST = 1 << 20
 KEEPER_SWEEP_S = 10.0  # a keeper's budget to kill what its job left
 LEAVE_S = 5.0  # the server's budget, when it leaves, for its keepers to finish
 
+# prctl, as reach_kb/procwatch.py has it: written again here because the server must not import
+# the worker's package (a job reads the worker's current code from disk, docstring above).
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36

@@ -339,10 +339,7 @@ class Runner:
                     t1 = time.perf_counter()
                     reply["e_us"] = (t1 - t0) * 1e6
         except BaseException as e:  # SystemExit and KeyboardInterrupt from forward too
-            reply["error"] = describe(e)
-            reply["oom"] = _is_oom(e)
-            reply["cuda_fault"] = "CUDA error" in str(e) or type(e).__name__ == "AcceleratorError"
-            reply["log"] = _cut(traceback.format_exc(), 8000)
+            _failed(reply, e)
         out = None
         return reply
 
@@ -395,10 +392,7 @@ class Runner:
                 else:
                     reply["e_us"] = (t1 - t0) * 1e6
         except BaseException as e:  # SystemExit and KeyboardInterrupt from forward too
-            reply["error"] = describe(e)
-            reply["oom"] = _is_oom(e)
-            reply["cuda_fault"] = "CUDA error" in str(e) or type(e).__name__ == "AcceleratorError"
-            reply["log"] = _cut(traceback.format_exc(), 8000)
+            _failed(reply, e)
         out = None
         if cuda and msg.get("release"):
             self._release()
@@ -442,6 +436,14 @@ class Runner:
         if self.device.type == "cuda":
             self._release()
         return {"op": "released"}
+
+
+def _failed(reply, e):
+    """What a call that raised answers (forward's exception, an out-of-memory, a CUDA fault)."""
+    reply["error"] = describe(e)
+    reply["oom"] = _is_oom(e)
+    reply["cuda_fault"] = "CUDA error" in str(e) or type(e).__name__ == "AcceleratorError"
+    reply["log"] = _cut(traceback.format_exc(), 8000)
 
 
 def _aliases(torch, out, tensors):
