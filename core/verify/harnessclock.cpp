@@ -53,7 +53,9 @@ std::vector<double> judgeFigures(const RepetitionClock& loop, const HarnessCalib
                                  bool hostClock) {
     std::vector<double> f = judgeWindows(loop, cal);
     for (size_t i = 0; i < f.size(); ++i) {
-        f[i] -= cal.gapUs;
+        // A window shorter than the gap is a call below the judge's resolution (or none at all):
+        // 0, never a negative time.
+        f[i] = std::max(0.0, f[i] - cal.gapUs);
         if (hostClock && i < loop.claimUs.size())
             f[i] = std::max(f[i], loop.claimUs[i]);
     }

@@ -39,10 +39,11 @@ HarnessCalibration calibrateHarness(const RepetitionClock& trusted, bool gpu);
 // the candidate's).
 std::vector<double> judgeWindows(const RepetitionClock& loop, const HarnessCalibration& cal);
 
-// The figures: each window less the calibrated gap. On a host clock (the KernelBench-format
-// worker's CPU test mode: a window holds two processes' wake-ups on a busy machine, milliseconds
-// of noise around a call of microseconds) a figure is never below the runner's own claim either:
-// a claim too short cannot lower it, one too long only costs the candidate.
+// The figures: each window less the calibrated gap, never below 0. On a host clock (the
+// KernelBench-format worker's CPU test mode: a window holds two processes' wake-ups on a busy
+// machine, milliseconds of noise around a call of microseconds) a figure is never below the
+// runner's own claim either: a claim too short cannot lower it, one too long only costs the
+// candidate.
 std::vector<double> judgeFigures(const RepetitionClock& loop, const HarnessCalibration& cal,
                                  bool hostClock = false);
 

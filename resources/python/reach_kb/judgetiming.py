@@ -237,7 +237,8 @@ class Calibration:
         two processes' wake-ups on a busy machine, milliseconds of noise around a call of
         microseconds: there the figure is never below the runner's own claim either (a claim that
         is too short cannot lower it, one too long only costs the candidate)."""
-        w = [x - self.gap_us for x in self.windows(loop)]
+        # A window shorter than the gap is a call below the judge's resolution: 0, never negative.
+        w = [max(0.0, x - self.gap_us) for x in self.windows(loop)]
         if self.cuda:
             return w
         return [max(a, b) for a, b in zip(w, loop.e)]

@@ -71,4 +71,13 @@ TEST(HarnessClock, GpuTimeTakenDuringTheJudgesStretchIsCharged) {
         EXPECT_NEAR(f, 40 + 297 - 20, 1e-9);
 }
 
+TEST(HarnessClock, ACallShorterThanTheGapIsZeroNeverNegative) {
+    // Measured on the H200: a C++ candidate that returned at once read -2.8 us.
+    RepetitionClock trusted{{700, 701, 699}, {400, 401, 399}, {280, 280, 280}};
+    const HarnessCalibration cal = calibrateHarness(trusted, true);
+    RepetitionClock none{{415, 416, 414}, {400, 401, 399}, {0.5, 0.5, 0.5}};
+    for (double f : judgeFigures(none, cal))
+        EXPECT_EQ(f, 0.0);
+}
+
 }  // namespace reach_test_harnessclock_test
