@@ -18,10 +18,13 @@
 #include <vector>
 
 #include "core/base/cachedir.h"
+#include "core/base/evidence.h"
 #include "core/base/inputerror.h"
+#include "core/base/jsonparse.h"
 #include "core/base/resourcepaths.h"
 #include "core/base/textescape.h"
 #include "core/project/benchmarkfolder.h"
+#include "core/verify/childprocess.h"
 #include "core/verify/gputiminglock.h"
 #include "core/verify/kbverify.h"
 #include "core/verify/processguard.h"
@@ -57,6 +60,24 @@ const char* kUsage =
 [[noreturn]] void usage(const std::string& msg) {
     std::cerr << "reach-verify: " << msg << " (reach-verify --help lists the options)\n";
     std::exit(2);
+}
+
+bool insideSandbox() {
+    const char* inside = std::getenv("REACH_SANDBOXED");
+    return inside && std::string(inside) == "1";
+}
+
+// The result as one document on stdout, signed with the user's key (core/base/evidence.h): what
+// this process measured, Reach vouches for; an edited copy or a stranger's file reads as a
+// claim. Inside the sandbox the key is out of sight (the home directory is hidden): the
+// reach-verify outside, which started this one, signs what it prints.
+void printResult(nlohmann::json doc) {
+    if (!insideSandbox()) {
+        if (const std::string why = reach::signEvidence(doc); !why.empty())
+            std::cerr << "reach-verify: the result is not signed, readers will take it as a claim: "
+                      << reach::escapeControls(why) << "\n";
+    }
+    std::cout << reach::dumpJson(doc) << std::endl;
 }
 
 // A seed is a 64-bit integer: read as one (through a double, 2^53 + 1 became 2^53).
@@ -158,6 +179,18 @@ reach::SandboxSpec sandboxSpec(const std::vector<std::string>& args, bool kernel
     }
     if (const char* home = std::getenv("HOME"); home && *home)
         spec.home = home;
+    // The key Reach signs its results with must stay out of the candidate's sight.
+    try {
+        const fs::path key = fs::weakly_canonical(reach::evidenceKeyDir(), ec);
+        for (const std::string& w : spec.writablePaths) {
+            const fs::path rel = key.lexically_relative(fs::weakly_canonical(w, ec));
+            if (!rel.empty() && *rel.begin() != "..")
+                usage("--sandbox: the folder " + w + " the job may write holds the evidence key (" +
+                      key.string() + "); choose another --cache-dir or REACH_KEY_DIR");
+        }
+    } catch (const reach::InputError&) {
+        // No key folder at all: nothing to hide.
+    }
     return spec;
 }
 
@@ -185,15 +218,23 @@ std::vector<std::string> sandboxed(int argc, char** argv,
     std::error_code ec;
     spec.command.push_back(std::filesystem::read_symlink("/proc/self/exe", ec).string());
     spec.command.insert(spec.command.end(), args.begin(), args.end());
-    std::vector<std::string> argvStore = reach::sandboxArguments(spec);
-    std::vector<char*> bw;
-    for (std::string& a : argvStore)
-        bw.push_back(a.data());
-    bw.push_back(nullptr);
-    execv(bw[0], bw.data());
-    std::cerr << "reach-verify: --sandbox: cannot run " << spec.bwrap << ": "
-              << std::strerror(errno) << "\n";
-    std::exit(2);
+    // This process waits for the sandboxed one and signs its document: the key stays out of
+    // the sandbox, where the candidate runs. Its caller's timeout still holds: bwrap dies with
+    // this process (--die-with-parent), and this one is killed with its group.
+    constexpr double kWeek = 7 * 24 * 3600.0;
+    const reach::ChildResult c = reach::runChild(reach::sandboxArguments(spec), kWeek);
+    std::cerr << c.err;
+    if (!c.started) {
+        std::cerr << "reach-verify: --sandbox: cannot run " << spec.bwrap << ": " << c.error
+                  << "\n";
+        std::exit(2);
+    }
+    const std::optional<nlohmann::json> doc = reach::tryParseJson(c.out);
+    if (doc && doc->is_object() && doc->value("schema", nlohmann::json()) == "reach.verification")
+        printResult(*doc);
+    else
+        std::cout << c.out << std::flush;
+    std::exit(c.termSignal ? 128 + c.termSignal : c.exitCode);
 }
 
 }  // namespace
@@ -247,7 +288,7 @@ int runKernelBench(const reach::VerifyOptions& o, reach::KernelBenchJob job) {
         reach::VerificationResult r = reach::runKernelBenchJob(job);
         r.wallSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::cout << reach::dumpJson(r.toJson()) << std::endl;
+        printResult(r.toJson());
         return r.passed() ? 0 : 1;
     } catch (const reach::InputError& e) {
         std::cerr << e.what() << "\n";
@@ -406,7 +447,7 @@ int main(int argc, char** argv) {
         usage("a KernelBench-format job needs a .py problem AND a .py candidate");
     try {
         reach::VerificationResult r = reach::runVerifyJob(o);
-        std::cout << reach::dumpJson(r.toJson()) << std::endl;
+        printResult(r.toJson());
         return r.passed() ? 0 : 1;
     } catch (const reach::InputError& e) {
         std::cerr << e.what() << "\n";

@@ -1,7 +1,7 @@
 // reach-cli integrate --benchmark DIR --records R [--records R2 ...] [--steps N] [--warmup K]
 //                     [--wall-steps M] [--runs R] [--control] [--all-passing]
 //                     [--device cuda|cpu] [--trust DIR ...] [--out DIR] [--timeout S]
-//                     [--rules R.json] [--json] -- PYTHON WORKLOAD.py ARGS...
+//                     [--rules R.json] [--sandbox] [--json] -- PYTHON WORKLOAD.py ARGS...
 // The verified winners put back into the workload, and the measured gain beside the exact
 // projection (core/project/integration.h, docs/integration.md).
 #include <nlohmann/json.hpp>
@@ -13,9 +13,11 @@
 #include "cliargs.h"
 #include "clicommand.h"
 #include "clitext.h"
+#include "core/base/evidence.h"
 #include "core/base/textescape.h"
 #include "core/project/benchmarkfolder.h"
 #include "core/project/integration.h"
+#include "core/project/integrationevidence.h"
 #include "core/project/verifiedruns.h"
 
 namespace reach::cli {
@@ -36,7 +38,7 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
     }
     const std::vector<std::string> records = takeRepeated(argv, "--records");
     const std::vector<std::string> trusted = takeRepeated(argv, "--trust");
-    const CliArgs args(argv, {{"--json", "--all-passing", "--control"},
+    const CliArgs args(argv, {{"--json", "--all-passing", "--control", "--sandbox"},
                               {"--benchmark", "--steps", "--warmup", "--wall-steps", "--runs",
                                "--device", "--out", "--timeout", "--rules"}});
     if (!args.positionals().empty())
@@ -67,17 +69,38 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
     options.outDir = args.value("--out").value_or("reach-integrate");
     options.rulesPath = args.value("--rules").value_or("");
 
-    // The small, hostile inputs first: the folder and the records, then the workload runs.
+    const bool json = args.flag("--json");
+    const IntegrationProgress progress = [&](const std::string& s) {
+        if (!json)
+            io.err << "reach-cli integrate: " << reach::escapeControls(s) << "\n";
+    };
+    // A signed pass stands in for a new verification only on the GPU and stack the workload's
+    // interpreter runs here: asked once, when a signed pass is there to compare.
+    std::optional<std::optional<MachineStack>> machine;
+    auto measuredHere = [&](const VerifiedRun& run) {
+        if (!machine) {
+            std::string why;
+            machine = probeMachineStack(workload[0], options.device, "", &why);
+            if (!*machine)
+                progress("every winner is verified again: " + why);
+        }
+        return *machine && measuredOn(run, **machine);
+    };
+    // The small, hostile inputs first: the folder and the records; then every winner without a
+    // pass signed here is verified again; then the workload runs.
     IntegrationPlan plan =
         planIntegration(readBenchmarkFolder(*benchmarkDir), readVerifiedRuns(records), trusted,
-                        args.flag("--all-passing"));
-    const bool json = args.flag("--json");
+                        args.flag("--all-passing"), measuredHere);
+    ReverifyOptions reverify;
+    reverify.python = workload[0];
+    reverify.device = options.device;
+    reverify.outDir = options.outDir;
+    reverify.sandbox = args.flag("--sandbox");
+    reverify.allPassing = args.flag("--all-passing");
+    reverifyWinners(plan, reverify, progress);
     std::optional<IntegrationResult> result;
     try {
-        result = runIntegration(std::move(plan), options, [&](const std::string& s) {
-            if (!json)
-                io.err << "reach-cli integrate: " << s << "\n";
-        });
+        result = runIntegration(std::move(plan), options, progress);
     } catch (const IntegrationFailed& e) {
         // The workload failed, or a substituted call disagreed: the data says no.
         io.err << "reach-cli integrate: " << reach::escapeControls(e.what()) << "\n";
@@ -85,18 +108,29 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
     }
     const IntegrationResult& r = *result;
     if (json) {
-        io.out << reach::dumpJson(integrationJson(r)) << "\n";
+        // Measured here: signed, so that a reader tells it from a document written by hand.
+        nlohmann::json doc = integrationJson(r);
+        if (const std::string why = reach::signEvidence(doc); !why.empty())
+            io.err << "reach-cli integrate: the document is not signed, readers will take it as "
+                      "a claim: "
+                   << reach::escapeControls(why) << "\n";
+        io.out << reach::dumpJson(doc) << "\n";
         return kExitOk;
     }
+    int signedHere = 0;
+    for (const IntegrationWinner& w : r.plan.winners)
+        signedHere += w.evidence == kSignedPassHere;
     io.out << r.plan.winners.size() << " verified candidate(s) of "
-           << r.plan.benchmark.problems.size() << " problem(s) installed; " << options.runs
+           << r.plan.benchmark.problems.size() << " problem(s) installed (" << signedHere
+           << " on a pass signed here, " << r.plan.winners.size() - signedHere
+           << " verified again now); " << options.runs
            << (options.control ? " triple(s) of runs (with the control), " : " pair(s) of runs, ")
            << options.warmup << " warm-up, " << options.wallSteps
            << " wall-clock steps without the profiler and " << options.steps
            << " profiled steps each\n";
     for (const IntegrationWinner& w : r.plan.winners)
         io.out << "  " << reach::escapeControls(w.problem) << "  " << w.op << "  sigma "
-               << std::to_string(w.sigma).substr(0, 5) << "  "
+               << std::to_string(w.sigma).substr(0, 5) << "  " << w.evidence << "  "
                << reach::escapeControls(w.candidatePath) << "\n";
     for (const auto& [file, why] : r.plan.left)
         io.out << "  left out " << reach::escapeControls(file) << ": " << reach::escapeControls(why)
@@ -139,14 +173,17 @@ CliCommand integrateCommand() {
         "integrate", "the verified winners put back into the workload: measured against projected",
         "integrate --benchmark DIR --records R [--records R2 ...] [--steps N] [--warmup K]\n"
         "          [--wall-steps M] [--runs R] [--control] [--all-passing] [--device cuda|cpu]\n"
-        "          [--trust DIR ...] [--out DIR] [--timeout S] [--rules R.json] [--json]\n"
-        "          -- PYTHON WORKLOAD.py ARGS...\n"
+        "          [--trust DIR ...] [--out DIR] [--timeout S] [--rules R.json] [--sandbox]\n"
+        "          [--json] -- PYTHON WORKLOAD.py ARGS...\n"
         "  runs the workload (code: run because you name it) R times as it is and R times\n"
         "  with each verified winner of DIR installed in place of its operator, for the\n"
         "  signature it was verified at; the workload marks its steps with reach_step()\n"
         "  (from reach_integrate) or torch.profiler's prof.step()\n"
         "  --records R  reach-verify output of DIR's problems; a winner's candidate must lie\n"
-        "               beside R, in DIR or in a --trust folder, with the verified bytes\n"
+        "               beside R, in DIR or in a --trust folder, with the verified bytes;\n"
+        "               a winner without a pass Reach signed here (this GPU and stack) is\n"
+        "               verified again now, with a fresh seed, and installed only if it passes\n"
+        "  --sandbox    verify again under bubblewrap (docs/security.md)\n"
         "  --warmup K   steps first, every substituted call checked (default 3)\n"
         "  --wall-steps M  then M steps timed without the profiler: the wall clock\n"
         "               (default 10; 0: read it on the profiled steps)\n"

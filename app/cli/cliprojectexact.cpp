@@ -61,6 +61,8 @@ std::string verdictText(const ProblemRuns& r, const ExactProblemOutcome& o) {
         return "none";
     if (r.best)
         return o.winner ? "pass" : "pass, slower";
+    if (r.claimed > 0)  // passes Reach did not sign here: shown, never counted
+        return "pass, claimed";
     if (r.withoutTimings > 0)
         return "pass, no eager timing";
     if (r.otherPrecision == r.found)  // every run verified another call: reach-verify --precision
@@ -79,11 +81,31 @@ void printText(const ExactProjectionReport& r, const std::string& profile, std::
     os << "benchmark  " << r.benchmark.dir << ": " << r.benchmark.problems.size()
        << " problem(s) from " << profile << ", covering " << percent(x.coveredShare, 2)
        << " of GPU time (" << r.benchmark.category << ")\n";
+    os << "check      " << r.check
+       << (r.check == "none"    ? " (reach-cli extract --check says whether each problem launches "
+                                  "the trace's kernels)"
+           : r.checkWhy.empty() ? std::string()
+                                : " (" + reach::escapeControls(r.checkWhy) + ")")
+       << "\n";
     int matched = 0;
     for (const ProblemRuns& p : r.runs.problems)
         matched += p.found;
     os << "records    " << r.runs.read << " run(s) read: " << matched
-       << " of this benchmark's problems, " << r.runs.unmatched.size() << " not matched\n\n";
+       << " of this benchmark's problems, " << r.runs.unmatched.size() << " not matched; "
+       << r.runs.signedHere << " verified here, " << r.runs.claimed
+       << " claimed (only runs verified here count)\n";
+    // Each input as what it is: a claim says why.
+    int shownClaims = 0;
+    for (const BenchmarkRuns::Input& in : r.runs.inputs) {
+        if (in.evidence.signedHere || shownClaims >= 5)
+            continue;
+        ++shownClaims;
+        os << "  claimed  " << reach::escapeControls(in.source) << ": "
+           << reach::escapeControls(in.evidence.why) << "\n";
+    }
+    if (shownClaims < r.runs.claimed)
+        os << "  ... " << r.runs.claimed - shownClaims << " more claimed (--json lists all)\n";
+    os << "\n";
 
     // sigma is against eager (what the trace ran); "vs fastest" is the verifier's own speedup
     // against the fastest of its baselines, torch.compile among them.

@@ -187,6 +187,18 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
                  {"reasons", r->verificationReasons},
                  {"source", r->source}});
         }
+        // reach-verify passes Reach did not sign here: counted as the harness's word only.
+        nlohmann::json claimed = nlohmann::json::array();
+        for (const EvalRecord& r : records)
+            if (r.verification == Verification::Unverified && !r.verificationReasons.empty() &&
+                r.verificationReasons.front().rfind("claimed: ", 0) == 0)
+                claimed.push_back({{"problem", r.problemName.empty() ? r.problemId : r.problemName},
+                                   {"source", r.source},
+                                   {"record", r.sourceLine},
+                                   {"evidence", "claimed"},
+                                   {"evidence_why", r.verificationReasons.front().substr(9)}});
+        if (!claimed.empty())
+            doc["claimed"] = std::move(claimed);
         if (!published.empty()) {
             doc["published_summaries"] = nlohmann::json::array();
             for (const EvaluationSet* p : published) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <ostream>
 
 #include "cliargs.h"
@@ -145,6 +146,14 @@ void printResult(const VerificationResult& r, CliIo& io) {
     }
 }
 
+// The document --json prints: the verifier's own, its signature intact (docs/security.md,
+// "Evidence Reach signs"); the result made of the run when the verifier printed none.
+nlohmann::json printedDocument(const VerificationResult& r, const VerifierRun& run) {
+    if (auto doc = verifierDocument(run))
+        return *doc;
+    return r.toJson();
+}
+
 // reach-verify's own notes on stderr ("reach-verify: ..." lines: the precision it chose for an
 // extracted problem, a benchmark.json it could not read), passed on: a choice is never silent.
 void forwardNotes(const VerifierRun& run, CliIo& io) {
@@ -174,7 +183,7 @@ int runOne(const CliArgs& args, CliIo& io) {
     throwIfNoGpu(r, *candidate);
     forwardNotes(run, io);
     if (args.flag("--json"))
-        io.out << reach::dumpJson(r.toJson()) << "\n";
+        io.out << reach::dumpJson(printedDocument(r, run)) << "\n";
     else
         printResult(r, io);
     return r.passed() ? kExitOk : kExitDataSaysNo;
@@ -203,6 +212,9 @@ int runRecord(const CliArgs& args, const std::vector<std::string>& trusted, CliI
     }
     EvalRecord record = matches.front();
     RecordJobOptions options;
+    // The project's folder, which the user named: never the folder the record's stored source
+    // names (issue 37).
+    options.recordDir = std::filesystem::absolute(*project).parent_path().string();
     options.trustedDirs = trusted;
     options.kernelBenchDir = args.value("--kernelbench-dir").value_or("");
     std::string why;
@@ -221,7 +233,7 @@ int runRecord(const CliArgs& args, const std::vector<std::string>& trusted, CliI
     if (applyVerification(record, r))
         storeVerification(store, record, r, run.out, run.seconds * 1000.0);
     if (args.flag("--json"))
-        io.out << reach::dumpJson(r.toJson()) << "\n";
+        io.out << reach::dumpJson(printedDocument(r, run)) << "\n";
     else {
         printResult(r, io);
         io.out << "stored in " << *project << " for record " << record.storeId << " ("

@@ -14,9 +14,17 @@ std::string defaultCacheDir(const std::string& what);
 
 // The folder defaultCacheDir's folders live in ($REACH_CACHE_DIR, ...), checked the same way.
 std::string cacheRoot();
+// The same folder's path, neither created nor checked ("" without a home directory): to tell
+// whether another private file would lie inside it.
+std::string cacheRootPath();
 
 // Checks an existing or new directory the same way (owner, no group/other write), creating it
-// 0700 when missing; throws InputError naming it otherwise.
-void requirePrivateDir(const std::string& dir);
+// 0700 when missing; throws InputError naming it otherwise. `what` names it in the error and
+// `variable` is the environment variable that chooses another.
+void requirePrivateDir(const std::string& dir, const std::string& what = "cache directory",
+                       const std::string& variable = "REACH_CACHE_DIR");
+
+// The user's home directory: $HOME, else the password database's; "" when neither says.
+std::string homeDirectory();
 
 }  // namespace reach

@@ -110,6 +110,9 @@ BatchPlan planBatch(const std::string& jobsFile, const BatchSelection& selection
         plan.kind = "records";
         records = readRecords(jobsFile, {});
     }
+    // The records file or project is one the user named: its folder is the records' folder.
+    RecordJobOptions recordTrust = trust;
+    recordTrust.recordDir = fs::absolute(fs::path(jobsFile)).parent_path().string();
     for (EvalRecord& r : records) {
         if (!selected(r, selection)) {
             ++plan.leftOut;
@@ -118,7 +121,7 @@ BatchPlan planBatch(const std::string& jobsFile, const BatchSelection& selection
         BatchJob b;
         b.label = recordLabel(r);
         std::string why;
-        const auto job = jobForRecord(r, trust, &why);
+        const auto job = jobForRecord(r, recordTrust, &why);
         if (!job) {
             plan.refused.push_back(b.label + ": " + why);
             continue;

@@ -32,12 +32,16 @@ struct BenchmarkCheck {
     double traceUs = 0, matchedUs = 0;   // over every problem's trace kernels
     double launchedUs = 0, extraUs = 0;  // over every problem's run
     int ran = 0, failed = 0;
+    // benchmark.json is signed with the user's key when it is written (core/base/evidence.h);
+    // why not, when it could not be (it is then a claim like a file written by hand).
+    std::string unsignedWhy;
 
     double matchedShare() const { return traceUs > 0 ? matchedUs / traceUs : 0; }
 };
 
 // Runs the check and writes its result into DIR/benchmark.json (each problem's
-// "launches_same_kernels", a top-level "check"), replacing the file whole or not at all.
+// "launches_same_kernels", a top-level "check"), signed as measured here, replacing the file
+// whole or not at all.
 // Throws InputError for a folder that is not an extraction, an interpreter that does not start
 // or an answer of the wrong shape; a problem that fails, hangs or crashes is a result.
 BenchmarkCheck checkBenchmark(const std::string& dir, const BenchmarkCheckOptions& options);

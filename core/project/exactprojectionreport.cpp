@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/base/jsonparse.h"
 #include "core/headroom/headroom.h"
+#include "core/project/benchmarkshares.h"
 #include "core/project/workloadheadroom.h"
 
 namespace reach {
@@ -75,19 +77,30 @@ json runsJson(const ProblemRuns& r) {
             {"slower_than_eager", r.slower},
             {"without_timings", r.withoutTimings},
             {"precision", r.precision},
-            {"other_precision", r.otherPrecision}};
+            {"other_precision", r.otherPrecision},
+            {"claimed", r.claimed}};
+}
+
+json machineJson(const VerifiedRun& run) {
+    json stack = json::object();
+    for (const auto& [k, v] : run.stack)
+        stack[k] = v;
+    return {{"gpu", run.gpu}, {"stack", stack}};
 }
 
 json chosenJson(const VerifiedRun& run) {
-    return {{"source", run.source},
-            {"candidate_file", run.candidateFile},
-            {"candidate_sha256", run.candidateSha256},
-            {"verdict", run.verdict},
-            {"candidate", spreadJson(*run.candidate)},
-            {"eager", spreadJson(*run.eager)},
-            {"sigma", num(*run.sigma())},
-            {"verifier_speedup", num(run.verifierSpeedup)},
-            {"verifier_baseline", run.verifierBaseline}};
+    json j = {{"source", run.source},
+              {"candidate_file", run.candidateFile},
+              {"candidate_sha256", run.candidateSha256},
+              {"verdict", run.verdict},
+              {"candidate", spreadJson(*run.candidate)},
+              {"eager", spreadJson(*run.eager)},
+              {"sigma", num(*run.sigma())},
+              {"verifier_speedup", num(run.verifierSpeedup)},
+              {"verifier_baseline", run.verifierBaseline},
+              {"measured_on", machineJson(run)}};
+    j.update(evidenceJson(run.evidence, "verified here"));
+    return j;
 }
 
 }  // namespace
@@ -109,6 +122,25 @@ ExactProjectionReport exactProjectionReport(const Breakdown& b, BenchmarkFolder 
     const std::vector<ParsedCall> calls =
         estimated ? parsedCalls(*headroom) : std::vector<ParsedCall>{};
 
+    // Each problem's share from the profile at hand, never from benchmark.json's gpu_us (the
+    // file's word): what the file says is kept beside it only to tell the user they differ.
+    const std::vector<ProblemTime> times =
+        problemTimesIn(b, benchmark, benchmarkCategory(benchmark));
+    for (size_t i = 0; i < benchmark.problems.size(); ++i) {
+        BenchmarkProblem& p = benchmark.problems[i];
+        if (!times[i].found)
+            r.warnings.push_back(p.file +
+                                 ": its operator call is not in this profile (or an "
+                                 "earlier problem has it): it stands for no GPU time");
+        else if (std::abs(times[i].us - p.gpuUs) > 1e-6 * std::max(1.0, times[i].us))
+            r.warnings.push_back(p.file + ": benchmark.json says " + std::to_string(p.gpuUs) +
+                                 " us of GPU time, the profile " + std::to_string(times[i].us) +
+                                 " us: the profile's is used");
+        p.gpuUs = times[i].us;
+        p.share = times[i].share;
+    }
+    benchmark.gpuUs = b.gpuTimeUs;
+
     ExactProjectionInput in;
     in.addressableShare = b.share(Category::Addressable);
     in.wall = WallClock{b.gpuTimeUs, b.busyTimeUs, b.spanUs};
@@ -118,13 +150,22 @@ ExactProjectionReport exactProjectionReport(const Breakdown& b, BenchmarkFolder 
         const BenchmarkProblem& p = benchmark.problems[i];
         ExactProblemInput pi;
         pi.share = p.share;
+        // Only a pass signed here counts: a claim is listed, never projected.
         if (const auto& best = runs.problems[i].best)
             pi.result = chosenOf(*best);
         if (estimated)
-            pi.solSavedShare = solSavedShare(calls, p, benchmark.gpuUs);
+            pi.solSavedShare = solSavedShare(calls, p, b.gpuTimeUs);
         in.problems.push_back(std::move(pi));
     }
     r.projection = computeExactProjection(in, options);
+    r.warnings.insert(r.warnings.end(), runs.duplicates.begin(), runs.duplicates.end());
+    for (size_t i = 0; i < benchmark.problems.size(); ++i)
+        if (const ProblemRuns& pr = runs.problems[i]; pr.claimed > 0)
+            r.claimed.push_back(benchmark.problems[i].file + ": " + std::to_string(pr.claimed) +
+                                " passing run(s) claimed, not counted (" +
+                                pr.bestClaimed->evidence.why + ": " + pr.bestClaimed->source +
+                                "); verify it here to count it");
+    r.warnings.insert(r.warnings.end(), r.claimed.begin(), r.claimed.end());
 
     if (!benchmark.rulesHash.empty() && benchmark.rulesHash != b.rulesHash)
         r.warnings.push_back("the benchmark was extracted with rules '" + benchmark.rulesName +
@@ -169,19 +210,21 @@ json exactProjectionJson(const ExactProjectionReport& r) {
         const BenchmarkProblem& p = r.benchmark.problems[i];
         const ExactProblemOutcome& o = x.problems[i];
         const ProblemRuns& found = r.runs.problems[i];
-        problems.push_back({{"file", p.file},
-                            {"operator", p.op},
-                            {"problem_sha256", p.sha256},
-                            {"gpu_us", p.gpuUs},
-                            {"share_of_gpu_time", p.share},
-                            {"results", runsJson(found)},
-                            {"chosen", found.best ? chosenJson(*found.best) : json(nullptr)},
-                            {"winner", o.winner},
-                            {"sigma", found.best ? num(o.sigma) : json(nullptr)},
-                            {"saved_share_of_gpu_time", o.savedShare},
-                            {"fixed_in_bootstrap", o.fixedInBootstrap},
-                            {"sol_saved_share_of_gpu_time", optNum(o.solSavedShare)},
-                            {"below_speed_of_light", o.belowSpeedOfLight}});
+        problems.push_back(
+            {{"file", p.file},
+             {"operator", p.op},
+             {"problem_sha256", p.sha256},
+             {"gpu_us", p.gpuUs},
+             {"share_of_gpu_time", p.share},
+             {"results", runsJson(found)},
+             {"chosen", found.best ? chosenJson(*found.best) : json(nullptr)},
+             {"best_claimed", found.bestClaimed ? chosenJson(*found.bestClaimed) : json(nullptr)},
+             {"winner", o.winner},
+             {"sigma", found.best ? num(o.sigma) : json(nullptr)},
+             {"saved_share_of_gpu_time", o.savedShare},
+             {"fixed_in_bootstrap", o.fixedInBootstrap},
+             {"sol_saved_share_of_gpu_time", optNum(o.solSavedShare)},
+             {"below_speed_of_light", o.belowSpeedOfLight}});
     }
     json unmatched = json::array();
     for (const UnmatchedRun& u : r.runs.unmatched)
@@ -196,6 +239,8 @@ json exactProjectionJson(const ExactProjectionReport& r) {
         {"category", r.benchmark.category},
         {"problems", r.benchmark.problems.size()},
         {"covered_share_of_gpu_time", x.coveredShare},
+        {"check",
+         {{"evidence", r.check}, {"evidence_why", r.checkWhy.empty() ? json() : json(r.checkWhy)}}},
         {"rules", r.benchmark.rulesHash.empty()
                       ? json(nullptr)
                       : json{{"name", r.benchmark.rulesName}, {"hash", r.benchmark.rulesHash}}}};
@@ -236,6 +281,15 @@ json exactProjectionJson(const ExactProjectionReport& r) {
                          "them, else normal with the median's standard error 1.2533 * sd / "
                          "sqrt(reps), sd = (p90 - p10) / 2.563); the chosen candidate fixed"}};
     doc["runs_read"] = r.runs.read;
+    // What the projection stands on: only runs verified here count; claims are listed.
+    doc["evidence"] = {{"verified_here", r.runs.signedHere}, {"claimed", r.runs.claimed}};
+    json inputs = json::array();
+    for (const BenchmarkRuns::Input& in : r.runs.inputs) {
+        json j = {{"source", in.source}, {"gpu", in.gpu}};
+        j.update(evidenceJson(in.evidence, "verified here"));
+        inputs.push_back(std::move(j));
+    }
+    doc["inputs"] = std::move(inputs);
     doc["unmatched"] = std::move(unmatched);
     doc["rules"] = {{"name", r.rulesName}, {"hash", r.rulesHash}};
     doc["warnings"] = r.warnings;
@@ -248,7 +302,17 @@ ExactProjectionReport exactProjectionOf(const Breakdown& breakdown, const std::s
                                         const ExactProjectionOptions& options) {
     requireBenchmarkOf(benchmark, profilePath, breakdown.sourceHash);
     BenchmarkRuns matched = matchVerifiedRuns(benchmark, runs);
-    return exactProjectionReport(breakdown, std::move(benchmark), std::move(matched), options);
+    const std::string file = benchmark.dir + "/benchmark.json";
+    ExactProjectionReport r =
+        exactProjectionReport(breakdown, std::move(benchmark), std::move(matched), options);
+    // The check is what says each problem launches the trace's kernels: measured here or not.
+    if (const auto doc = trySniffJsonFile(file);
+        doc && doc->is_object() && (doc->contains("check") || doc->contains("check_cpu"))) {
+        const Evidence e = checkEvidence(*doc);
+        r.check = e.label("measured here");
+        r.checkWhy = e.why;
+    }
+    return r;
 }
 
 }  // namespace reach

@@ -28,6 +28,13 @@ struct ExactProjectionReport {
     // Of the warnings, those of problems whose every run verified it in another precision than
     // its recorded call (the user most likely left --precision out): the GUI shows these.
     std::vector<std::string> otherPrecision;
+    // Of the warnings, the problems with passing runs that are claims (not signed by Reach
+    // here): listed, never counted.
+    std::vector<std::string> claimed;
+    // The benchmark's check (reach-cli extract --check): "measured here" when Reach signed
+    // benchmark.json here, "claimed" when it was not or was edited since, "none" without one.
+    std::string check = "none";
+    std::string checkWhy;
 };
 
 // `benchmark` must be of the breakdown's profile (requireBenchmarkOf); `runs` matched to it.

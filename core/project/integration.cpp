@@ -19,6 +19,7 @@
 #include "core/base/textescape.h"
 #include "core/base/wholefile.h"
 #include "core/benchmark/extract.h"
+#include "core/project/benchmarkshares.h"
 #include "core/project/recordjob.h"
 #include "core/trace/profilereader.h"
 #include "core/verify/childprocess.h"
@@ -97,29 +98,64 @@ int64_t countOf(const json& doc, const char* key) {
     return it != doc.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
 }
 
-json perStepJson(const IntegrationSide& side) {
-    return {{"gpu_us", side.gpuUsPerStep ? json(*side.gpuUsPerStep) : json()},
-            {"wall_us", side.wallUsPerStep},
-            {"wall_us_under_profiler", side.wallUnderProfilerUsPerStep}};
+}  // namespace
+
+namespace {
+
+// The candidate a run names, resolved inside the trusted folders and still holding the
+// verified bytes; nullopt with why otherwise.
+std::optional<std::string> candidateOf(const VerifiedRun& r, const BenchmarkFolder& benchmark,
+                                       const std::vector<std::string>& trustedDirs,
+                                       std::string* why) {
+    if (!Sha256::isHexDigest(r.candidateSha256) || r.candidateFile.empty()) {
+        *why = r.source + " does not name the candidate's file and bytes";
+        return std::nullopt;
+    }
+    std::vector<std::string> dirs = trustedDirs;
+    // The records file's folder: the user named the file on the command line.
+    if (!r.sourceFile.empty())
+        dirs.push_back(fs::absolute(r.sourceFile).parent_path().string());
+    dirs.push_back(benchmark.dir);
+    std::optional<std::string> found;
+    bool outside = false;
+    for (const fs::path& s : candidateSpellings(r)) {
+        if ((found = trustedFileIn(s.string(), dirs)))
+            break;
+        std::error_code ec;
+        outside = outside || fs::exists(s, ec);
+    }
+    const std::string shown = escapeControls(r.candidateFile);
+    if (!found) {
+        *why = outside ? "its candidate " + shown +
+                             " lies outside the records' folder, the benchmark folder and the "
+                             "folders you chose; Reach runs nothing a record names elsewhere "
+                             "(--trust DIR allows a folder)"
+                       : "its candidate " + shown + " is not found";
+        return std::nullopt;
+    }
+    if (Sha256::hexOfFile(*found) != r.candidateSha256) {
+        *why = "its candidate " + shown + " no longer holds the bytes that were verified";
+        return std::nullopt;
+    }
+    return found;
 }
 
-json gainJson(const std::optional<MeasuredGain>& g) {
-    if (!g)
-        return nullptr;
-    return {{"median", g->median}, {"low", g->low}, {"high", g->high}, {"per_pair", g->perPair}};
+std::string sigmaText(double sigma) {
+    return std::to_string(sigma).substr(0, 5);
 }
 
 }  // namespace
 
 IntegrationPlan planIntegration(BenchmarkFolder benchmark, const VerifiedRuns& runs,
-                                const std::vector<std::string>& trustedDirs, bool allPassing) {
+                                const std::vector<std::string>& trustedDirs, bool allPassing,
+                                const std::function<bool(const VerifiedRun&)>& measuredHere) {
     IntegrationPlan plan;
     const BenchmarkRuns matched = matchVerifiedRuns(benchmark, runs);
     for (size_t i = 0; i < benchmark.problems.size(); ++i) {
         const BenchmarkProblem& p = benchmark.problems[i];
         const ProblemRuns& pr = matched.problems[i];
         auto leave = [&](const std::string& why) { plan.left.push_back({p.file, why}); };
-        if (!pr.best || !pr.best->passed()) {
+        if (pr.passes.empty()) {
             if (pr.otherPrecision > 0 && pr.otherPrecision == pr.found)
                 leave("verified in " + pr.otherPrecisionSeen + " only; its recorded call is " +
                       pr.precision + ": reach-verify --precision " + pr.precision);
@@ -127,51 +163,59 @@ IntegrationPlan planIntegration(BenchmarkFolder benchmark, const VerifiedRuns& r
                 leave(pr.found ? "no run of it passed with both timings" : "no verified run of it");
             continue;
         }
-        const VerifiedRun& r = *pr.best;
-        const double sigma = r.sigma().value_or(0);
-        if (!(sigma > 1) && !(allPassing && sigma > 0)) {
+        std::vector<const VerifiedRun*> eligible;
+        for (const VerifiedRun& r : pr.passes) {
+            const double sigma = r.sigma().value_or(0);
+            if (sigma > 1 || (allPassing && sigma > 0))
+                eligible.push_back(&r);
+        }
+        if (eligible.empty()) {
             leave("its best passing run is not faster than eager (sigma " +
-                  std::to_string(sigma).substr(0, 5) + ")");
+                  sigmaText(pr.passes.front().sigma().value_or(0)) + ")");
             continue;
         }
-        if (!Sha256::isHexDigest(r.candidateSha256) || r.candidateFile.empty()) {
-            leave(r.source + " does not name the candidate's file and bytes");
-            continue;
-        }
-        std::vector<std::string> dirs = trustedDirs;
-        if (!r.sourceFile.empty())
-            dirs.push_back(fs::absolute(r.sourceFile).parent_path().string());
-        dirs.push_back(benchmark.dir);
-        std::optional<std::string> found;
-        bool outside = false;
-        for (const fs::path& s : candidateSpellings(r)) {
-            if ((found = trustedFileIn(s.string(), dirs)))
+        // A pass Reach signed here, on this GPU and stack, is installed as it is; else the
+        // fastest pass is verified again now (reverifyWinners) before anything installs it.
+        const VerifiedRun* chosen = nullptr;
+        std::optional<std::string> candidate;
+        std::string firstWhy;
+        for (const VerifiedRun* r : eligible) {
+            std::string why;
+            if (!r->evidence.signedHere || !measuredHere || !measuredHere(*r))
+                continue;
+            if ((candidate = candidateOf(*r, benchmark, trustedDirs, &why))) {
+                chosen = r;
                 break;
-            std::error_code ec;
-            outside = outside || fs::exists(s, ec);
+            }
+            firstWhy = firstWhy.empty() ? why : firstWhy;
         }
-        const std::string shown = escapeControls(r.candidateFile);
-        if (!found) {
-            leave(outside ? "its candidate " + shown +
-                                " lies outside the records' folder, the benchmark folder and the "
-                                "folders you chose; Reach runs nothing a record names elsewhere "
-                                "(--trust DIR allows a folder)"
-                          : "its candidate " + shown + " is not found");
+        for (size_t k = 0; !chosen && k < eligible.size(); ++k) {
+            std::string why;
+            if ((candidate = candidateOf(*eligible[k], benchmark, trustedDirs, &why)))
+                chosen = eligible[k];
+            firstWhy = firstWhy.empty() ? why : firstWhy;
+        }
+        if (!chosen) {
+            leave(firstWhy);
             continue;
         }
-        if (Sha256::hexOfFile(*found) != r.candidateSha256) {
-            leave("its candidate " + shown + " no longer holds the bytes that were verified");
-            continue;
-        }
+        const VerifiedRun& r = *chosen;
         IntegrationWinner w;
         w.problem = p.file;
         w.op = p.op;
         w.problemPath = (fs::path(benchmark.dir) / p.file).string();
-        w.candidatePath = *found;
+        w.candidatePath = *candidate;
         w.problemSha256 = p.sha256;
         w.candidateSha256 = r.candidateSha256;
+        w.precision = pr.precision;
         w.run = r;
-        w.sigma = sigma;
+        w.sigma = r.sigma().value_or(0);
+        if (r.evidence.signedHere && measuredHere && measuredHere(r))
+            w.evidence = kSignedPassHere;
+        else
+            w.evidenceNote = r.evidence.signedHere ? "signed by Reach on another GPU or stack (" +
+                                                         escapeControls(r.gpu) + ")"
+                                                   : "claimed: " + r.evidence.why;
         plan.winners.push_back(std::move(w));
     }
     if (plan.winners.empty()) {
@@ -205,6 +249,13 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
                                  const IntegrationProgress& progress) {
     if (options.workload.size() < 2)
         throw InputError("--", "", "a workload: PYTHON SCRIPT [ARGS...]");
+    // Nothing is installed on a file's word: every winner stands on a pass Reach signed here or
+    // on one it has just measured (reverifyWinners).
+    for (const IntegrationWinner& w : plan.winners)
+        if (w.evidence != kSignedPassHere && w.evidence != kReverifiedNow)
+            throw InputError(w.problem, "evidence",
+                             "a pass Reach signed here or verified again now before it is "
+                             "installed (core/project/integrationevidence.h)");
     IntegrationResult result;
     result.options = options;
     const std::string res = options.resourceDir.empty() ? findResourceDir() : options.resourceDir;
@@ -389,18 +440,16 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
                                       "verified at: it saved nothing");
 
     if (firstAsIs && firstAsIs->gpuTimeUs > 0) {
-        // Each problem's share of the as-is run, found by its call signature as extract groups.
-        std::map<std::pair<std::string, std::string>, double> usOf;
-        for (const SignatureGroup& g : groupBySignature(*firstAsIs, std::nullopt).hottest) {
-            const json sig = tryParseJson(g.signature).value_or(json(g.signature));
-            usOf[{g.op, sig.dump()}] += g.us;
-        }
+        // Each problem's share of the as-is run, found by its call signature as extract groups
+        // (every kernel the call launched: the substitution replaces them all).
+        const std::vector<ProblemTime> times =
+            problemTimesIn(*firstAsIs, plan.benchmark, std::nullopt);
         ExactProjectionInput in;
         in.addressableShare = firstAsIs->share(Category::Addressable);
-        for (const BenchmarkProblem& p : plan.benchmark.problems) {
+        for (size_t i = 0; i < plan.benchmark.problems.size(); ++i) {
+            const BenchmarkProblem& p = plan.benchmark.problems[i];
             ExactProblemInput pi;
-            const auto it = usOf.find({p.op, p.signature.dump()});
-            pi.share = it == usOf.end() ? 0 : it->second / firstAsIs->gpuTimeUs;
+            pi.share = times[i].share;
             for (const IntegrationWinner& w : plan.winners)
                 if (w.problem == p.file && w.sigma > 1 && w.run.candidate && w.run.eager)
                     pi.result = ChosenResult{*w.run.candidate, *w.run.eager};
@@ -428,198 +477,6 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
     }
     result.plan = std::move(plan);
     return result;
-}
-
-json integrationJson(const IntegrationResult& r) {
-    const IntegrationOptions& o = r.options;
-    json winners = json::array();
-    // A winner's entries of the module's reports of every run of one mode.
-    auto reportsOf = [&](const IntegrationWinner& w, const std::string& mode) {
-        json perRun = json::array();
-        for (const IntegrationRun& run : r.runs) {
-            if (run.mode != mode)
-                continue;
-            const json problems = run.report.value("problems", json::array());
-            if (problems.is_array())
-                for (const json& p : problems)
-                    if (p.is_object() && p.value("name", json()) == w.problem)
-                        perRun.push_back(p);
-        }
-        return perRun;
-    };
-    for (const IntegrationWinner& w : r.plan.winners) {
-        const json perRun = reportsOf(w, "substituted");
-        winners.push_back({{"problem", w.problem},
-                           {"operator", w.op},
-                           {"candidate", w.candidatePath},
-                           {"problem_sha256", w.problemSha256},
-                           {"candidate_sha256", w.candidateSha256},
-                           {"sigma", w.sigma},
-                           {"verified_by", w.run.source},
-                           {"runs", perRun},
-                           {"control_runs", o.control ? reportsOf(w, "hooks") : json()}});
-    }
-    json left = json::array();
-    for (const auto& [file, why] : r.plan.left)
-        left.push_back({{"problem", file}, {"why", why}});
-    json runs = json::array();
-    for (const IntegrationRun& run : r.runs)
-        runs.push_back({{"mode", run.mode},
-                        {"pair", run.pair + 1},
-                        {"trace", run.trace},
-                        {"report", run.reportPath},
-                        {"gpu_us_per_step", run.gpuUsPerStep ? json(*run.gpuUsPerStep) : json()},
-                        {"busy_us_per_step", run.busyUsPerStep ? json(*run.busyUsPerStep) : json()},
-                        {"wall_us_per_step", run.wallUsPerStep},
-                        {"wall_unprofiled_us_per_step",
-                         run.wallUnprofiledUsPerStep ? json(*run.wallUnprofiledUsPerStep) : json()},
-                        {"fell_through", run.report.value("fell_through", json::object())}});
-
-    json projection = nullptr;
-    json difference = nullptr;
-    if (r.projection) {
-        const ExactProjection& x = *r.projection;
-        projection = {{"saved_share_of_gpu_time", x.savedShare},
-                      {"saved_interval", {x.savedInterval.lo, x.savedInterval.hi}},
-                      {"end_to_end_speedup", x.endToEndSpeedup},
-                      {"covered_share_of_gpu_time", x.coveredShare},
-                      {"winners", x.winners},
-                      {"shares_in_run", r.sharesInRun},
-                      {"study",
-                       {{"addressable_share", x.study.addressableShare},
-                        {"win_rate", x.study.winRate},
-                        {"median_speedup", x.study.medianSpeedup},
-                        {"saved_share_of_gpu_time", x.study.savedShare}}},
-                      {"assumptions", exactProjectionAssumptions()}};
-        if (r.substituted.gpuGain)
-            difference = r.substituted.gpuGain->median - x.savedShare;
-    }
-    return {
-        {"schema", "reach.integration"},
-        {"schema_version", 1},
-        {"benchmark", r.plan.benchmark.dir},
-        {"profile", r.plan.benchmark.profile},
-        {"profile_sha256", r.plan.benchmark.profileSha256},
-        {"device", o.device},
-        {"workload", o.workload},
-        {"warmup", o.warmup},
-        {"steps", o.steps},
-        {"runs", o.runs},
-        {"winners", winners},
-        {"left_out", left},
-        {"wall_steps", o.wallSteps},
-        // Which steps the wall clock was read on: the unprofiled ones when there were any.
-        {"wall_clock_steps", o.wallSteps > 0 ? "unprofiled" : "profiled"},
-        {"per_step",
-         {{"as_is", perStepJson(r.asIs)},
-          {"substituted", perStepJson(r.substituted)},
-          {"hooks_only", r.hooks ? perStepJson(*r.hooks) : json()}}},
-        {"measured",
-         {{"gpu_time_saved_share", gainJson(r.substituted.gpuGain)},
-          {"wall_clock_saved_share", gainJson(r.substituted.wallGain)},
-          {"wall_clock_under_profiler_saved_share", gainJson(r.substituted.wallUnderProfilerGain)},
-          {"hooks_only", r.hooks ? json{{"gpu_time_saved_share", gainJson(r.hooks->gpuGain)},
-                                        {"wall_clock_saved_share", gainJson(r.hooks->wallGain)},
-                                        {"wall_clock_under_profiler_saved_share",
-                                         gainJson(r.hooks->wallUnderProfilerGain)}}
-                                 : json()}}},
-        {"control", o.control},
-        {"exact_projection", projection},
-        {"measured_minus_projected", difference},
-        {"diff", r.diff.is_null() ? json() : r.diff},
-        {"run_list", runs},
-        {"warnings", r.warnings}};
-}
-
-namespace {
-
-std::optional<MeasuredGain> gainFrom(const json& doc, const std::string& path,
-                                     const std::string& key) {
-    const json& g = doc["measured"][key];
-    if (g.is_null())
-        return std::nullopt;
-    const std::string at = "measured." + key;
-    if (!g.is_object())
-        throw InputError(path, at, "an object or null");
-    MeasuredGain out;
-    // A saving is at most all of the time; a loss may be large, not unbounded.
-    auto share = [&](const json& v, const std::string& where) {
-        if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() > 1 ||
-            v.get<double>() < -100)
-            throw InputError(path, where, "a saved share, a number in [-100, 1]");
-        return v.get<double>();
-    };
-    out.median = share(g.value("median", json()), at + ".median");
-    out.low = share(g.value("low", json()), at + ".low");
-    out.high = share(g.value("high", json()), at + ".high");
-    const json& per = g.value("per_pair", json());
-    if (!per.is_array() || per.empty() || per.size() > 100000)
-        throw InputError(path, at + ".per_pair", "an array of each pair's saving");
-    for (size_t i = 0; i < per.size(); ++i)
-        out.perPair.push_back(share(per[i], at + ".per_pair[" + std::to_string(i) + "]"));
-    if (!(out.low <= out.median && out.median <= out.high))
-        throw InputError(path, at, "low <= median <= high");
-    return out;
-}
-
-}  // namespace
-
-IntegrationSummary readIntegrationSummary(const std::string& path) {
-    const std::string expected = "a reach-cli integrate document (--json)";
-    const json doc = parseJson(readJsonFile(path, expected), path, expected);
-    if (!doc.is_object() || doc.value("schema", json()) != "reach.integration")
-        throw InputError(path, "schema", "\"reach.integration\" (" + expected + ")");
-    IntegrationSummary s;
-    s.document = path;
-    const json& sha = doc.value("profile_sha256", json());
-    if (!sha.is_string() || !Sha256::isHexDigest(sha.get<std::string>()))
-        throw InputError(path, "profile_sha256", "64 lower-case hex digits");
-    s.profileSha256 = sha.get<std::string>();
-    for (const char* k : {"benchmark", "device"}) {
-        const json& v = doc.value(k, json());
-        if (!v.is_string())
-            throw InputError(path, k, "a string");
-        (std::string(k) == "device" ? s.device : s.benchmark) = v.get<std::string>();
-    }
-    if (!doc.value("measured", json()).is_object())
-        throw InputError(path, "measured", "an object");
-    s.gpuGain = gainFrom(doc, path, "gpu_time_saved_share");
-    s.wallGain = gainFrom(doc, path, "wall_clock_saved_share");
-    if (const json& steps = doc.value("wall_clock_steps", json()); !steps.is_null()) {
-        if (steps != "unprofiled" && steps != "profiled")
-            throw InputError(path, "wall_clock_steps", "\"unprofiled\" or \"profiled\"");
-        s.wallClockSteps = steps.get<std::string>();
-    }
-    const json& x = doc.value("exact_projection", json());
-    if (!x.is_null()) {
-        const json& v = x.is_object() ? x.value("saved_share_of_gpu_time", json()) : json();
-        if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1))
-            throw InputError(path, "exact_projection.saved_share_of_gpu_time", "a share in [0, 1]");
-        s.projectedSavedShare = v.get<double>();
-    }
-    const json& winners = doc.value("winners", json());
-    if (!winners.is_array())
-        throw InputError(path, "winners", "an array");
-    s.winners = int(std::min<size_t>(winners.size(), 1 << 20));
-    const json& runs = doc.value("run_list", json());
-    if (!runs.is_array() || runs.size() > 100000)
-        throw InputError(path, "run_list", "an array of the runs");
-    for (size_t i = 0; i < runs.size(); ++i) {
-        const json& r = runs[i];
-        const std::string at = "run_list[" + std::to_string(i) + "]";
-        if (!r.is_object() || !r.value("mode", json()).is_string() ||
-            !r.value("pair", json()).is_number_integer())
-            throw InputError(path, at, "a run: mode, pair, per-step times");
-        json kept = {{"mode", r["mode"]}, {"pair", r["pair"]}};
-        for (const char* k : {"trace", "gpu_us_per_step", "busy_us_per_step", "wall_us_per_step"})
-            if (r.contains(k) && (r[k].is_string() || r[k].is_number() || r[k].is_null()))
-                kept[k] = r[k];
-        s.runList.push_back(std::move(kept));
-    }
-    s.pairs = s.gpuGain    ? int(s.gpuGain->perPair.size())
-              : s.wallGain ? int(s.wallGain->perPair.size())
-                           : 0;
-    return s;
 }
 
 }  // namespace reach

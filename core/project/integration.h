@@ -22,14 +22,24 @@ namespace reach {
 // the candidates through records whose files lie in trusted folders and still hold the bytes
 // that were verified).
 
+// What a winner is installed on (issue 37; docs/integration.md, "What it trusts").
+inline constexpr const char* kSignedPassHere = "signed pass here";
+inline constexpr const char* kReverifiedNow = "re-verified now";
+
 // One verified winner to install: a problem of the benchmark and the candidate that beat it.
 struct IntegrationWinner {
     std::string problem;  // the benchmark's file name
     std::string op;
     std::string problemPath, candidatePath;  // resolved, inside trusted folders
     std::string problemSha256, candidateSha256;
-    VerifiedRun run;  // the run that made it the winner: Reach's `pass`, sigma > 1
+    std::string precision;  // its recorded call's (callPrecision), empty: any
+    VerifiedRun run;        // the run that made it the winner: Reach's `pass`, sigma > 1
     double sigma = 0;
+    // kSignedPassHere, kReverifiedNow, or empty until reverifyWinners has verified it again
+    // (core/project/integrationevidence.h); why it had to be, and the document of that run.
+    std::string evidence;
+    std::string evidenceNote;
+    std::string reverifyDocument;
 };
 
 struct IntegrationPlan {
@@ -38,17 +48,21 @@ struct IntegrationPlan {
     std::vector<std::pair<std::string, std::string>> left;  // a problem left out, and why
 };
 
-// Each problem's best verified run (matchVerifiedRuns) becomes a winner when it passed, its
-// sigma is above 1, and its candidate file, named by the run's document, is found (absolute, or
+// Each problem's fastest passing run (matchVerifiedRuns' passes) becomes a winner when its sigma
+// is above 1 and its candidate file, named by the run's document, is found (absolute, or
 // relative to the records file's folder or to the current folder), lies inside the records
-// file's folder, the benchmark folder or one of `trustedDirs`, and still holds the verified
-// bytes. Problems without one are listed in `left` with why. Throws InputError (naming
-// --records) when no problem has a winner.
+// file's folder (named by the user on the command line), the benchmark folder or one of
+// `trustedDirs`, and still holds the verified bytes. A pass signed here for which
+// `measuredHere` says yes (this machine's GPU and stack) is preferred and installed as it is
+// (evidence kSignedPassHere); any other, a claim or a pass signed on another machine, is left
+// for reverifyWinners to verify again before it is installed. Problems without one are listed in
+// `left` with why. Throws InputError (naming --records) when no problem has a winner.
 // With `allPassing`, a passing run not faster than eager is installed too (to measure what a
 // slower kernel costs in place; the projection still counts winners only).
 IntegrationPlan planIntegration(BenchmarkFolder benchmark, const VerifiedRuns& runs,
                                 const std::vector<std::string>& trustedDirs,
-                                bool allPassing = false);
+                                bool allPassing = false,
+                                const std::function<bool(const VerifiedRun&)>& measuredHere = {});
 
 // The plan as resources/python/reach_integrate reads it.
 nlohmann::json integrationPlanJson(const IntegrationPlan& plan);
@@ -126,26 +140,5 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
 
 // docs/integration.md's document.
 nlohmann::json integrationJson(const IntegrationResult& result);
-
-// What the projection view shows of an integration document (reach-cli integrate --json, saved
-// to a file; maybe a colleague's): the profile it belongs to, the measured savings with their
-// spread, the exact projection it was compared with, and its runs for the figure's provenance.
-struct IntegrationSummary {
-    std::string document;
-    std::string profileSha256;  // of the benchmark's profile: which workload row it belongs to
-    std::string benchmark, device;
-    std::optional<MeasuredGain> gpuGain, wallGain;
-    // The steps the wall clock was read on: "unprofiled" (integrate's wall-clock steps) or
-    // "profiled" (--wall-steps 0, and documents written before there were wall-clock steps).
-    std::string wallClockSteps = "profiled";
-    std::optional<double> projectedSavedShare;  // the exact projection on the as-is run
-    int winners = 0, pairs = 0;
-    nlohmann::json runList = nlohmann::json::array();  // mode, pair, trace, per-step times
-};
-
-// Every key the view uses is checked: a wrong type, a share outside [-100, 1], a hash that is
-// not 64 hex digits, a file that is not an integration document is one InputError naming the
-// file and the key.
-IntegrationSummary readIntegrationSummary(const std::string& path);
 
 }  // namespace reach

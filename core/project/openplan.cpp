@@ -4,10 +4,14 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "core/analysis/publishedstudy.h"
+#include "core/base/evidence.h"
 #include "core/base/inputerror.h"
 #include "core/base/resourcepaths.h"
+#include "core/records/recordimportverify.h"
 #include "core/store/projectstore.h"
 #include "core/store/recordstore.h"
 #include "core/trace/profilereader.h"
@@ -141,9 +145,46 @@ std::string stem(const std::string& path) {
     return name;
 }
 
+// Reach's verdict in a reach-verify document counts as Reach's only when Reach signed it here
+// (core/base/evidence.h, issue 37): a stranger's document, or one edited by hand, keeps the
+// harness's word (`correct`) but its "passed" becomes a claim, and the plan says so per file.
+std::vector<EvalRecord> withClaimsMarked(std::vector<EvalRecord> records,
+                                         std::vector<std::string>& warnings) {
+    std::set<std::string> sources;
+    for (const EvalRecord& r : records)
+        if (r.verification == Verification::Passed)
+            sources.insert(r.source);
+    for (const std::string& source : sources) {
+        if (!looksLikeVerifierOutput(source))
+            continue;
+        std::map<int64_t, Evidence> byPlace;
+        for (const VerifierDocument& d : readVerifierDocuments(source))
+            byPlace[d.place] = checkEvidence(d.json);
+        int claimed = 0;
+        std::string why;
+        for (EvalRecord& r : records) {
+            if (r.source != source || r.verification != Verification::Passed)
+                continue;
+            const auto it = byPlace.find(r.sourceLine);
+            const Evidence e = it == byPlace.end() ? Evidence{} : it->second;
+            if (e.signedHere)
+                continue;
+            r.verification = Verification::Unverified;
+            r.verificationReasons = {"claimed: " + e.why};
+            why = why.empty() ? e.why : why;
+            ++claimed;
+        }
+        if (claimed > 0)
+            warnings.push_back(source + ": " + std::to_string(claimed) +
+                               " reach-verify pass(es) claimed, not verified here (" + why +
+                               "): counted as the harness's word, never as verified");
+    }
+    return records;
+}
+
 void addRecords(OpenPlan& plan, const std::string& path, const OpenOptions& options) {
-    plan.evaluations.push_back(
-        summarizeRecords(stem(path), path, readRecords(path, options.records)));
+    plan.evaluations.push_back(summarizeRecords(
+        stem(path), path, withClaimsMarked(readRecords(path, options.records), plan.warnings)));
     plan.sources.push_back(path);
 }
 
@@ -173,7 +214,7 @@ void addDirectory(OpenPlan& plan, const std::string& dir, const OpenOptions& opt
         // A folder of reach-verify outputs (or JSONL files) is ONE evaluation set.
         plan.evaluations.push_back(
             summarizeRecords(fs::path(dir).lexically_normal().filename().string(), dir,
-                             readRecords(dir, options.records)));
+                             withClaimsMarked(readRecords(dir, options.records), plan.warnings)));
         plan.sources.push_back(dir);
         return;
     }

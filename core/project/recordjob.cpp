@@ -35,7 +35,8 @@ bool plainName(const std::string& name) {
 }
 
 struct Places {
-    fs::path recordDir;
+    fs::path recordDir;  // the user's: where the records are (trusted)
+    fs::path sourceDir;  // the record's own source's folder: only a place to look
     fs::path resources;
     std::vector<fs::path> trusted;  // recordDir, resources, the user's folders
 
@@ -51,8 +52,10 @@ struct Places {
     }
 };
 
-// A path as a record names it: relative to the record file's folder; "resources/..." (what
-// reach-verify writes for Reach's own files) relative to Reach's resources.
+// A path as a record names it: relative to the records' folder (the user's, then the one the
+// record's source names); "resources/..." (what reach-verify writes for Reach's own files)
+// relative to Reach's resources. Where a spelling leads is then checked against the trusted
+// folders, symbolic links resolved ("proc/self/cwd/x.py" is the folder Reach runs in).
 std::vector<fs::path> spellings(const std::string& named, const Places& places) {
     std::vector<fs::path> out;
     const fs::path p(named);
@@ -60,16 +63,22 @@ std::vector<fs::path> spellings(const std::string& named, const Places& places) 
         out.push_back(p);
         return out;
     }
-    out.push_back(places.recordDir / p);
+    for (const fs::path& base : {places.recordDir, places.sourceDir})
+        if (!base.empty())
+            out.push_back(base / p);
     const std::string prefix = "resources/";
     if (!places.resources.empty() && named.rfind(prefix, 0) == 0)
         out.push_back(places.resources / named.substr(prefix.size()));
     return out;
 }
 
-Places placesFor(const std::string& sourceFile, const RecordJobOptions& options) {
+Places placesFor(const std::string& recordDir, const std::string& sourceFile,
+                 const RecordJobOptions& options) {
     Places places;
-    places.recordDir = fs::absolute(fs::path(sourceFile)).parent_path();
+    if (!recordDir.empty())
+        places.recordDir = fs::absolute(fs::path(recordDir));
+    if (!sourceFile.empty())
+        places.sourceDir = fs::absolute(fs::path(sourceFile)).parent_path();
     const std::string res = options.resourceDir.empty() ? findResourceDir() : options.resourceDir;
     if (!res.empty())
         places.resources = fs::path(res);
@@ -86,7 +95,9 @@ Places placesFor(const std::string& sourceFile, const RecordJobOptions& options)
 std::optional<RecordJob> jobForPair(const std::string& problem, const std::string& candidate,
                                     const std::string& listFile, const RecordJobOptions& options,
                                     std::string* why) {
-    const Places places = placesFor(listFile, options);
+    // The list is a file the user named: its folder is theirs.
+    const Places places =
+        placesFor(fs::absolute(fs::path(listFile)).parent_path().string(), "", options);
     std::optional<fs::path> found[2];
     const std::string* named[2] = {&problem, &candidate};
     for (int k = 0; k < 2; ++k) {
@@ -123,7 +134,7 @@ std::optional<RecordJob> jobForRecord(const EvalRecord& r, const RecordJobOption
     };
     if (r.artifactPath.empty())
         return fail("the record names no candidate source (artifact_path)");
-    const Places places = placesFor(r.source, options);
+    const Places places = placesFor(options.recordDir, r.source, options);
 
     std::optional<fs::path> candidate;
     bool exists = false;
@@ -137,8 +148,8 @@ std::optional<RecordJob> jobForRecord(const EvalRecord& r, const RecordJobOption
         if (!exists)
             return fail("candidate source " + r.artifactPath + " not found beside " + r.source);
         return fail("candidate source " + r.artifactPath +
-                    " lies outside the record file's folder and the folders you chose; Reach "
-                    "runs nothing a record file names elsewhere (choose its folder to allow it)");
+                    " lies outside the records' folder and the folders you chose; Reach "
+                    "runs nothing a record names elsewhere (choose its folder to allow it)");
     }
     const bool python = candidate->extension() == ".py";
 
@@ -149,9 +160,11 @@ std::optional<RecordJob> jobForRecord(const EvalRecord& r, const RecordJobOption
     for (const std::string& name : {r.problemId, r.problemName}) {
         if (!plainName(name))
             continue;
+        for (const fs::path& base : {places.recordDir, places.sourceDir})
+            if (!base.empty())
+                tries.push_back(base / "problems" / (name + ext));
         for (const fs::path& dir :
-             {places.recordDir / "problems", candidate->parent_path() / "problems",
-              candidate->parent_path()})
+             {candidate->parent_path() / "problems", candidate->parent_path()})
             tries.push_back(dir / (name + ext));
         // Reach's own problems (what its measured sets were run on).
         if (!places.resources.empty())
@@ -174,7 +187,8 @@ std::optional<RecordJob> jobForRecord(const EvalRecord& r, const RecordJobOption
         if (!plainName(name))
             return fail("the record's problem '" + r.problemId + "' is not a plain file name");
         return fail("no problem file " + name + ext + " in " +
-                    (places.recordDir / "problems").string() +
+                    ((places.recordDir.empty() ? places.sourceDir : places.recordDir) / "problems")
+                        .string() +
                     (python ? (options.kernelBenchDir.empty()
                                    ? " (set the KernelBench folder to find its problems)"
                                    : " or " + options.kernelBenchDir)

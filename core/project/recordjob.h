@@ -10,9 +10,16 @@
 namespace reach {
 
 // Where a record's files may come from. A record file from a stranger names paths; Reach
-// compiles and runs only what lies inside the record file's own folder, a folder the user chose,
-// or Reach's own resources (its problems, baselines and controls), never a path that leaves them.
+// compiles and runs only what lies inside the records' folder as the user named it, a folder the
+// user chose, or Reach's own resources (its problems, baselines and controls), never a path that
+// leaves them.
 struct RecordJobOptions {
+    // The folder of the records as the user named them: the records file's folder when the
+    // user gave or opened the file, the project's folder for a record stored in a project. Never
+    // the record's own `source`, which is data of the project (issue 37: a stranger's project
+    // with source "/records.jsonl" made every file on the machine "beside the record"); that
+    // path is only one more place to look, inside the trusted folders. Empty: none is trusted.
+    std::string recordDir;
     std::vector<std::string> trustedDirs;  // folders the user chose (GUI setting, CLI --trust)
     std::string kernelBenchDir;            // the user's KernelBench checkout (its problem files)
     std::string resourceDir;               // Reach's resources; findResourceDir() when empty

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "core/base/inputerror.h"
 #include "core/base/jsoninteger.h"
@@ -51,7 +52,7 @@ std::optional<TimedLoop> spreadOf(const json& t) {
     if (auto it = t.find("reps"); it != t.end())
         s.reps = std::max(0, jsonInteger<int>(*it).value_or(0));
     const json clock = t.value("clock", json());
-    const json runner = !clock.is_object()          ? json()
+    const json runner = !clock.is_object()            ? json()
                         : clock.contains("figure_us") ? clock.value("figure_us", json())
                                                       : clock.value("runner_us", json());
     if (runner.is_array() && runner.size() >= 2 && runner.size() <= kMaxSamples) {
@@ -93,7 +94,37 @@ std::optional<TimedLoop> candidateOf(const json& doc) {
     return spreadOf(doc.value("timing", json()));
 }
 
-VerifiedRun runOf(const VerificationResult& v, const json& doc, std::string source) {
+std::string versionText(const json& v) {
+    if (v.is_string())
+        return v.get<std::string>();
+    if (v.is_number_integer() || v.is_number_unsigned())
+        return v.dump();
+    return "";
+}
+
+// The GPU and the stack a document says it was measured on (a stranger's document says what it
+// likes: these are only compared and shown, escaped).
+void setMachineOf(VerifiedRun& r, const VerificationResult& v, const json& doc) {
+    const json reachPart = doc.value("reach", json());
+    const json device = reachPart.is_object() ? reachPart.value("device", json()) : json();
+    if (device.is_object() && device.value("name", json()).is_string())
+        r.gpu = device["name"].get<std::string>();
+    if (r.gpu.empty())
+        r.gpu = v.device.name;
+    const json versions = reachPart.is_object() ? reachPart.value("versions", json()) : json();
+    if (versions.is_object()) {
+        for (const char* k : {"python", "torch", "triton", "cuda", "cudnn"})
+            r.stack[k] = versionText(versions.value(k, json()));
+    } else {
+        r.stack["driver"] = v.device.driverVersion;
+        r.stack["runtime"] = v.device.runtimeVersion;
+        r.stack["nvcc"] = v.device.nvccVersion;
+    }
+}
+
+}  // namespace
+
+VerifiedRun verifiedRunOf(const VerificationResult& v, const json& doc, std::string source) {
     VerifiedRun r;
     r.source = std::move(source);
     r.problemSha256 = v.problemSha256;
@@ -110,8 +141,12 @@ VerifiedRun runOf(const VerificationResult& v, const json& doc, std::string sour
     if (const auto it = doc.find("reach"); it != doc.end() && it->is_object())
         if (const auto p = it->find("precision"); p != it->end() && p->is_string())
             r.precision = p->get<std::string>();
+    r.evidence = checkEvidence(doc);
+    setMachineOf(r, v, doc);
     return r;
 }
+
+namespace {
 
 // Sorts a run into the matchable ones or the unmatched, by the problem hash it names.
 void add(VerifiedRuns& out, VerifiedRun run) {
@@ -132,7 +167,8 @@ void add(VerifiedRuns& out, VerifiedRun run) {
 
 void readFile(VerifiedRuns& out, const std::string& path) {
     for (const VerifierDocument& d : readVerifierDocuments(path)) {
-        VerifiedRun run = runOf(d.result, d.json, path + ", record " + std::to_string(d.place));
+        VerifiedRun run =
+            verifiedRunOf(d.result, d.json, path + ", record " + std::to_string(d.place));
         run.sourceFile = path;
         add(out, std::move(run));
     }
@@ -146,7 +182,7 @@ void readProject(VerifiedRuns& out, const std::string& path) {
         std::optional<VerifiedRun> run;
         if (doc && doc->is_object()) {
             try {
-                run = runOf(VerificationResult::fromJson(*doc, source), *doc, source);
+                run = verifiedRunOf(VerificationResult::fromJson(*doc, source), *doc, source);
             } catch (const InputError& e) {
                 ++out.read;
                 out.unmatched.push_back({source,
@@ -156,11 +192,13 @@ void readProject(VerifiedRuns& out, const std::string& path) {
                 continue;
             }
         } else {
-            // The verifier printed no document (a crash, a timeout): the row's own columns.
+            // The verifier printed no document (a crash, a timeout): the row's own columns, a
+            // claim of the project's.
             run = VerifiedRun{};
             run->source = source;
             run->verdict = s.verdict;
             run->reasons = s.reasons;
+            run->evidence.why = "a stored row without the verifier's document";
         }
         // The bytes the run was stored with (a batch hashes them when it plans) stand in for a
         // document that predates problem_sha256.
@@ -227,41 +265,59 @@ BenchmarkRuns matchVerifiedRuns(const BenchmarkFolder& benchmark, const Verified
     out.read = runs.read;
     out.unmatched = runs.unmatched;
     out.problems.resize(benchmark.problems.size());
-    for (size_t i = 0; i < benchmark.problems.size(); ++i)
+    // The first problem of each bytes: a run of those bytes counts there, once.
+    std::map<std::string, size_t> firstOf;
+    for (size_t i = 0; i < benchmark.problems.size(); ++i) {
         out.problems[i].precision = callPrecision(benchmark.problems[i].signature);
+        const auto [it, fresh] = firstOf.emplace(benchmark.problems[i].sha256, i);
+        if (!fresh)
+            out.duplicates.push_back(benchmark.problems[i].file + ": the same bytes as " +
+                                     benchmark.problems[it->second].file +
+                                     " (their runs count once, for " +
+                                     benchmark.problems[it->second].file + ")");
+    }
     for (const VerifiedRun& run : runs.runs) {
-        bool matched = false;
-        for (size_t i = 0; i < benchmark.problems.size(); ++i) {
-            if (benchmark.problems[i].sha256 != run.problemSha256)
-                continue;
-            matched = true;
-            ProblemRuns& p = out.problems[i];
-            ++p.found;
-            ++p.verdicts[run.verdict];
-            if (!p.precision.empty() && run.precision != p.precision) {
-                ++p.otherPrecision;
-                p.otherPrecisionSeen =
-                    run.precision.empty() ? "an unsaid precision" : run.precision;
-                continue;
-            }
-            if (!run.passed())
-                continue;
-            const auto sigma = run.sigma();
-            if (!sigma) {
-                ++p.withoutTimings;
-                continue;
-            }
-            if (*sigma <= 1)
-                ++p.slower;
-            if (!p.best || *sigma > *p.best->sigma())
-                p.best = run;
-        }
-        if (!matched)
+        (run.evidence.signedHere ? out.signedHere : out.claimed) += 1;
+        out.inputs.push_back({run.source, run.evidence, run.gpu});
+        const auto at = firstOf.find(run.problemSha256);
+        if (at == firstOf.end()) {
             out.unmatched.push_back(
                 {run.source, "its problem bytes (sha256 " + run.problemSha256.substr(0, 12) +
                                  "...) are no problem of this benchmark (another problem, or a "
                                  "problem file edited since it was verified)"});
+            continue;
+        }
+        ProblemRuns& p = out.problems[at->second];
+        ++p.found;
+        ++p.verdicts[run.verdict];
+        if (!p.precision.empty() && run.precision != p.precision) {
+            ++p.otherPrecision;
+            p.otherPrecisionSeen = run.precision.empty() ? "an unsaid precision" : run.precision;
+            continue;
+        }
+        if (!run.passed())
+            continue;
+        const auto sigma = run.sigma();
+        if (!sigma) {
+            ++p.withoutTimings;
+            continue;
+        }
+        p.passes.push_back(run);
+        if (!run.evidence.signedHere) {
+            ++p.claimed;
+            if (!p.bestClaimed || *sigma > *p.bestClaimed->sigma())
+                p.bestClaimed = run;
+            continue;
+        }
+        if (*sigma <= 1)
+            ++p.slower;
+        if (!p.best || *sigma > *p.best->sigma())
+            p.best = run;
     }
+    for (ProblemRuns& p : out.problems)
+        std::stable_sort(
+            p.passes.begin(), p.passes.end(),
+            [](const VerifiedRun& a, const VerifiedRun& b) { return *a.sigma() > *b.sigma(); });
     return out;
 }
 

@@ -53,6 +53,20 @@ bool verifierExecutableFound() {
     return false;
 }
 
+std::optional<nlohmann::json> verifierDocument(const VerifierRun& run) {
+    if (run.out.empty() || run.timedOut)
+        return std::nullopt;
+    auto doc = tryParseJson(run.out);
+    if (!doc || !doc->is_object())
+        return std::nullopt;
+    try {
+        VerificationResult::fromJson(*doc, "reach-verify");
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    return doc;
+}
+
 VerificationResult resultFromRun(const VerifyProcessRequest& req, const VerifierRun& run) {
     VerificationResult r;
     r.problemFile = req.problemFile;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -39,6 +40,12 @@ struct VerifierRun {
     std::string out, err;  // stdout and stderr, whole
     double seconds = 0;
 };
+
+// The document the verifier printed, as it printed it (its signature included: docs/security.md,
+// "Evidence Reach signs"), when it is a verifier result; nullopt otherwise (a crash cut it short,
+// or the output is not one). What `reach-cli verify --json` passes on, so that the signature
+// still holds.
+std::optional<nlohmann::json> verifierDocument(const VerifierRun& run);
 
 // The one way a finished run becomes a result: the verifier's JSON when it printed one (its
 // verdict, whatever it is); otherwise a synthesized result whose verdict is "timeout" (killed

@@ -13,6 +13,8 @@
 #include <string>
 
 #include "clirunner.h"
+#include "core/base/evidence.h"
+#include "core/base/sha256.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -110,6 +112,12 @@ TEST_F(CliIntegrate, TheCandidateRunsForItsSignatureOnlyAndTheWorkloadComputesTh
     EXPECT_EQ(w["problem"], kClamp);
     EXPECT_EQ(w["operator"], "aten::clamp_min");
     EXPECT_LT(w["sigma"].get<double>(), 1.0);
+    // Verified by this machine's reach-verify (signed) on this CPU and stack: installed as it is.
+    EXPECT_EQ(w["evidence"], "signed pass here");
+    EXPECT_TRUE(w["reverify_document"].is_null());
+    EXPECT_EQ(w["measured_on"]["stack"]["torch"].get<std::string>().empty(), false);
+    // The document is measured here: signed.
+    EXPECT_TRUE(reach::checkEvidence(doc).signedHere);
     ASSERT_EQ(w["runs"].size(), 2u);  // one per substituted run
     for (const json& run : w["runs"]) {
         // Once per step: the [4096, 128] bf16 call, in the 3 profiled steps and the 2 warm-up.
@@ -249,6 +257,86 @@ TEST_F(CliIntegrate, AWorkloadThatMarksTooFewStepsOrBadUsageIsOneLine) {
     r = integrate({"--all-passing", "--device", "tpu"});
     EXPECT_EQ(r.status, 2);
     EXPECT_EQ(r.errLines().size(), 1u) << r.err;
+}
+
+// Issue 37, item 2: a winner without a pass signed here (a claim: this one's signature removed)
+// is verified again now, by reach-verify with a fresh seed, before it is installed; the document
+// says so and keeps that run's document.
+TEST_F(CliIntegrate, AClaimedWinnerIsVerifiedAgainBeforeItIsInstalled) {
+    json doc = json::parse(readText(record));
+    ASSERT_TRUE(doc.contains(reach::kSignatureMember));
+    const uint64_t oldSeed = doc["seed"];
+    doc.erase(reach::kSignatureMember);
+    reach::test::writeFile(record, doc.dump());
+    const auto r = integrate({"--all-passing", "--runs", "1", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json out = json::parse(r.out);
+    ASSERT_EQ(out["winners"].size(), 1u);
+    const json& w = out["winners"][0];
+    EXPECT_EQ(w["evidence"], "re-verified now");
+    EXPECT_NE(w["evidence_note"].get<std::string>().find("claimed"), std::string::npos);
+    ASSERT_TRUE(w["reverify_document"].is_string());
+    const json again = json::parse(readText(w["reverify_document"]));
+    EXPECT_EQ(again["verdict"], "pass");
+    EXPECT_NE(again["seed"].get<uint64_t>(), oldSeed);  // a seed no file has seen
+    EXPECT_EQ(again["candidate_sha256"], doc["candidate_sha256"]);
+    EXPECT_TRUE(reach::checkEvidence(again).signedHere);
+    EXPECT_EQ(out["run_list"].size(), 2u);  // then it ran in the workload
+}
+
+// Issue 37, item 1: a verify result edited by hand (verdict pass, sigma 5, the candidate's
+// SHA-256) beside a stranger's candidate, which returns zeros. integrate verifies it again: it
+// fails, nothing is installed and the workload never runs; project --benchmark shows it claimed.
+TEST_F(CliIntegrate, AForgedResultBesideAStrangersCandidateIsNeverInstalled) {
+    const std::string stranger = dir.path("rec/fast_clamp.py");
+    reach::test::writeFile(stranger,
+                           "import torch\nimport torch.nn as nn\n\n\n"
+                           "class ModelNew(nn.Module):\n"
+                           "    def forward(self, x):\n"
+                           "        return torch.zeros_like(x)\n");
+    json forged = json::parse(readText(record));
+    forged["candidate_file"] = stranger;
+    forged["candidate_sha256"] = reach::Sha256::hexOfFile(stranger);
+    forged["verdict"] = "pass";
+    forged["reach"]["verdict"] = "pass";
+    const double eager = forged["reach"]["baselines"][0]["timing"]["median_us"];
+    forged["reach"]["timing"]["median_us"] = eager / 5;  // sigma 5
+    const std::string forgedPath = dir.path("rec/forged.json");
+    reach::test::writeFile(forgedPath, forged.dump());
+
+    std::vector<std::string> args = {"integrate",
+                                     "--benchmark",
+                                     bench,
+                                     "--records",
+                                     forgedPath,
+                                     "--device",
+                                     "cpu",
+                                     "--runs",
+                                     "1",
+                                     "--out",
+                                     dir.path("runs"),
+                                     "--",
+                                     REACH_TEST_PYTHON,
+                                     kData + "/workload_clamp.py"};
+    const auto r = runCli(args, env);
+    EXPECT_EQ(r.status, 2) << r.err;
+    const auto lines = r.errLines();
+    ASSERT_FALSE(lines.empty());
+    EXPECT_NE(lines.back().find("forged.json"), std::string::npos) << r.err;
+    EXPECT_NE(lines.back().find("refused: re-verified now: fail"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir.path("runs/asis_1.json")));  // the workload never ran
+    EXPECT_FALSE(fs::exists(dir.path("runs/plan.json")));
+    const json again = json::parse(
+        readText(dir.path("runs/reverify_" + fs::path(kClamp).stem().string() + ".json")));
+    EXPECT_EQ(again["verdict"], "fail");
+
+    const auto p =
+        runCli({"project", kDlrm, "--benchmark", bench, "--records", forgedPath, "--json"});
+    ASSERT_EQ(p.status, 0) << p.err;
+    const json projection = json::parse(p.out);
+    EXPECT_EQ(projection["winners"], 0);
+    EXPECT_EQ(projection["evidence"]["claimed"], 1);
+    EXPECT_EQ(projection["inputs"][0]["evidence"], "claimed");
 }
 
 // The bundled workloads run under integrate (scripts/device/profile_workloads.py --reach-steps):

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "clirunner.h"
+#include "core/base/evidence.h"
 #include "core/base/sha256.h"
 #include "core/store/projectstore.h"
 #include "core/store/verificationstore.h"
@@ -40,9 +41,17 @@ void expectOneLineError(const reach::test::CliResult& r, const std::string& part
     EXPECT_NE(r.err.find(part), std::string::npos) << r.err;
 }
 
+// As reach-verify prints it here: signed with the user's key (the tests' key: REACH_KEY_DIR,
+// which reach-cli, run by these tests, reads too).
+json signedHere(json doc) {
+    EXPECT_EQ(reach::signEvidence(doc), "");
+    return doc;
+}
+
 // A reach-verify document of a KernelBench-format run as the verifier writes it (docs/verifier.md,
 // docs/kernelbench.md), reduced to what the exact projection reads: the verdict, the bytes
 // verified, the candidate's loop and the eager baseline's loop with their medians and spreads.
+// Signed here, as this machine's reach-verify signs what it measured.
 json verifyDoc(const std::string& problemPath, const std::string& verdict, double candidateUs,
                double candidateP10, double candidateP90, double eagerUs, double eagerP10,
                double eagerP90) {
@@ -52,27 +61,28 @@ json verifyDoc(const std::string& problemPath, const std::string& verdict, doubl
                             {"p90_us", candidateP90}};
     const json eager = {
         {"reps", 100}, {"median_us", eagerUs}, {"p10_us", eagerP10}, {"p90_us", eagerP90}};
-    return {{"schema", "reach.verification"},
-            {"schema_version", 1},
-            {"verdict", verdict},
-            {"reasons", verdict == "pass" ? json::array() : json::array({"rel_frobenius: 0.4"})},
-            {"problem_id", std::filesystem::path(problemPath).stem().string()},
-            {"problem_file", problemPath},
-            {"candidate_file", "candidate.py"},
-            {"problem_sha256", reach::Sha256::hexOfFile(problemPath)},
-            {"candidate_sha256", reach::Sha256::hex("candidate for " + problemPath)},
-            {"timing", candidate},
-            {"baseline",
-             {{"kind", "eager"}, {"timing", eager}, {"used_us", eagerUs}, {"recorded_us", 0}}},
-            {"speedup", eagerUs / candidateUs},
-            {"format", "kernelbench"},
-            {"reach",
-             {{"verdict", verdict},
-              {"precision", "bf16"},  // DLRM's calls are bf16: the precision they count in
-              {"timing", candidate},
-              {"baselines",
-               {{{"kind", "eager"}, {"timing", eager}, {"us", eagerUs}},
-                {{"kind", "torch_compile"}, {"timing", nullptr}, {"us", nullptr}}}}}}};
+    return signedHere(
+        json{{"schema", "reach.verification"},
+             {"schema_version", 1},
+             {"verdict", verdict},
+             {"reasons", verdict == "pass" ? json::array() : json::array({"rel_frobenius: 0.4"})},
+             {"problem_id", std::filesystem::path(problemPath).stem().string()},
+             {"problem_file", problemPath},
+             {"candidate_file", "candidate.py"},
+             {"problem_sha256", reach::Sha256::hexOfFile(problemPath)},
+             {"candidate_sha256", reach::Sha256::hex("candidate for " + problemPath)},
+             {"timing", candidate},
+             {"baseline",
+              {{"kind", "eager"}, {"timing", eager}, {"used_us", eagerUs}, {"recorded_us", 0}}},
+             {"speedup", eagerUs / candidateUs},
+             {"format", "kernelbench"},
+             {"reach",
+              {{"verdict", verdict},
+               {"precision", "bf16"},  // DLRM's calls are bf16: the precision they count in
+               {"timing", candidate},
+               {"baselines",
+                {{{"kind", "eager"}, {"timing", eager}, {"us", eagerUs}},
+                 {{"kind", "torch_compile"}, {"timing", nullptr}, {"us", nullptr}}}}}}});
 }
 
 class CliProjectExact : public ::testing::Test {
@@ -294,6 +304,7 @@ TEST_F(CliProjectExact, StoredVerificationsOfAProjectAreMatchedByTheirProblemHas
         json d = verifyDoc(problemPath(0), "pass", 40, 38, 44, 100, 95, 107);
         const std::string hash = d["problem_sha256"];
         d.erase("problem_sha256");
+        d = signedHere(d);  // as a verifier from before problem_sha256 printed it, here
         const reach::VerificationResult v = reach::VerificationResult::fromJson(d, "doc");
         reach::VerificationOrigin origin;
         origin.problemHash = hash;
@@ -384,6 +395,92 @@ TEST_F(CliProjectExact, ARealVerifyDocumentOfAnExtractedProblemIsProjected) {
     EXPECT_EQ(odd.err.find('\x1b'), std::string::npos) << "a control character reached stderr";
 }
 
+// Issue 37, item 1: a verify result edited by hand (a pass at sigma 5, the candidate's own
+// SHA-256), one written from scratch and one signed with another user's key are claims: shown
+// as such per input, in the text and the JSON, and never counted.
+TEST_F(CliProjectExact, AForgedOrEditedVerifyResultIsShownAsClaimedAndNeverCounted) {
+    json edited = verifyDoc(problemPath(0), "fail", 40, 38, 44, 100, 95, 107);
+    edited["verdict"] = "pass";
+    edited["reach"]["verdict"] = "pass";
+    edited["reach"]["timing"]["median_us"] = 20;  // sigma 5
+    edited["candidate_sha256"] = reach::Sha256::hex("a stranger's candidate");
+    json unsignedDoc = verifyDoc(problemPath(0), "pass", 20, 19, 21, 100, 95, 107);
+    unsignedDoc.erase(reach::kSignatureMember);
+    reach::test::writeFile(dir.path("forged.json"), json::array({edited, unsignedDoc}).dump());
+    json doc = parseOk(project({dir.path("forged.json")}));
+    EXPECT_EQ(doc["winners"], 0);
+    EXPECT_EQ(doc["saved_share_of_gpu_time"], 0);
+    EXPECT_EQ(doc["evidence"]["claimed"], 2);
+    EXPECT_EQ(doc["evidence"]["verified_here"], 0);
+    const json& p0 = doc["problems"][0];
+    EXPECT_TRUE(p0["chosen"].is_null());
+    EXPECT_EQ(p0["results"]["claimed"], 2);
+    EXPECT_EQ(p0["best_claimed"]["evidence"], "claimed");
+    ASSERT_EQ(doc["inputs"].size(), 2u);
+    EXPECT_NE(doc["inputs"][0]["evidence_why"].get<std::string>().find("edited"),
+              std::string::npos);
+    EXPECT_NE(doc["inputs"][1]["evidence_why"].get<std::string>().find("not signed"),
+              std::string::npos);
+    // Another user's key: the same document, signed elsewhere.
+    reach::test::CliOptions other;
+    other.env = {{"REACH_KEY_DIR", dir.path("their-key")}};
+    const json genuine = verifyDoc(problemPath(0), "pass", 40, 38, 44, 100, 95, 107);
+    reach::test::writeFile(dir.path("theirs.json"), genuine.dump());
+    auto r = runCli(
+        {"project", kProfile, "--benchmark", bench, "--records", dir.path("theirs.json"), "--json"},
+        other);
+    ASSERT_EQ(r.status, 0) << r.err;
+    doc = json::parse(r.out);
+    EXPECT_EQ(doc["winners"], 0);
+    EXPECT_NE(doc["inputs"][0]["evidence_why"].get<std::string>().find("another key"),
+              std::string::npos);
+    // The text says it per input; the table says the pass is a claim.
+    const auto text = project({dir.path("forged.json")}, {});
+    EXPECT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("0 verified here, 2 claimed"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("claimed  " + dir.path("forged.json")), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("pass, claimed"), std::string::npos) << text.out;
+    // The same pass signed here counts.
+    reach::test::writeFile(dir.path("here.json"), genuine.dump());
+    EXPECT_EQ(parseOk(project({dir.path("here.json")}))["winners"], 1);
+}
+
+// Issue 37, item 6: each problem's share comes from the profile at hand, not from
+// benchmark.json's gpu_us; two entries of the same bytes never match one run twice.
+TEST_F(CliProjectExact, SharesComeFromTheProfileAndARunCountsOnce) {
+    const std::string runs = writeRuns();
+    const double expected = shareOf(0) * 0.6;
+    json b = benchmark;
+    for (json& k : b["problems"][0]["kernels"])
+        k["gpu_us"] = k["gpu_us"].get<double>() * 0.5;  // a file's word: half the time
+    reach::test::writeFile(bench + "/benchmark.json", b.dump());
+    json doc = parseOk(project({runs}));
+    EXPECT_NEAR(doc["saved_share_of_gpu_time"].get<double>(), expected, 1e-12);
+    EXPECT_NEAR(doc["problems"][0]["share_of_gpu_time"].get<double>(), shareOf(0), 1e-12);
+    bool said = false;
+    for (const json& w : doc["warnings"])
+        said = said || w.get<std::string>().find("the profile's is used") != std::string::npos;
+    EXPECT_TRUE(said) << doc["warnings"].dump();
+
+    // A second entry with the first problem's bytes and call: its run and its time count once.
+    b = benchmark;
+    json twin = b["problems"][0];
+    twin["file"] = "999_twin.py";
+    std::filesystem::copy_file(problemPath(0), bench + "/999_twin.py");
+    for (json& k : b["problems"][0]["kernels"])  // within the workload's time, as extract checks
+        k["gpu_us"] = k["gpu_us"].get<double>() * 0.01;
+    for (json& k : twin["kernels"])
+        k["gpu_us"] = k["gpu_us"].get<double>() * 0.01;
+    b["problems"].push_back(twin);
+    reach::test::writeFile(bench + "/benchmark.json", b.dump());
+    doc = parseOk(project({runs}));
+    EXPECT_EQ(doc["winners"], 1);
+    EXPECT_NEAR(doc["saved_share_of_gpu_time"].get<double>(), expected, 1e-12);
+    const json& last = doc["problems"][doc["problems"].size() - 1];
+    EXPECT_EQ(last["results"]["found"], 0);
+    EXPECT_EQ(last["share_of_gpu_time"], 0.0);
+}
+
 }  // namespace reach_test_cliprojectexact_test
 
 namespace reach_test_cliprojectexact_test {
@@ -396,11 +493,19 @@ namespace reach_test_cliprojectexact_test {
 // 0.8352 x (1 - 50.59/71.63) = 24.53 % of GPU time, 1.325x on GPU time. If extract changes what
 // it writes for this call, the hash no longer matches and this test says so.
 TEST_F(CliProjectExact, TheH200EmbeddingBagWinnerGivesTheHandCheckedProjection) {
-    const std::string record =
+    const std::string h200 =
         std::string(REACH_TEST_DATA) + "/benchmark/h200_verify_dlrm_embedding_bag.json";
-    const json run = json::parse(reach::test::readFile(record));
+    const json run = json::parse(reach::test::readFile(h200));
     ASSERT_EQ(run["problem_sha256"], reach::Sha256::hexOfFile(problemPath(0)))
         << "extract no longer writes the problem the H200 record verified";
+    // Measured on the device machine, it is a claim here: listed, never counted (issue 37).
+    const json claimed = parseOk(project({h200}));
+    EXPECT_EQ(claimed["winners"], 0);
+    EXPECT_EQ(claimed["problems"][0]["results"]["claimed"], 1);
+    EXPECT_EQ(claimed["problems"][0]["best_claimed"]["evidence"], "claimed");
+    // As if this machine had verified it (signed here): the hand-checked arithmetic.
+    const std::string record = dir.path("h200_signed_here.json");
+    reach::test::writeFile(record, signedHere(run).dump());
     const json doc = parseOk(project({record}));
     const json& p = doc["problems"][0];
     EXPECT_EQ(p["results"]["found"], 1);

@@ -138,6 +138,14 @@ def others():
         out("other_json", "controls.json", open(path, "rb").read())
 
 
+def integration():
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests/data/integrate/**/*.json"),
+                                 recursive=True)):
+        data = open(path, "rb").read()
+        if b'"reach.integration"' in data:
+            out("integration_document", os.path.basename(path), data)
+
+
 def handmade():
     for d in glob.glob(os.path.join(ROOT, "tests/data/fuzz/*")):
         for f in glob.glob(os.path.join(d, "*")):
@@ -153,4 +161,5 @@ if __name__ == "__main__":
     nsys()
     records()
     others()
+    integration()
     handmade()

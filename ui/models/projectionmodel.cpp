@@ -1,7 +1,7 @@
 #include "ui/models/projectionmodel.h"
 
 #include "core/base/inputerror.h"
-#include "core/project/integration.h"
+#include "core/project/integrationsummary.h"
 
 #include <QColor>
 
@@ -168,11 +168,12 @@ bool ProjectionModel::anyMeasured() const {
 }
 
 void ProjectionModel::attachIntegration(const std::string& document) {
-    const IntegrationSummary s = readIntegrationSummary(document);
-    bool loaded = false;
-    for (int r = 0; r < rowCount() && !loaded; ++r)
-        loaded = workload(r).breakdown && workload(r).breakdown->sourceHash == s.profileSha256;
-    if (!loaded)
+    IntegrationSummary s = readIntegrationSummary(document);
+    const Breakdown* breakdown = nullptr;
+    for (int r = 0; r < rowCount() && !breakdown; ++r)
+        if (workload(r).breakdown && workload(r).breakdown->sourceHash == s.profileSha256)
+            breakdown = workload(r).breakdown.get();
+    if (!breakdown)
         throw InputError(document, "profile_sha256",
                          "the profile its benchmark was made from (sha256 " +
                              s.profileSha256.substr(0, 12) + "...) loaded; open it first");
@@ -192,6 +193,10 @@ void ProjectionModel::attachIntegration(const std::string& document) {
     m.winners = s.winners;
     m.document = QString::fromStdString(document);
     m.runs = s.runList;
+    checkAgainstSpeedOfLight(s, maxSavedShareOf(*breakdown));
+    m.measuredHere = s.measuredHere();
+    for (const std::string& why : s.doubts)
+        m.claimedWhy += (m.claimedWhy.empty() ? "" : "; ") + why;
     setMeasured(s.profileSha256, std::move(m));
 }
 
@@ -202,6 +207,9 @@ nlohmann::json ProjectionModel::integrationProvenance() const {
             out.push_back({{"workload", workload(row).name},
                            {"document", m->document.toStdString()},
                            {"measured_saved_percent_of_gpu_time", m->savedPercent},
+                           {"evidence", m->measuredHere ? "measured here" : "claimed"},
+                           {"evidence_why",
+                            m->measuredHere ? nlohmann::json() : nlohmann::json(m->claimedWhy)},
                            {"pairs", m->pairs},
                            {"runs", m->runs}});
     return out;

@@ -71,6 +71,10 @@ public:
         int pairs = 0, winners = 0;
         QString document;
         nlohmann::json runs;  // the runs, for the figure's provenance
+        // Reach signed it here and nothing in it doubts it (core IntegrationSummary): drawn as
+        // measured; otherwise as a claim, with why (issue 37).
+        bool measuredHere = false;
+        std::string claimedWhy;
     };
     void setMeasured(const std::string& profileSha256, std::optional<Measured> measured);
     std::optional<Measured> measured(int row) const;
@@ -78,7 +82,9 @@ public:
     // An integration document (core readIntegrationSummary) set beside the row of the profile
     // its benchmark was made from: the GUI's "Measured: an integration run..." and reach-cli
     // figure projection --integration. Throws InputError naming the document when it is
-    // unreadable, belongs to no row, or has no GPU time (a --device cpu run).
+    // unreadable, belongs to no row, or has no GPU time (a --device cpu run). A document Reach
+    // did not sign here, or whose saving is past the row's speed-of-light bound, is kept as a
+    // claim.
     void attachIntegration(const std::string& document);
     // The rows' integration runs, for a figure's provenance (empty when none), and their
     // documents (a figure's inputs).

@@ -31,6 +31,10 @@ ProjectionBarPlot::ProjectionBarPlot(const ProjectionModel* model, QWidget* pare
     // three read as a set: the study's, the exact projection, what putting the kernels back did.
     m_measured = makeRangeBars(0.1, Theme::categoryColor(Category::Addressable).darker(140),
                                tr("measured: the verified kernels put back (reach-cli integrate)"));
+    // An integration document Reach did not measure here (unsigned, edited, another user's, or
+    // past the speed of light): drawn where it says, in grey, and never called measured.
+    m_claimed = makeRangeBars(0.1, QColor(150, 150, 150),
+                              tr("claimed: an integration document Reach did not measure here"));
     // The speed-of-light bound (core/headroom) is drawn across each bar as a line item; these
     // graphs hold no data and only give the lines their legend entries.
     m_boundLegend = addGraph(yAxis, xAxis);
@@ -268,7 +272,8 @@ void ProjectionBarPlot::updateBars() {
             maxGain = std::max(maxGain, x->hiPercent);
         }
         if (const auto m = m_model->measured(row)) {
-            label += tr("; measured %1% (%2 pairs of runs)")
+            label += (m->measuredHere ? tr("; measured %1% (%2 pairs of runs)")
+                                      : tr("; claimed %1% (%2 pairs of runs; not measured here)"))
                          .arg(m->savedPercent, 0, 'f', 2)
                          .arg(m->pairs);
             maxGain = std::max(maxGain, m->highPercent);
@@ -281,16 +286,17 @@ void ProjectionBarPlot::updateBars() {
         t->setFont(f);
     }
     m_gainBars->setData(keys, values, true);
-    std::vector<RangePoint> exact, measured;
+    std::vector<RangePoint> exact, measured, claimed;
     for (int row = n - 1; row >= 0; --row) {
         if (const auto x = m_model->exact(row))
             exact.push_back({double(n - 1 - row), x->savedPercent, x->loPercent, x->hiPercent});
         if (const auto m = m_model->measured(row))
-            measured.push_back(
-                {double(n - 1 - row), m->savedPercent, m->lowPercent, m->highPercent});
+            (m->measuredHere ? measured : claimed)
+                .push_back({double(n - 1 - row), m->savedPercent, m->lowPercent, m->highPercent});
     }
     setRangeBars(m_exact, exact);
     setRangeBars(m_measured, measured);
+    setRangeBars(m_claimed, claimed);
     yAxis->setTicker(ticker);
     yAxis->setRange(-0.6, std::max(0, n - 1) + 0.6);
     // Room on the right for the value labels; the axis only grows in coarse steps so it does not
@@ -434,6 +440,7 @@ FigureTable ProjectionBarPlot::figureData() const {
               "measured_wall_saved_percent", "measured_projected_percent", "measured_pairs"})
             t.columns.push_back(c);
         t.columns.push_back("measured_wall_clock_steps");
+        t.columns.push_back("measured_evidence");  // "measured here" or "claimed"
         t.columns.push_back("measured_document");
         for (size_t i = 0; i < t.rows.size() && int(i) < m_model->rowCount(); ++i) {
             const auto m = m_model->measured(int(i));
@@ -446,6 +453,10 @@ FigureTable ProjectionBarPlot::figureData() const {
                 t.rows[i].emplace_back(std::in_place_type<double>, v);
             t.rows[i].emplace_back(std::in_place_type<std::string>,
                                    m ? m->wallClockSteps : std::string());
+            t.rows[i].emplace_back(std::in_place_type<std::string>, !m ? std::string()
+                                                                    : m->measuredHere
+                                                                        ? "measured here"
+                                                                        : "claimed");
             t.rows[i].emplace_back(std::in_place_type<std::string>,
                                    m ? m->document.toStdString() : std::string());
         }

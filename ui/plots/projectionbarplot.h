@@ -44,6 +44,8 @@ public:
     // What an integration run measured (rows with one only): a thinner bar over the exact one,
     // with the range over its pairs of runs (ProjectionModel::measured).
     QCPBars* measuredBars() const { return m_measured.bars; }
+    // The same for a document Reach did not measure here: drawn apart, named a claim.
+    QCPBars* claimedBars() const { return m_claimed.bars; }
     QCPErrorBars* measuredErrors() const { return m_measured.errors; }
     QString valueLabel(int row) const;  // the text printed at a workload's bar
     // The speed-of-light bound drawn across a workload's bar (percent of GPU time, as the bar):
@@ -94,7 +96,7 @@ private:
     };
     RangeBars makeRangeBars(double width, const QColor& color, const QString& name);
     void setRangeBars(const RangeBars& r, const std::vector<RangePoint>& points);
-    RangeBars m_exact, m_measured;
+    RangeBars m_exact, m_measured, m_claimed;
     QCPTextElement* m_footer = nullptr;
     std::vector<QCPItemText*> m_valueLabels;
     std::vector<RowLabel> m_labels;  // per row (core's rowLabels), made when the rows change

@@ -612,9 +612,13 @@ bool ProjectionView::attachBenchmark(int row, const QString& dir, const QStringL
                           ProjectionModel::Exact{100.0 * x.savedShare, 100.0 * x.savedInterval.lo,
                                                  100.0 * x.savedInterval.hi, x.winners,
                                                  int(report.benchmark.problems.size()), dir});
-        if (warnings)
+        if (warnings) {
             for (const std::string& w : report.otherPrecision)
                 warnings->push_back(QString::fromStdString(w));
+            // Passes Reach did not sign here: shown, never counted (issue 37).
+            for (const std::string& w : report.claimed)
+                warnings->push_back(QString::fromStdString(w));
+        }
     } catch (const InputError& e) {
         return fail(QString::fromStdString(e.what()));
     }

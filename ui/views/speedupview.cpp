@@ -384,10 +384,23 @@ void SpeedupView::onPlottableClick(QCPAbstractPlottable* plottable, int dataInde
 }
 
 std::optional<VerifyJob> SpeedupView::defaultJob(const EvalRecord& r, QString* why) {
+    return defaultJob(r, QString(), why);
+}
+
+std::optional<VerifyJob> SpeedupView::defaultJob(const EvalRecord& r, const QString& projectPath,
+                                                 QString* why) {
     // One resolver for the GUI and `reach-cli verify --record` (core/project/recordjob.h): the
-    // files must lie in the record's folder, Reach's resources or a folder the user chose.
+    // files must lie in the records' folder as the user opened them (the project's for a stored
+    // record; a stored source path is the project's data, not the user's choice), Reach's
+    // resources or a folder the user chose.
     const QSettings settings;
     RecordJobOptions options;
+    if (r.storeId != 0)
+        options.recordDir = projectPath.isEmpty()
+                                ? std::string()
+                                : QFileInfo(projectPath).absolutePath().toStdString();
+    else if (!r.source.empty())
+        options.recordDir = QFileInfo(qs(r.source)).absolutePath().toStdString();
     for (const QString& d : settings.value(QStringLiteral("verify/trustedDirs")).toStringList())
         options.trustedDirs.push_back(d.toStdString());
     options.kernelBenchDir =

@@ -81,7 +81,11 @@ public:
     QString projectPath() const { return m_projectPath; }
     // Default resolver: candidate = the record's artifact path, problem = "<problem>.json" in a
     // "problems" folder beside the records file or beside the candidate.
+    // The records' trusted folder is the open project's for a stored record, the opened
+    // records file's otherwise (core RecordJobOptions::recordDir), never the stored source's.
     static std::optional<VerifyJob> defaultJob(const EvalRecord& record, QString* why);
+    static std::optional<VerifyJob> defaultJob(const EvalRecord& record, const QString& projectPath,
+                                               QString* why);
 
     // Selected records in the table (model rows mapped back from the sort proxy).
     std::vector<RecordRef> selectedRecords() const;
@@ -127,7 +131,9 @@ private:
     SpeedupPlot m_builder;
     SpeedupPlot::Mode m_mode = SpeedupPlot::Mode::Strip;
     VerifyQueue* m_queue = nullptr;
-    JobResolver m_resolver = &SpeedupView::defaultJob;
+    JobResolver m_resolver = [this](const EvalRecord& r, QString* why) {
+        return defaultJob(r, m_projectPath, why);
+    };
     RunConsentAsker m_askConsent;
     QString m_projectPath;
 };

@@ -45,9 +45,11 @@ struct Layout {
     }
 };
 
-RecordJobOptions noResources() {
+// The records' folder as the user named it (the records file's, or the project's).
+RecordJobOptions noResources(const Layout& l) {
     RecordJobOptions o;
     o.resourceDir = "/nonexistent-reach-resources";
+    o.recordDir = l.records.string();
     return o;
 }
 
@@ -58,7 +60,7 @@ TEST(RecordJob, ResolvesTheCandidateAndProblemBesideTheRecords) {
     std::string why;
     EvalRecord r = l.record("kernels/k.cu");
     r.baselineEagerUs = 123.5;
-    const auto job = jobForRecord(r, noResources(), &why);
+    const auto job = jobForRecord(r, noResources(l), &why);
     ASSERT_TRUE(job) << why;
     EXPECT_EQ(fs::path(job->request.candidateFile), fs::canonical(l.records / "kernels/k.cu"));
     EXPECT_EQ(fs::path(job->request.problemFile),
@@ -71,19 +73,19 @@ TEST(RecordJob, ResolvesTheCandidateAndProblemBesideTheRecords) {
 TEST(RecordJob, RefusesPathsThatLeaveTheRecordsFolder) {
     Layout l;
     std::string why;
-    EXPECT_FALSE(jobForRecord(l.record("../elsewhere/evil.cu"), noResources(), &why));
+    EXPECT_FALSE(jobForRecord(l.record("../elsewhere/evil.cu"), noResources(l), &why));
     EXPECT_NE(why.find("outside"), std::string::npos) << why;
-    EXPECT_FALSE(jobForRecord(l.record((l.outside / "evil.cu").string()), noResources(), &why));
+    EXPECT_FALSE(jobForRecord(l.record((l.outside / "evil.cu").string()), noResources(l), &why));
     EXPECT_NE(why.find("outside"), std::string::npos) << why;
     // A symbolic link inside the folder that points out of it is outside too.
     fs::create_symlink(l.outside / "evil.cu", l.records / "kernels" / "link.cu");
-    EXPECT_FALSE(jobForRecord(l.record("kernels/link.cu"), noResources(), &why));
+    EXPECT_FALSE(jobForRecord(l.record("kernels/link.cu"), noResources(l), &why));
     // A problem id that is a path is not looked up at all.
     EXPECT_FALSE(
-        jobForRecord(l.record("kernels/k.cu", "../elsewhere/softmax_1"), noResources(), &why));
+        jobForRecord(l.record("kernels/k.cu", "../elsewhere/softmax_1"), noResources(l), &why));
     EXPECT_NE(why.find("plain file name"), std::string::npos) << why;
     // A folder the user chose is trusted.
-    RecordJobOptions trusting = noResources();
+    RecordJobOptions trusting = noResources(l);
     trusting.trustedDirs = {l.outside.string()};
     EXPECT_TRUE(jobForRecord(l.record("../elsewhere/evil.cu"), trusting, &why)) << why;
 }
@@ -91,11 +93,11 @@ TEST(RecordJob, RefusesPathsThatLeaveTheRecordsFolder) {
 TEST(RecordJob, MissingFilesSaySo) {
     Layout l;
     std::string why;
-    EXPECT_FALSE(jobForRecord(l.record(""), noResources(), &why));
+    EXPECT_FALSE(jobForRecord(l.record(""), noResources(l), &why));
     EXPECT_NE(why.find("artifact_path"), std::string::npos);
-    EXPECT_FALSE(jobForRecord(l.record("kernels/none.cu"), noResources(), &why));
+    EXPECT_FALSE(jobForRecord(l.record("kernels/none.cu"), noResources(l), &why));
     EXPECT_NE(why.find("not found"), std::string::npos) << why;
-    EXPECT_FALSE(jobForRecord(l.record("kernels/k.cu", "other_problem"), noResources(), &why));
+    EXPECT_FALSE(jobForRecord(l.record("kernels/k.cu", "other_problem"), noResources(l), &why));
     EXPECT_NE(why.find("other_problem.json"), std::string::npos) << why;
 }
 
@@ -127,14 +129,14 @@ TEST(RecordJob, ReachsOwnResourcesAndAKernelBenchCheckout) {
     EvalRecord k = l.record("level_1_problem_23_sample_0_kernel.py", "23");
     k.problemName = "23_Softmax";
     k.level = 1;
-    RecordJobOptions kbo = noResources();
+    RecordJobOptions kbo = noResources(l);
     kbo.kernelBenchDir = kb.string();
     const auto kbJob = jobForRecord(k, kbo, &why);
     ASSERT_TRUE(kbJob) << why;
     EXPECT_TRUE(kbJob->kernelBenchFormat);
     EXPECT_EQ(fs::path(kbJob->request.problemFile),
               fs::canonical(kb / "KernelBench/level1/23_Softmax.py"));
-    EXPECT_FALSE(jobForRecord(k, noResources(), &why));  // without the checkout: said so
+    EXPECT_FALSE(jobForRecord(k, noResources(l), &why));  // without the checkout: said so
     EXPECT_NE(why.find("KernelBench folder"), std::string::npos) << why;
 }
 
@@ -146,7 +148,7 @@ TEST(RecordJob, AKernelBenchRecordIsReverifiedInItsOwnPrecision) {
         EvalRecord r = l.record("kernels/k.py", "23_Softmax");
         r.dtype = dtype;
         std::string why;
-        const auto job = jobForRecord(r, noResources(), &why);
+        const auto job = jobForRecord(r, noResources(l), &why);
         EXPECT_TRUE(job) << why;
         return job ? job->request.extraArgs : std::vector<std::string>{};
     };
@@ -160,7 +162,40 @@ TEST(RecordJob, AKernelBenchRecordIsReverifiedInItsOwnPrecision) {
     EvalRecord c = l.record("kernels/k.cu");
     c.dtype = "bf16";
     std::string why;
-    EXPECT_EQ(jobForRecord(c, noResources(), &why)->request.extraArgs, V{});
+    EXPECT_EQ(jobForRecord(c, noResources(l), &why)->request.extraArgs, V{});
+}
+
+// Issue 37, item 5: a record stored in a stranger's project names its own source; the folder
+// trusted is the one the user named (the project's), never the one the source names.
+TEST(RecordJob, AStoredSourceNeverChoosesTheTrustedFolder) {
+    Layout l;
+    std::string why;
+    // "/records.jsonl" would make every file on the machine "beside the record".
+    EvalRecord r = l.record((l.outside / "evil.cu").string());
+    r.source = "/records.jsonl";
+    EXPECT_FALSE(jobForRecord(r, noResources(l), &why));
+    EXPECT_NE(why.find("outside"), std::string::npos) << why;
+    r = l.record(l.outside.lexically_relative("/").string() + "/evil.cu");  // relative to "/"
+    r.source = "/records.jsonl";
+    EXPECT_FALSE(jobForRecord(r, noResources(l), &why));
+    EXPECT_NE(why.find("outside"), std::string::npos) << why;
+    // The folder Reach runs in, through /proc: outside too (links are resolved first).
+    const fs::path cwd = fs::current_path();
+    fs::current_path(l.outside);
+    r = l.record("proc/self/cwd/evil.cu");
+    r.source = "/records.jsonl";
+    EXPECT_FALSE(jobForRecord(r, noResources(l), &why));
+    fs::current_path(cwd);
+    // With no folder named by the user, nothing beside the record is trusted at all.
+    RecordJobOptions none = noResources(l);
+    none.recordDir.clear();
+    EXPECT_FALSE(jobForRecord(l.record("kernels/k.cu"), none, &why));
+    EXPECT_NE(why.find("outside"), std::string::npos) << why;
+    // The stored source is still a place to look, inside the trusted folders: a project kept
+    // beside its records resolves them.
+    RecordJobOptions project = noResources(l);
+    project.recordDir = l.root.string();
+    EXPECT_TRUE(jobForRecord(l.record("kernels/k.cu"), project, &why)) << why;
 }
 
 TEST(RecordJob, OneRuleForTheLimits) {

@@ -4,8 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 
+#include "core/base/evidence.h"
 #include "core/base/inputerror.h"
 #include "core/base/sha256.h"
 #include "core/project/benchmarkfolder.h"
@@ -80,6 +83,33 @@ json verifyDoc(const std::string& problemBytes, const std::string& verdict, doub
                {{{"kind", "eager"},
                  {"timing", {{"reps", 100}, {"median_us", eagerUs}}},
                  {"us", eagerUs}}}}}}};
+}
+
+// This process's key for the test: a folder of its own, set for the test's scope.
+class TestKey {
+public:
+    TestKey() : m_dir(m_folder.path("key")) {
+        if (const char* old = std::getenv("REACH_KEY_DIR"))
+            m_old = old;
+        setenv("REACH_KEY_DIR", m_dir.c_str(), 1);
+    }
+    ~TestKey() {
+        if (m_old)
+            setenv("REACH_KEY_DIR", m_old->c_str(), 1);
+        else
+            unsetenv("REACH_KEY_DIR");
+    }
+
+private:
+    TempFolder m_folder;
+    std::string m_dir;
+    std::optional<std::string> m_old;
+};
+
+// As reach-verify prints it on this machine: signed with the user's key.
+json signedHere(json doc) {
+    EXPECT_EQ(signEvidence(doc), "");
+    return doc;
 }
 
 }  // namespace
@@ -161,17 +191,19 @@ TEST(BenchmarkFolder, AProblemFileThatIsALinkIsRefused) {
 // The best passing run per problem (highest eager/candidate), the others counted by why they do
 // not count; a run of other bytes and a run without problem_sha256 are unmatched.
 TEST(VerifiedRuns, MatchedByProblemBytesBestPassingRunChosen) {
+    TestKey key;
     TempFolder dir;
     writeFolder(dir, benchmarkJson());
     const BenchmarkFolder b = readBenchmarkFolder(dir.root());
     json noHash = verifyDoc(kProblemB, "pass", 10, 30);
     noHash.erase("problem_sha256");
-    const json runs = json::array({verifyDoc(kProblemA, "pass", 50, 100),   // sigma 2
-                                   verifyDoc(kProblemA, "pass", 40, 100),   // sigma 2.5: best
-                                   verifyDoc(kProblemA, "fail", 10, 100),   // fastest, wrong
-                                   verifyDoc(kProblemA, "pass", 120, 100),  // slower
-                                   verifyDoc(kProblemB, "fail", 10, 30),
-                                   verifyDoc("edited", "pass", 10, 30), noHash});
+    const json runs =
+        json::array({signedHere(verifyDoc(kProblemA, "pass", 50, 100)),   // sigma 2
+                     signedHere(verifyDoc(kProblemA, "pass", 40, 100)),   // sigma 2.5: best
+                     signedHere(verifyDoc(kProblemA, "fail", 10, 100)),   // fastest, wrong
+                     signedHere(verifyDoc(kProblemA, "pass", 120, 100)),  // slower
+                     signedHere(verifyDoc(kProblemB, "fail", 10, 30)),
+                     signedHere(verifyDoc("edited", "pass", 10, 30)), signedHere(noHash)});
     writeText(dir.path("runs.json"), runs.dump());
     const BenchmarkRuns m = matchVerifiedRuns(b, readVerifiedRuns({dir.path("runs.json")}));
     EXPECT_EQ(m.read, 7);
@@ -190,6 +222,53 @@ TEST(VerifiedRuns, MatchedByProblemBytesBestPassingRunChosen) {
     ASSERT_EQ(m.unmatched.size(), 2u);
     EXPECT_NE(m.unmatched[0].why.find("no problem_sha256"), std::string::npos);
     EXPECT_NE(m.unmatched[1].why.find("no problem of this benchmark"), std::string::npos);
+}
+
+// Issue 37: a pass Reach did not sign here (a stranger's file, one edited by hand, another
+// user's key) is listed as a claim, never chosen, whatever sigma it says.
+TEST(VerifiedRuns, AClaimedPassIsListedNeverCounted) {
+    TestKey key;
+    TempFolder dir;
+    writeFolder(dir, benchmarkJson());
+    json edited = signedHere(verifyDoc(kProblemA, "pass", 50, 100));       // sigma 2, signed
+    edited["reach"]["timing"]["median_us"] = 20;                           // sigma 5, by hand
+    const json runs = json::array({verifyDoc(kProblemA, "pass", 10, 100),  // sigma 10, unsigned
+                                   edited, signedHere(verifyDoc(kProblemA, "pass", 80, 100))});
+    writeText(dir.path("runs.json"), runs.dump());
+    const BenchmarkRuns m = matchVerifiedRuns(readBenchmarkFolder(dir.root()),
+                                              readVerifiedRuns({dir.path("runs.json")}));
+    const ProblemRuns& a = m.problems[0];
+    EXPECT_EQ(m.signedHere, 1);
+    EXPECT_EQ(m.claimed, 2);
+    EXPECT_EQ(a.claimed, 2);
+    ASSERT_TRUE(a.best);
+    EXPECT_DOUBLE_EQ(*a.best->sigma(), 1.25);  // the only pass verified here
+    EXPECT_TRUE(a.best->evidence.signedHere);
+    ASSERT_TRUE(a.bestClaimed);
+    EXPECT_DOUBLE_EQ(*a.bestClaimed->sigma(), 10);
+    EXPECT_NE(a.bestClaimed->evidence.why.find("not signed"), std::string::npos);
+    ASSERT_EQ(a.passes.size(), 3u);
+    EXPECT_DOUBLE_EQ(*a.passes[0].sigma(), 10);  // every pass, fastest first, for integrate
+    ASSERT_EQ(m.inputs.size(), 3u);
+    EXPECT_NE(m.inputs[1].evidence.why.find("edited"), std::string::npos);
+}
+
+// Issue 37, item 6: two entries of the same bytes never match one run twice.
+TEST(VerifiedRuns, TwoProblemsOfTheSameBytesShareTheirRunsOnce) {
+    TestKey key;
+    TempFolder dir;
+    writeFolder(dir, benchmarkJson());
+    writeText(dir.path("002_b.py"), kProblemA);  // the second problem now has the first's bytes
+    const json runs = json::array({signedHere(verifyDoc(kProblemA, "pass", 50, 100))});
+    writeText(dir.path("runs.json"), runs.dump());
+    const BenchmarkRuns m = matchVerifiedRuns(readBenchmarkFolder(dir.root()),
+                                              readVerifiedRuns({dir.path("runs.json")}));
+    EXPECT_EQ(m.problems[0].found, 1);
+    EXPECT_TRUE(m.problems[0].best);
+    EXPECT_EQ(m.problems[1].found, 0);
+    EXPECT_FALSE(m.problems[1].best);
+    ASSERT_EQ(m.duplicates.size(), 1u);
+    EXPECT_NE(m.duplicates[0].find("002_b.py: the same bytes as 001_a.py"), std::string::npos);
 }
 
 // A passing run without the eager loop (a C++ candidate timed against Reach's own kernel) has
