@@ -527,6 +527,11 @@ class Server:
             # what it started came back here, to be killed before the client hears of it.
             msg = {"signal": signal.SIGKILL}
             deadline = time.monotonic() + KEEPER_SWEEP_S
+            # The status pipe closes before the dying keeper's children are handed to the server
+            # (the kernel closes a process's files before it re-parents its children): until the
+            # keeper is a zombie, what it kept is not the server's yet and a sweep finds nothing.
+            # Measured in CI: the daemon of a keeper killed by its job outlived the report.
+            self._wait_reaped(job.keeper, deadline)
             while self.sweep() and time.monotonic() < deadline:
                 self.reap()
                 time.sleep(0.005)
@@ -534,6 +539,18 @@ class Server:
             conn.job = None
             self._send(conn, msg)
         # The keeper is reaped by reap(); until then it counts as running.
+
+    def _wait_reaped(self, keeper, deadline):
+        """Reaps `keeper` (killed, so it is on its way) once it has ended, within the deadline."""
+        while time.monotonic() < deadline:
+            try:
+                pid, _ = os.waitpid(keeper, os.WNOHANG)
+            except ChildProcessError:
+                return  # reaped already (reap() saw it go)
+            if pid:
+                self.jobs.pop(keeper, None)
+                return
+            time.sleep(0.005)
 
     def reap(self):
         while True:
