@@ -68,7 +68,7 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
     std::vector<std::string> remaining = argv;
     const auto baselines = takeRepeated(remaining, "--baseline");
     const auto integrations = takeRepeated(remaining, "--integration");
-    const CliArgs args(remaining, {{"--json"},
+    const CliArgs args(remaining, {{"--json", "--force"},
                                    {"--out", "--dpi", "--width-in", "--width-mm", "--height-in",
                                     "--height-mm", "--font-pt", "--font", "--win-rate", "--median",
                                     "--rules", "--mode", "--denominator", "--degenerate",
@@ -109,10 +109,21 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
         o.style.fontPt = *p;
     if (auto f = args.value("--font"))
         o.style.fontFamily = qs(*f);
+    o.replaceSidecars = args.flag("--force");
 
     ensureApplication();
     FigureProvenance prov;
     prov.figure = qs(fa.kind);
+    // Every file the command reads, whether or not the provenance lists it, is never an output.
+    for (const std::string& f : fa.inputs)
+        prov.alsoRead << qs(f);
+    for (const std::string& f : baselines)
+        prov.alsoRead << qs(f);
+    for (const std::string& f : integrations)
+        prov.alsoRead << qs(f);
+    for (const char* read : {"--rules", "--degenerate"})
+        if (auto r = args.value(read))
+            prov.alsoRead << qs(*r);
     FigureExporter::Written written;
 
     // What the figure plots is read by core, at once, with the loader every subcommand and the
@@ -268,7 +279,7 @@ CliCommand figureCommand() {
             "       [--width-in W | --width-mm W] [--height-in H | --height-mm H] [--font-pt P]\n"
             "       [--font FAMILY] [--win-rate W --median M] [--rules R.json]\n"
             "       [--mode histogram|strip|ecdf] [--baseline F ...] [--denominator N]\n"
-            "       [--degenerate kb_level1_h200_bf16.json] [--workload NAME] [--json]\n"
+            "       [--degenerate kb_level1_h200_bf16.json] [--workload NAME] [--force] [--json]\n"
             "  breakdown, projection, roofline, headroom\n"
             "                         INPUTS are profiles, a folder of profiles or a .reach\n"
             "                         project, and published study tables (the format of\n"
@@ -278,7 +289,8 @@ CliCommand figureCommand() {
             "                         folder of reach-verify outputs (one set), a .reach\n"
             "                         project; none: the bundled sample's evaluation sets\n"
             "  --out       the figure; F.csv (plotted data) and F.json (provenance) are written\n"
-            "              beside it\n"
+            "              beside it. None may be an input; F.csv and F.json replace only\n"
+            "              files Reach wrote for this figure (--force: any file)\n"
             "  --width-in  3.5 (single column, default) or 7 (double column); height defaults\n"
             "              to 0.68 x width up to 4.5 in, 0.4 x width above\n"
             "  --dpi       PNG resolution (default 300); --font-pt default 8\n"

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 #include <ostream>
 
@@ -23,6 +24,8 @@
 namespace reach::cli {
 
 namespace {
+
+namespace fs = std::filesystem;
 
 std::string gainText(const MeasuredGain& g) {
     return percent(g.median, 2) + " (" + percent(g.low, 2) + " to " + percent(g.high, 2) +
@@ -68,6 +71,14 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
     options.control = args.flag("--control");
     options.outDir = args.value("--out").value_or("reach-integrate");
     options.rulesPath = args.value("--rules").value_or("");
+    // What the command reads is never a file it writes (--out beside the records, say).
+    for (const std::string& r : records)
+        options.inputs.addInput(r);
+    options.inputs.addInput(*benchmarkDir);
+    options.inputs.addInput(options.rulesPath);
+    for (const std::string& w : workload)
+        if (std::error_code ec; fs::is_regular_file(w, ec))
+            options.inputs.addInput(w);
 
     const bool json = args.flag("--json");
     const IntegrationProgress progress = [&](const std::string& s) {
@@ -97,6 +108,7 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
     reverify.outDir = options.outDir;
     reverify.sandbox = args.flag("--sandbox");
     reverify.allPassing = args.flag("--all-passing");
+    reverify.inputs = options.inputs;
     reverifyWinners(plan, reverify, progress);
     std::optional<IntegrationResult> result;
     try {

@@ -14,7 +14,9 @@
 #include "core/analysis/rulesuggest.h"
 #include "core/base/category.h"
 #include "core/base/inputerror.h"
+#include "core/base/outputguard.h"
 #include "core/base/textescape.h"
+#include "core/base/wholefile.h"
 
 namespace reach::cli {
 
@@ -54,6 +56,13 @@ int suggestRulesCommand(const CliArgs& args, CliIo& io) {
         throw UsageError("rules suggest: give one or more profile files");
     if (args.value("--accept") && !args.value("--write"))
         throw UsageError("rules suggest: --accept needs --write OUT.json");
+    // --write is a new rule file: never a profile read, nor the rule file given (issue 37).
+    if (const auto out = args.value("--write")) {
+        OutputGuard inputs;
+        inputs.addInputs(files);
+        inputs.addInput(args.value("--rules").value_or(""));
+        inputs.checkNamed(*out);
+    }
     const RuleSet rules = loadRules(args.value("--rules"));
 
     struct Entry {
@@ -102,10 +111,7 @@ int suggestRulesCommand(const CliArgs& args, CliIo& io) {
                 accepted.push_back(all[i].suggestion);
         }
         written = acceptSuggestions(rules, accepted);
-        std::ofstream f(*out, std::ios::binary | std::ios::trunc);
-        f << written->toJson();
-        if (!f.flush())
-            throw InputError(*out, "", "a writable file for the rule set");
+        writeWholeFile(*out, written->toJson(), "a writable file for the rule set");
         doc["written"] = {{"path", *out},
                           {"accepted", accepted.size()},
                           {"name", written->name()},

@@ -155,24 +155,34 @@ Extraction extractBenchmark(const Breakdown& b, const ExtractOptions& options) {
             e.notReached.push_back(std::move(g));
             continue;
         }
+        if (e.problems.size() >= kMaxExtractedProblems) {
+            e.capped = true;
+            e.notReached.push_back(std::move(g));
+            continue;
+        }
         std::string why;
         const nlohmann::json sig = tryParseJson(g.signature).value_or(nlohmann::json());
         const std::vector<CallArgument> args = decodeArguments(sig, &why);
         std::vector<std::string> header = {
-            "A KernelBench-format problem made by reach-cli extract from a profile.",
             // The file's name, not the path it was read from: a problem's bytes (what verified
             // results are matched by) must not depend on where the profile lay.
             "profile: " + e.profile.substr(e.profile.find_last_of('/') + 1),
             "profile sha256: " + e.profileSha256,
             "operator: " + g.op + ", " + std::to_string(g.opCalls) + " calls",
+            // Two signatures never share bytes (a benchmark's reader refuses one problem's
+            // bytes under two names: they would match one verified run twice).
+            "signature sha256: " + Sha256::hex(g.op + "\n" + g.signature),
             "its kernels: " + micros(g.us) + ", " + percent(e.gpuUs > 0 ? g.us / e.gpuUs : 0) +
                 " of the workload's GPU time, " +
                 percent(e.categoryUs > 0 ? g.us / e.categoryUs : 0) + " of its " +
                 categoryName(e.category) + " time",
         };
-        for (const ExtractedKernel& k : g.kernels)
-            header.push_back("  kernel (" + std::to_string(k.calls) + " calls, " + micros(k.us) +
-                             "): " + k.name);
+        for (size_t i = 0; i < g.kernels.size() && i < kMaxHeaderKernels; ++i)
+            header.push_back("  kernel (" + std::to_string(g.kernels[i].calls) + " calls, " +
+                             micros(g.kernels[i].us) + "): " + g.kernels[i].name);
+        if (g.kernels.size() > kMaxHeaderKernels)
+            header.push_back("  and " + std::to_string(g.kernels.size() - kMaxHeaderKernels) +
+                             " more kernels (benchmark.json lists them all)");
         ProblemSource src = problemSource(g.op, sig, header, fallbackDtype(g, args, dominant));
         if (!src.ok) {
             e.skipped.push_back({std::move(g), src.why});
@@ -224,6 +234,7 @@ nlohmann::json extractionJson(const Extraction& e) {
         {"problems", problems},
         {"skipped", skipped},
         {"signatures_past_the_cover", e.notReached.size()},
+        {"problems_capped_at", e.capped ? nlohmann::json(kMaxExtractedProblems) : nlohmann::json()},
     };
     if (e.category == Category::Addressable)
         j["covered_share_of_addressable"] = e.coveredShare();

@@ -15,6 +15,13 @@ namespace reach {
 // operator call that launched it (the ATen operator and its recorded arguments), hottest first,
 // each group turned into a KernelBench-format problem until `cover` of the category's time is
 // covered.
+// At most this many problems are written (the hottest): a 556 KB trace of tiny distinct calls
+// made 18000 files, past what Reach's own benchmark reader takes (10000). A real workload's
+// cover is reached in tens to hundreds; the signatures past the cap are counted, as those past
+// the cover are. Each problem's header names at most kMaxHeaderKernels of its kernels.
+constexpr size_t kMaxExtractedProblems = 1000;
+constexpr size_t kMaxHeaderKernels = 20;
+
 struct ExtractOptions {
     double cover = 0.9;
     std::optional<Category> category = Category::Addressable;  // nullopt: every kernel
@@ -58,7 +65,8 @@ struct Extraction {
     double coveredUs = 0;   // of it, under the problems written
     std::vector<ExtractedProblem> problems;  // hottest first
     std::vector<SkippedSignature> skipped;   // hotter than the last problem, not made
-    std::vector<SignatureGroup> notReached;  // colder than the cover asked for
+    std::vector<SignatureGroup> notReached;  // colder than the cover asked for, or past the cap
+    bool capped = false;                     // stopped at kMaxExtractedProblems
 
     double coveredShare() const { return categoryUs > 0 ? coveredUs / categoryUs : 0; }
 };

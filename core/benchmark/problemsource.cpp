@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
@@ -70,14 +73,38 @@ bool isDecimal(const std::string& s) {
     return digits;
 }
 
-// A recorded scalar as a Python literal, or empty when it is not one Reach knows to be safe.
+// A recorded scalar as a Python literal Reach wrote itself, or empty when it is not a number
+// Reach can read: the trace's text is parsed and the value printed again, so what reaches the
+// problem is always a valid literal ("01" is no Python; a 19-digit integer past int64 is
+// refused, it ended extract with `internal error: stoll`; "1e999" is float('inf')).
 std::string scalarLiteral(const std::string& s) {
     if (s == "True" || s == "False")
         return s;
     if (s == "inf" || s == "-inf" || s == "nan")
         return "float('" + s + "')";
-    if (isInteger(s) || isDecimal(s))
-        return s;
+    if (isInteger(s)) {
+        int64_t v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec != std::errc() || end != s.data() + s.size())
+            return {};  // past 64 bits: no dimension nor scalar a call takes
+        return std::to_string(v);
+    }
+    if (isDecimal(s)) {
+        double v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec == std::errc::result_out_of_range)  // too large (inf) or too small (0): as Python
+            v = std::strtod(s.c_str(), nullptr);
+        else if (ec != std::errc() || end != s.data() + s.size())
+            return {};
+        if (!std::isfinite(v))
+            return v < 0 ? "float('-inf')" : "float('inf')";
+        char buf[64];
+        const auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest round trip
+        std::string out(buf, r.ptr);
+        if (out.find_first_of(".e") == std::string::npos)
+            out += ".0";  // a float stays a float ("2." -> 2.0, not the integer 2)
+        return out;
+    }
     return {};
 }
 
@@ -218,7 +245,12 @@ bool validIdentifier(const std::string& s) {
     });
 }
 
+constexpr const char* kGeneratedBy =
+    "A KernelBench-format problem made by reach-cli extract from a profile.";
+
 constexpr const char* kHelpers = R"PY(
+
+_MAX_OUTPUT_BYTES = 16 << 30
 
 def _draw(shape, stride, dtype, low=0, high=2):
     """A tensor of `shape`, dense, its dimensions ordered as `stride` orders them (a transposed
@@ -243,12 +275,45 @@ def _offsets(bags, indices, dtype):
     return torch.arange(bags, dtype=dtype) * step
 
 
+def _meta(v):
+    """`v` with every tensor replaced by one of its shape, strides and dtype on the meta device
+    (no storage): a call on these computes the outputs' shapes and allocates nothing."""
+    if isinstance(v, torch.Tensor):
+        return torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device="meta")
+    if isinstance(v, (list, tuple)):
+        return type(v)(_meta(x) for x in v)
+    return v
+
+
+def _bytes(out):
+    if isinstance(out, torch.Tensor):
+        return out.numel() * out.element_size()
+    if isinstance(out, (list, tuple)):
+        return sum(_bytes(o) for o in out)
+    return 0
+
+
+class _TooLarge(ValueError):
+    pass
+
+
+def _bounded(out):
+    """Outputs are bounded as inputs are (reach-cli extract refuses inputs past 16 GiB): a
+    recorded aten::ones([100000, 100000]) would allocate 40 GB from no input at all."""
+    if _bytes(out) > _MAX_OUTPUT_BYTES:
+        raise _TooLarge(f"outputs of {_bytes(out) / (1 << 30):.1f} GiB: Reach's problems "
+                         f"produce at most {_MAX_OUTPUT_BYTES >> 30} GiB")
+    return out
+
+
 def _overload(packet, args, drop_out=True):
     """The overload of the ATen operator that takes the recorded arguments, as a function of
     them. The profiler records every argument in the schema's order; those past its positional
     ones go by keyword (add's alpha, sum's dtype). A call recorded in its out= form (gather.out,
     arange.start_out) is made in its functional form: the out tensors, drawn as inputs, are left
-    out, and no input is written."""
+    out, and no input is written. Each overload is tried on meta tensors first, which size its
+    outputs without allocating them; one without a meta kernel, or whose outputs' size depends
+    on the values, is tried on the inputs themselves."""
     last = None
     for name in packet.overloads():
         if name == "out" or name.endswith("_out"):
@@ -258,13 +323,23 @@ def _overload(packet, args, drop_out=True):
         if len(args) > len(params):
             continue
 
-        def call(values, op=op, params=params):
+        def call(values, op=op, params=params, meta=False):
             positional = [v for p, v in zip(params, values) if not p.kwarg_only]
             keywords = {p.name: v for p, v in zip(params, values) if p.kwarg_only}
+            if meta and any(p.name == "device" and p.kwarg_only for p in params):
+                keywords["device"] = "meta"  # a factory (ones, arange): no input to be meta
             return op(*positional, **keywords)
 
         try:
+            try:
+                _bounded(call(_meta(args), meta=True))
+            except _TooLarge:
+                raise
+            except (RuntimeError, TypeError, ValueError):
+                pass  # no meta kernel, or outputs the values size: the inputs bound them
             call(args)
+        except _TooLarge:
+            raise
         except (RuntimeError, TypeError, ValueError) as e:
             last = e
             continue
@@ -278,6 +353,8 @@ def _overload(packet, args, drop_out=True):
         kept = [v for p, v in zip(params, args) if not p.name.startswith("out")]
         try:
             functional = _overload(packet, kept, False)
+        except _TooLarge:
+            raise
         except (RuntimeError, TypeError, ValueError) as e:
             last = e
             continue
@@ -571,7 +648,11 @@ ProblemSource problemSource(const std::string& op, const nlohmann::json& signatu
     out.assumptions.erase(std::unique(out.assumptions.begin(), out.assumptions.end()),
                           out.assumptions.end());
 
-    std::string s;
+    // Lines 1 and 2 are Reach's own: Python reads a coding declaration on either (PEP 263),
+    // and a trace's file name there (`coding=unicode_escape`) made the escaped newlines of a
+    // kernel name in the header into lines of code (issue 37). Line 1 declares UTF-8, line 2 is
+    // fixed text, and no text from a file comes before line 3.
+    std::string s = "# -*- coding: utf-8 -*-\n# " + std::string(kGeneratedBy) + "\n";
     for (const std::string& line : header)
         s += "# " + commentSafe(line) + "\n";
     for (const std::string& a : out.assumptions)

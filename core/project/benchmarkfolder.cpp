@@ -3,7 +3,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
+
+#include <sys/stat.h>
 
 #include "core/base/inputerror.h"
 #include "core/base/jsoninteger.h"
@@ -90,7 +93,8 @@ BenchmarkKernel readKernel(const Reader& r, const json& k, const std::string& wh
 }
 
 BenchmarkProblem readProblem(const Reader& r, const json& p, const std::string& where,
-                             const fs::path& dir, double workloadUs) {
+                             const fs::path& dir, double workloadUs, const std::string& only,
+                             int64_t& bytesRead) {
     if (!p.is_object())
         r.fail(where, "expected an object (a problem: file, operator, signature, kernels)");
     BenchmarkProblem out;
@@ -116,21 +120,34 @@ BenchmarkProblem readProblem(const Reader& r, const json& p, const std::string& 
         r.fail(where + ".kernels", "expected kernels within the workload's GPU time (gpu_us)");
     out.share = std::min(out.share, 1.0);
 
+    if (!only.empty() && out.file != only)
+        return out;  // not read: the caller asked for one problem
     const fs::path path = dir / out.file;
-    std::error_code ec;
-    // Not followed: a link could name any file on the machine.
-    const fs::file_status st = fs::symlink_status(path, ec);
-    if (ec || !fs::is_regular_file(st))
+    // Not followed: a link could name any file on the machine. A hard link is another name of
+    // one file (the same bytes twice, or a file elsewhere in the file system): refused too.
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
         r.fail(where + ".file", "expected '" + out.file +
                                     "' to be a regular file in the folder (not a link; "
                                     "missing or something else)");
+    if (st.st_nlink > 1)
+        r.fail(where + ".file", "expected '" + out.file + "' to be a file of its own, not one of " +
+                                    std::to_string(st.st_nlink) + " hard links to the same bytes");
+    if (st.st_size > kMaxProblemFileBytes)
+        r.fail(where + ".file", "expected a problem file of at most " +
+                                    std::to_string(kMaxProblemFileBytes >> 10) + " KiB, '" +
+                                    out.file + "' has " + std::to_string(st.st_size) + " bytes");
+    bytesRead += st.st_size;
+    if (bytesRead > kMaxBenchmarkBytes)
+        r.fail(where + ".file", "expected problem files of at most " +
+                                    std::to_string(kMaxBenchmarkBytes >> 20) + " MiB in all");
     out.sha256 = Sha256::hexOfFile(path.string());
     return out;
 }
 
 }  // namespace
 
-BenchmarkFolder readBenchmarkFolder(const std::string& dir) {
+BenchmarkFolder readBenchmarkFolder(const std::string& dir, const std::string& only) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec))
         throw InputError(dir, "", "a folder written by reach-cli extract (--benchmark DIR)");
@@ -166,13 +183,21 @@ BenchmarkFolder readBenchmarkFolder(const std::string& dir) {
         r.fail("problems",
                "expected a list of at most " + std::to_string(kMaxProblems) + " problems");
     std::set<std::string> files;
+    std::map<std::string, std::string> byBytes;  // sha256 -> the first file of those bytes
+    int64_t bytesRead = 0;
     double covered = 0;
     for (size_t i = 0; i < problems.size(); ++i) {
         const std::string where = "problems[" + std::to_string(i) + "]";
-        BenchmarkProblem p = readProblem(r, problems[i], where, fs::path(dir), b.gpuUs);
+        BenchmarkProblem p =
+            readProblem(r, problems[i], where, fs::path(dir), b.gpuUs, only, bytesRead);
         if (!files.insert(p.file).second)
             r.fail(where + ".file",
                    "expected each problem file once, got '" + p.file + "' a second time");
+        // One problem's bytes under two names would match one verified run twice.
+        if (!p.sha256.empty())
+            if (const auto [it, fresh] = byBytes.emplace(p.sha256, p.file); !fresh)
+                r.fail(where + ".file", "expected each problem's bytes once: '" + p.file +
+                                            "' has the bytes of '" + it->second + "'");
         covered += p.gpuUs;
         b.problems.push_back(std::move(p));
     }
@@ -221,7 +246,7 @@ std::optional<std::string> recordedCallPrecision(const std::string& problemPath)
     std::error_code ec;
     if (!fs::is_regular_file(dir / "benchmark.json", ec))
         return std::nullopt;
-    const BenchmarkFolder folder = readBenchmarkFolder(dir.string());
+    const BenchmarkFolder folder = readBenchmarkFolder(dir.string(), problem.filename().string());
     for (const BenchmarkProblem& p : folder.problems)
         if (p.file == problem.filename().string())
             return callPrecision(p.signature);

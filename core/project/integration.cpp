@@ -269,6 +269,13 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
     if (ec)
         throw InputError(out, "", "a folder for the runs (" + ec.message() + ")");
     const std::string planPath = (fs::path(out) / "plan.json").string();
+    options.inputs.checkNamed(planPath);
+    for (int pair = 0; pair < options.runs; ++pair)
+        for (const char* mode : {"asis", "substituted", "hooks"}) {
+            const std::string stem = std::string(mode) + "_" + std::to_string(pair + 1);
+            options.inputs.checkNamed((fs::path(out) / (stem + ".json")).string());
+            options.inputs.checkNamed((fs::path(out) / (stem + ".report.json")).string());
+        }
     writeWholeFile(planPath, dumpJson(integrationPlanJson(plan)) + "\n", "a writable file");
     const RuleSet rules = options.rulesPath.empty() ? RuleSet::builtinDefault()
                                                     : RuleSet::fromFile(options.rulesPath);

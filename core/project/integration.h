@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/outputguard.h"
 #include "core/benchmark/exactprojection.h"
 #include "core/project/benchmarkfolder.h"
 #include "core/project/verifiedruns.h"
@@ -82,6 +83,7 @@ struct IntegrationOptions {
     std::string outDir;           // where the plan, traces and reports are kept
     std::string resourceDir;      // empty: findResourceDir()
     std::string rulesPath;        // empty: the built-in rules
+    OutputGuard inputs;           // what the command read: no run's file is written over it
 };
 
 // One run of the workload.

@@ -144,6 +144,7 @@ void reverifyWinners(IntegrationPlan& plan, const ReverifyOptions& options,
         const std::optional<json> doc = verifierDocument(run);
         const std::string keptPath =
             (fs::path(outDir) / ("reverify_" + stemOf(w.problem) + ".json")).string();
+        options.inputs.checkNamed(keptPath);
         writeWholeFile(keptPath, (doc ? dumpJson(*doc) : dumpJson(r.toJson())) + "\n",
                        "a file Reach can write (the re-verification's document)");
         const VerifiedRun fresh =

@@ -39,6 +39,7 @@ struct ReverifyOptions {
     std::optional<double> timeoutSeconds;  // setJobTimeout's default when none
     bool sandbox = false;                  // reach-verify --sandbox
     bool allPassing = false;               // a pass not faster than eager may be installed
+    OutputGuard inputs;                    // what the command read: never written over
 };
 
 // Verifies again every winner without evidence: reach-verify on its problem and candidate with

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "core/base/inputerror.h"
+#include "core/base/outputguard.h"
 #include "core/records/recordreader.h"
 #include "core/store/projectstore.h"
 #include "core/store/recordstore.h"
@@ -30,6 +31,17 @@ std::string formatOf(const EvaluationSet& set) {
 }  // namespace
 
 SavedProject saveProjectAs(const Project& project, const std::string& path) {
+    // A project saved over a trace or a records file it was read from would destroy it (issue
+    // 37). Over the project it came from is a save: what it held is in memory, written whole
+    // and renamed into place.
+    OutputGuard inputs;
+    for (const std::string& source : project.sources)
+        if (fs::path(source).extension() != ".reach")
+            inputs.addInput(source);
+    for (const EvaluationSet& set : project.evaluations)
+        if (fs::path(set.origin).extension() != ".reach")
+            inputs.addInput(set.origin);
+    inputs.checkNamed(path);
     SavedProject saved;
     const std::string temp = path + ".saving-" + std::to_string(::getpid());
     std::error_code ec;

@@ -10,6 +10,7 @@
 #include "core/base/jsonparse.h"
 #include "core/base/sha256.h"
 #include "core/benchmark/problemsource.h"
+#include "core/records/evalrecord.h"
 #include "core/records/recordimportverify.h"
 #include "core/store/projectstore.h"
 #include "core/store/verificationstore.h"
@@ -31,7 +32,10 @@ std::optional<double> positiveNumber(const json& obj, const char* key) {
     if (it == obj.end() || !it->is_number())
         return std::nullopt;
     const double v = it->get<double>();
-    return std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt;
+    // A time within the bounds of every record's (core/records/evalrecord.h): a document's
+    // 1e300 is no measurement, and printed 300 digits.
+    return std::isfinite(v) && v >= kMinRecordUs && v <= kMaxRecordUs ? std::optional<double>(v)
+                                                                       : std::nullopt;
 }
 
 // A timing object in docs/verifier.md's keys; its per-repetition times where the KernelBench
@@ -58,7 +62,8 @@ std::optional<TimedLoop> spreadOf(const json& t) {
     if (runner.is_array() && runner.size() >= 2 && runner.size() <= kMaxSamples) {
         std::vector<double> samples;
         for (const json& x : runner) {
-            if (!x.is_number() || !std::isfinite(x.get<double>()) || x.get<double>() <= 0)
+            if (!x.is_number() || !std::isfinite(x.get<double>()) ||
+                x.get<double>() < kMinRecordUs || x.get<double>() > kMaxRecordUs)
                 return s;  // one bad sample: the spread from p10/p90 instead
             samples.push_back(x.get<double>());
         }
@@ -135,7 +140,10 @@ VerifiedRun verifiedRunOf(const VerificationResult& v, const json& doc, std::str
     r.reasons = v.reasons;
     r.candidate = candidateOf(doc);
     r.eager = eagerOf(doc);
-    r.verifierSpeedup = std::isfinite(v.speedup) ? v.speedup : 0;
+    r.verifierSpeedup = std::isfinite(v.speedup) && v.speedup >= kMinRecordSpeedup &&
+                                v.speedup <= kMaxRecordSpeedup
+                            ? v.speedup
+                            : 0;
     if (v.baseline)
         r.verifierBaseline = v.baseline->kind;
     if (const auto it = doc.find("reach"); it != doc.end() && it->is_object())

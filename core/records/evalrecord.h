@@ -16,6 +16,16 @@ enum class Verification { Unverified = 0, Passed = 1, Failed = 2 };
 std::string_view verificationKey(Verification v);
 std::optional<Verification> verificationFromString(std::string_view s);
 
+// Every time and speedup Reach takes from a file, of any format: positive, finite and within
+// these. A time under a nanosecond is no kernel's (a leaderboard's 1e-320 printed "infx [-nan,
+// -nan]"), one past 10^12 us (11.6 days) no benchmark's; a speedup outside [10^-6, 10^6] is past
+// what any kernel can do against PyTorch's (absurd documents printed 300-digit numbers). Within
+// them, a speedup past the suspicion threshold is flagged (core/records/suspicion.h).
+constexpr double kMinRecordUs = 1e-3;
+constexpr double kMaxRecordUs = 1e12;
+constexpr double kMinRecordSpeedup = 1e-6;
+constexpr double kMaxRecordSpeedup = 1e6;
+
 // One evaluation: one candidate sample of one problem, produced by one model/config for one
 // backend, as some harness measured it (docs/records.md has the JSONL schema). Times are in
 // microseconds whatever the source used; an absent time is nullopt, never 0 or -1.

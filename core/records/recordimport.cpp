@@ -1,6 +1,7 @@
 #include "core/records/recordimport.h"
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <istream>
 #include <ostream>
@@ -80,21 +81,38 @@ void finishRecord(EvalRecord& r, const std::string& file, const std::string& pla
                          "is false but \"correct\" is true: a kernel that did not compile was "
                          "not run");
     }
-    const std::pair<const char*, std::optional<double>*> times[] = {
-        {"candidate_time_us", &r.candidateTimeUs},
-        {"baseline_eager_us", &r.baselineEagerUs},
-        {"baseline_compile_us", &r.baselineCompileUs},
-        {"baseline_recorded_us", &r.baselineRecordedUs},
-        {"speedup", &r.speedup},
-        {"roofline_floor_us", &r.rooflineFloorUs}};
-    for (const auto& [key, value] : times) {
-        if (*value && (!std::isfinite(**value) || **value <= 0)) {
-            throw InputError(file, field(key),
-                             "expected a positive number, got " + std::to_string(**value));
+    struct Bounded {
+        const char* key;
+        std::optional<double>* value;
+        double lo, hi;
+        const char* what;
+    };
+    const Bounded values[] = {
+        {"candidate_time_us", &r.candidateTimeUs, kMinRecordUs, kMaxRecordUs, "a time in us"},
+        {"baseline_eager_us", &r.baselineEagerUs, kMinRecordUs, kMaxRecordUs, "a time in us"},
+        {"baseline_compile_us", &r.baselineCompileUs, kMinRecordUs, kMaxRecordUs, "a time in us"},
+        {"baseline_recorded_us", &r.baselineRecordedUs, kMinRecordUs, kMaxRecordUs,
+         "a time in us"},
+        {"speedup", &r.speedup, kMinRecordSpeedup, kMaxRecordSpeedup, "a speedup"},
+        {"roofline_floor_us", &r.rooflineFloorUs, kMinRecordUs, kMaxRecordUs, "a time in us"}};
+    auto check = [&](const Bounded& b) {
+        if (*b.value && !(std::isfinite(**b.value) && **b.value >= b.lo && **b.value <= b.hi)) {
+            char got[64];
+            std::snprintf(got, sizeof got, "%.6g", **b.value);
+            char range[64];
+            std::snprintf(range, sizeof range, " from %g to %g", b.lo, b.hi);
+            throw InputError(file, field(b.key),
+                             std::string("expected ") + b.what + range + ", got " + got);
         }
-    }
-    if (!r.speedup)
+    };
+    for (const Bounded& b : values)
+        check(b);
+    if (!r.speedup) {
+        // From two times in bounds, a ratio may still be past physics: 10^12 / 10^-3.
         r.speedup = r.speedupFromTimes();
+        check({"speedup (baseline / candidate time)", &r.speedup, kMinRecordSpeedup,
+               kMaxRecordSpeedup, "a speedup"});
+    }
     if (r.level < 0)
         throw InputError(file, field("level"), "expected 0 or a positive level");
 }

@@ -127,23 +127,23 @@ EvalRecord rowToRecord(const RowReader& row, int64_t line) {
     // A leaderboard usually lists only kernels that passed: no correctness column means correct.
     r.correct = correct.value_or(true);
     r.compiled = compiled.value_or(r.correct);
-    auto scaled = [&](const char* field) -> std::optional<double> {
-        auto v = row.number(field);
-        return v ? std::optional<double>(*v * scale) : std::nullopt;
+    // A harness writes -1 for "no time" (KernelBench's runtime of a failed sample): absent. Any
+    // other value must be a positive number (core/records/recordimport.cpp checks its bounds): a
+    // 0 or a -2 taken as "none" hid a broken row (issue 37).
+    auto positive = [&](const char* field, double scale) -> std::optional<double> {
+        const auto v = row.number(field);
+        if (!v || *v == -1.0)
+            return std::nullopt;
+        if (!(*v > 0))
+            throw InputError(row.file, row.where(row.mapping.fields.at(field)),
+                             "expected a positive number, or -1 or an empty cell for none");
+        return *v * scale;
     };
-    r.candidateTimeUs = scaled("candidate_time");
-    r.baselineRecordedUs = scaled("baseline_time");
-    r.baselineEagerUs = scaled("baseline_eager");
-    r.baselineCompileUs = scaled("baseline_compile");
-    // Harnesses write -1 or 0 for "no time"; keep them as absent rather than reject the file.
-    for (auto* t :
-         {&r.candidateTimeUs, &r.baselineRecordedUs, &r.baselineEagerUs, &r.baselineCompileUs}) {
-        if (*t && **t <= 0)
-            t->reset();
-    }
-    r.speedup = row.number("speedup");
-    if (r.speedup && *r.speedup <= 0)
-        r.speedup.reset();
+    r.candidateTimeUs = positive("candidate_time", scale);
+    r.baselineRecordedUs = positive("baseline_time", scale);
+    r.baselineEagerUs = positive("baseline_eager", scale);
+    r.baselineCompileUs = positive("baseline_compile", scale);
+    r.speedup = positive("speedup", 1.0);
     r.artifactPath = row.text("artifact");
     r.hardware = row.text("hardware");
     r.date = row.text("date");

@@ -48,6 +48,15 @@ std::vector<int> splitStreams(const std::string& s) {
     return out;
 }
 
+// What a project may hold, checked where it is read: a time in microseconds from 0 to 10^12
+// (11.6 days of GPU time in one workload is past any profile), a count from 0 to 2^53.
+constexpr double kMaxStoredUs = 1e12;
+constexpr double kMaxStoredCount = 9007199254740992.0;
+
+std::string at(const char* table, int64_t id, const char* column) {
+    return std::string("table ") + table + ", row " + std::to_string(id) + ", column " + column;
+}
+
 WorkloadEntry entryFromRow(const SqliteStatement& st) {
     WorkloadEntry e;
     e.id = st.columnInt(0);
@@ -57,7 +66,7 @@ WorkloadEntry entryFromRow(const SqliteStatement& st) {
     e.format = st.columnText(4);
     e.device = st.columnText(5);
     e.importedAt = st.columnText(6);
-    e.gpuTimeUs = st.columnDouble(7);
+    e.gpuTimeUs = st.columnNumber(7, 0, kMaxStoredUs, at("workloads", e.id, "gpu_time_us"));
     e.kernelCount = st.columnInt(8);
     return e;
 }
@@ -291,10 +300,11 @@ Workload ProjectStore::loadWorkload(int64_t id) const {
     w.sourceHash = st.columnText(2);
     w.format = st.columnText(3);
     w.device = st.columnText(4);
-    w.gpuTimeUs = st.columnDouble(5);
-    w.busyTimeUs = st.columnDouble(6);
-    w.spanUs = st.columnDouble(7);
-    w.eventCount = st.columnInt(8);
+    w.gpuTimeUs = st.columnNumber(5, 0, kMaxStoredUs, at("workloads", id, "gpu_time_us"));
+    w.busyTimeUs = st.columnNumber(6, 0, kMaxStoredUs, at("workloads", id, "busy_time_us"));
+    w.spanUs = st.columnNumber(7, 0, kMaxStoredUs, at("workloads", id, "span_us"));
+    w.eventCount =
+        int64_t(st.columnNumber(8, 0, kMaxStoredCount, at("workloads", id, "event_count")));
 
     SqliteStatement ks = m_db.prepare(
         "SELECT id, name, kind, calls, total_us, min_us, max_us, streams, grid, block "
@@ -303,13 +313,14 @@ Workload ProjectStore::loadWorkload(int64_t id) const {
     std::vector<int64_t> kernelIds;
     while (ks.step()) {
         KernelStats k;
-        kernelIds.push_back(ks.columnInt(0));
+        const int64_t row = ks.columnInt(0);
+        kernelIds.push_back(row);
         k.name = ks.columnText(1);
-        k.kind = static_cast<ActivityKind>(ks.columnInt(2));
-        k.calls = ks.columnInt(3);
-        k.totalUs = ks.columnDouble(4);
-        k.minUs = ks.columnDouble(5);
-        k.maxUs = ks.columnDouble(6);
+        k.kind = static_cast<ActivityKind>(ks.columnNumber(2, 0, 2, at("kernels", row, "kind")));
+        k.calls = int64_t(ks.columnNumber(3, 0, kMaxStoredCount, at("kernels", row, "calls")));
+        k.totalUs = ks.columnNumber(4, 0, kMaxStoredUs, at("kernels", row, "total_us"));
+        k.minUs = ks.columnNumber(5, 0, kMaxStoredUs, at("kernels", row, "min_us"));
+        k.maxUs = ks.columnNumber(6, 0, kMaxStoredUs, at("kernels", row, "max_us"));
         k.streams = splitStreams(ks.columnText(7));
         k.grid = ks.columnText(8);
         k.block = ks.columnText(9);
@@ -318,7 +329,7 @@ Workload ProjectStore::loadWorkload(int64_t id) const {
 
     // One pass over the operator rows of this workload, matched back to kernels by id.
     SqliteStatement os = m_db.prepare(
-        "SELECT k.position, o.op, o.total_us, o.calls FROM kernel_operators o "
+        "SELECT k.position, o.op, o.total_us, o.calls, o.rowid FROM kernel_operators o "
         "JOIN kernels k ON k.id = o.kernel_id WHERE k.workload_id = ?1 "
         "ORDER BY k.position, o.position");
     os.bind(1, id);
@@ -326,8 +337,10 @@ Workload ProjectStore::loadWorkload(int64_t id) const {
         const auto pos = static_cast<size_t>(os.columnInt(0));
         if (pos >= w.kernels.size())
             continue;
-        w.kernels[pos].operators.push_back(
-            OperatorTime{os.columnText(1), os.columnDouble(2), os.columnInt(3)});
+        const int64_t row = os.columnInt(4);
+        w.kernels[pos].operators.push_back(OperatorTime{
+            os.columnText(1), os.columnNumber(2, 0, kMaxStoredUs, at("kernel_operators", row, "total_us")),
+            int64_t(os.columnNumber(3, 0, kMaxStoredCount, at("kernel_operators", row, "calls")))});
     }
     return w;
 }

@@ -25,10 +25,14 @@ void bindOptional(SqliteStatement& st, int index, const std::optional<double>& v
     }
 }
 
-std::optional<double> columnOptional(const SqliteStatement& st, int col) {
+// A stored time or speedup: NULL, or a number within the bounds every reader of records holds
+// (core/records/evalrecord.h); a project is a file from anyone, as a records file is.
+std::optional<double> columnOptional(const SqliteStatement& st, int col, int64_t id,
+                                     const char* column, double lo, double hi) {
     if (st.columnIsNull(col))
         return std::nullopt;
-    return st.columnDouble(col);
+    return st.columnNumber(col, lo, hi,
+                           "table eval_records, row " + std::to_string(id) + ", column " + column);
 }
 
 // Empty for a folder or a missing file: only a single source file has bytes to identify.
@@ -133,11 +137,15 @@ std::vector<EvalRecord> loadRecordSet(const ProjectStore& store, int64_t setId) 
         r.sampleId = st.columnText(8);
         r.compiled = st.columnInt(9) != 0;
         r.correct = st.columnInt(10) != 0;
-        r.candidateTimeUs = columnOptional(st, 11);
-        r.baselineEagerUs = columnOptional(st, 12);
-        r.baselineCompileUs = columnOptional(st, 13);
-        r.baselineRecordedUs = columnOptional(st, 14);
-        r.speedup = columnOptional(st, 15);
+        const int64_t id = st.columnInt(25);
+        auto time = [&](int col, const char* column) {
+            return columnOptional(st, col, id, column, kMinRecordUs, kMaxRecordUs);
+        };
+        r.candidateTimeUs = time(11, "candidate_time_us");
+        r.baselineEagerUs = time(12, "baseline_eager_us");
+        r.baselineCompileUs = time(13, "baseline_compile_us");
+        r.baselineRecordedUs = time(14, "baseline_recorded_us");
+        r.speedup = columnOptional(st, 15, id, "speedup", kMinRecordSpeedup, kMaxRecordSpeedup);
         r.artifactPath = st.columnText(16);
         r.harness = st.columnText(17);
         r.hardware = st.columnText(18);
@@ -151,7 +159,7 @@ std::vector<EvalRecord> loadRecordSet(const ProjectStore& store, int64_t setId) 
                     r.verificationReasons.push_back(reason.get<std::string>());
             }
         }
-        r.rooflineFloorUs = columnOptional(st, 22);
+        r.rooflineFloorUs = time(22, "roofline_floor_us");
         r.source = st.columnText(23);
         r.sourceLine = st.columnInt(24);
         r.storeId = st.columnInt(25);

@@ -71,6 +71,10 @@ public:
     double columnDouble(int col) const;
     std::string columnText(int col) const;
     bool columnIsNull(int col) const;
+    // A number a column keeps: an INTEGER or a REAL, finite, from `lo` to `hi`. Anything else
+    // (a TEXT, which columnDouble reads as 0; a -1e300; a NaN) throws InputError naming `place`,
+    // as the Nsight reader refuses a time that is not one (a project is a stranger's file too).
+    double columnNumber(int col, double lo, double hi, const std::string& place) const;
 
 private:
     [[noreturn]] void failTooBig() const;

@@ -100,10 +100,13 @@ std::vector<StoredVerification> loadVerifications(const ProjectStore& store) {
                     v.reasons.push_back(r.get<std::string>());
             }
         }
+        // Bounded as every record's time and speedup is (core/records/evalrecord.h).
+        const std::string row = "table verifications, row " + std::to_string(v.id) + ", column ";
         if (!st.columnIsNull(9))
-            v.medianUs = st.columnDouble(9);
+            v.medianUs = st.columnNumber(9, kMinRecordUs, kMaxRecordUs, row + "median_us");
         if (!st.columnIsNull(10))
-            v.speedup = st.columnDouble(10);
+            v.speedup =
+                st.columnNumber(10, kMinRecordSpeedup, kMaxRecordSpeedup, row + "speedup");
         v.device = st.columnText(11);
         v.json = st.columnText(12);
         v.verifiedAt = st.columnText(13);
@@ -145,7 +148,8 @@ std::vector<StoredTiming> storedTimings(const ProjectStore& store) {
     while (st.step())
         out.push_back({{st.columnText(0), st.columnText(1), st.columnText(2)},
                        st.columnText(3),
-                       st.columnDouble(4)});
+                       st.columnNumber(4, kMinRecordUs, kMaxRecordUs,
+                                       "table verifications, column median_us")});
     return out;
 }
 

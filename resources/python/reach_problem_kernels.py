@@ -20,7 +20,6 @@ The files are the ones `reach-cli extract` wrote, run because the user asked for
 """
 
 import argparse
-import importlib.util
 import json
 import os
 import select
@@ -28,6 +27,7 @@ import signal
 import sys
 import tempfile
 import time
+import types
 import traceback
 
 GPU_ACTIVITIES = ("kernel", "gpu_memcpy", "gpu_memset")
@@ -35,10 +35,13 @@ ANSWER_LIMIT = 16 << 20  # a child's answer past this is not an answer
 
 
 def _load(path):
-    spec = importlib.util.spec_from_file_location("reach_problem", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The problem, loaded as reach-verify loads it (reach_kb/loading.py): its bytes read as
+    UTF-8 and compiled as text, so no coding declaration in it changes what its bytes mean
+    (issue 37: `coding=unicode_escape` in a trace's file name made a kernel name code)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from reach_kb.loading import load_problem
+
+    return types.SimpleNamespace(**load_problem(path, "reach").namespace)
 
 
 def _gpu_activities(prof):

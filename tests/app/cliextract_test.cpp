@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -230,6 +231,185 @@ TEST_F(CliExtract, AHostileTraceWritesNoCode) {
     const auto [status, log] = runProblems(out);
     EXPECT_EQ(status, 0) << log;
     EXPECT_FALSE(fs::exists("/tmp/pwned"));
+}
+
+namespace {
+
+// A trace of one shaped call per entry (operator, dims, types, concrete), each launching one
+// kernel named `kernel` + its index: what a stranger's tool could write.
+struct Call {
+    const char* op;
+    json dims, types, concrete;
+};
+json traceOf(const std::vector<Call>& calls, const std::string& kernel) {
+    json events = json::array();
+    int id = 0;
+    for (const Call& c : calls) {
+        ++id;
+        const double ts = 100.0 * id;
+        events.push_back({{"ph", "X"},
+                          {"cat", "cpu_op"},
+                          {"name", c.op},
+                          {"ts", ts},
+                          {"dur", 50},
+                          {"pid", 1},
+                          {"tid", 1},
+                          {"args",
+                           {{"External id", id},
+                            {"Input Dims", c.dims},
+                            {"Input type", c.types},
+                            {"Concrete Inputs", c.concrete}}}});
+        events.push_back(
+            {{"ph", "X"},
+             {"cat", "kernel"},
+             {"name", kernel + std::to_string(id)},
+             {"ts", ts + 5},
+             {"dur", 50.0 / id},  // hottest first, in the order given
+             {"pid", 0},
+             {"tid", 7},
+             {"args", {{"External id", id}, {"correlation", id}, {"device", 0}, {"stream", 7}}}});
+    }
+    return json{{"traceEvents", events}};
+}
+
+std::vector<std::string> firstLines(const std::string& path, size_t n) {
+    std::ifstream in(path);
+    std::vector<std::string> out;
+    std::string line;
+    while (out.size() < n && std::getline(in, line))
+        out.push_back(line);
+    return out;
+}
+
+}  // namespace
+
+// Issue 37: extract wrote the trace's file name on line 2 of every problem, where Python honours
+// a coding declaration (PEP 263): a name holding `coding=unicode_escape` turned the `\x0a` that
+// extract writes for a kernel name's newline back into a newline, and the rest of the name ran,
+// under `extract --check` and any `python FILE`. Lines 1 and 2 are Reach's own now, every
+// recorded literal is one Reach printed ("01" is no Python; a 19-digit integer ended extract with
+// `internal error: stoll`), and the check loads a problem as reach-verify does.
+TEST_F(CliExtract, NoTextOfATraceReachesTheFirstTwoLinesAndEveryLiteralIsReachs) {
+    const std::string marker = dir.path("pwned");
+    const std::string kernel =
+        "vectorized_elementwise_kernel\nopen('" + marker + "', 'w').write('ran')\n#";
+    const std::string trace = dir.path("t coding=unicode_escape .json");
+    std::ofstream(trace) << traceOf(
+                                {{"aten::relu", json::array({{64, 64}}), {"float"}, {""}},
+                                 {"aten::add",
+                                  json::array({{64}, {64}, json::array()}),
+                                  {"float", "float", "Scalar"},
+                                  {"", "", "01"}},
+                                 {"aten::mul",
+                                  json::array({{64}, json::array()}),
+                                  {"float", "Scalar"},
+                                  {"", "1e999"}},
+                                 {"aten::index_select",
+                                  json::array({{64, 8}, json::array(), {16}}),
+                                  {"float", "Scalar", "long int"},
+                                  {"", "9999999999999999999", ""}}},
+                                kernel)
+                                .dump();
+    const std::string out = dir.path("bench");
+    const auto r = runCli({"extract", trace, "--out", out, "--category", "all", "--cover", "1"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json b = readJson(out + "/benchmark.json");
+    ASSERT_EQ(b["problems"].size(), 3u) << b.dump();
+    ASSERT_EQ(b["skipped"].size(), 1u) << b.dump();  // the index_select of a dim past int64
+    EXPECT_EQ(b["skipped"][0]["operator"], "aten::index_select");
+    std::string all;
+    for (const json& p : b["problems"]) {
+        const std::string file = out + "/" + p["file"].get<std::string>();
+        const auto lines = firstLines(file, 3);
+        ASSERT_EQ(lines.size(), 3u);
+        EXPECT_EQ(lines[0], "# -*- coding: utf-8 -*-");
+        EXPECT_EQ(lines[1], "# A KernelBench-format problem made by reach-cli extract from a profile.");
+        EXPECT_NE(lines[2].find("coding=unicode_escape"), std::string::npos) << lines[2];
+        std::ifstream in(file);
+        all += std::string(std::istreambuf_iterator<char>(in), {});
+    }
+    EXPECT_NE(all.find("args = [x0, x1, 1]"), std::string::npos) << all;  // "01"
+    EXPECT_NE(all.find("args = [x0, float('inf')]"), std::string::npos) << all;  // "1e999"
+
+    // Run as a user would (python FILE honours a coding declaration), as the tests' runner and
+    // the check load them: every problem runs, nothing of the names does.
+    for (const json& p : b["problems"]) {
+        const std::string cmd = std::string(REACH_TEST_PYTHON) + " '" + out + "/" +
+                                p["file"].get<std::string>() + "' >/dev/null 2>&1";
+        EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    }
+    const auto [status, log] = runProblems(out);
+    EXPECT_EQ(status, 0) << log;
+    const auto check = runCli({"extract", "--check", out, "--device", "cpu", "--python",
+                               REACH_TEST_PYTHON, "--timeout", "60", "--json"});
+    ASSERT_EQ(check.status, 0) << check.err;
+    EXPECT_EQ(json::parse(check.out)["ran"], 3) << check.out;
+    EXPECT_FALSE(fs::exists(marker));
+}
+
+// Issue 37: a problem's inputs are bounded (16 GiB) but its outputs were not: a recorded
+// aten::ones([200000, 100000]) and an aten::repeat of a 4x4 tensor 20000x100000 times, with
+// almost no input, asked for 80 GB and 119 GB when they ran. Each overload is sized on meta
+// tensors first: refused in one line before anything is allocated, the rest still runs.
+TEST_F(CliExtract, AProblemsOutputsAreBoundedAsItsInputsAre) {
+    const std::string trace = dir.path("outputs.json");
+    std::ofstream(trace) << traceOf({{"aten::ones",
+                                      json::array({json::array(), json::array(), json::array(),
+                                                   json::array(), json::array()}),
+                                      {"ScalarList", "", "", "", ""},
+                                      {"[200000, 100000]", "", "", "", ""}},
+                                     {"aten::repeat",
+                                      json::array({{4, 4}, json::array()}),
+                                      {"float", "ScalarList"},
+                                      {"", "[20000, 100000]"}},
+                                     {"aten::repeat",
+                                      json::array({{4, 4}, json::array()}),
+                                      {"float", "ScalarList"},
+                                      {"", "[2, 3]"}}},
+                                    "fill_kernel")
+                                    .dump();
+    const std::string out = dir.path("bench");
+    const auto r = runCli({"extract", trace, "--out", out, "--category", "all", "--cover", "1"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json b = readJson(out + "/benchmark.json");
+    ASSERT_EQ(b["problems"].size(), 3u) << b.dump();
+    const auto check = runCli({"extract", "--check", out, "--device", "cpu", "--python",
+                               REACH_TEST_PYTHON, "--timeout", "60", "--json"});
+    ASSERT_EQ(check.status, 0) << check.err;
+    const json result = json::parse(check.out);
+    EXPECT_EQ(result["ran"], 1) << check.out;
+    int bounded = 0;
+    for (const json& p : result["per_problem"]) {
+        if (p["ran"].get<bool>())
+            continue;
+        const std::string error = p["error"];
+        EXPECT_NE(error.find("GiB: Reach's problems produce at most 16 GiB"), std::string::npos)
+            << error;
+        ++bounded;
+    }
+    EXPECT_EQ(bounded, 2);
+}
+
+// A trace of more distinct hot calls than any workload has: extract writes the hottest 1000 and
+// says so, never a folder its own reader refuses (a 556 KB trace made 18000 files).
+TEST_F(CliExtract, ProblemsAreCappedAndTheCapIsSaid) {
+    std::vector<Call> calls;
+    for (int i = 0; i < 1100; ++i)
+        calls.push_back({"aten::relu", json::array({{i + 1}}), {"float"}, {""}});
+    const std::string trace = dir.path("many.json");
+    std::ofstream(trace) << traceOf(calls, "k").dump();
+    const std::string out = dir.path("bench");
+    const auto r = runCli({"extract", trace, "--out", out, "--category", "all", "--cover", "1"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("stopped at 1000 problems"), std::string::npos) << r.out.substr(0, 300);
+    const json b = readJson(out + "/benchmark.json");
+    EXPECT_EQ(b["problems"].size(), 1000u);
+    EXPECT_EQ(b["problems_capped_at"], 1000);
+    EXPECT_EQ(b["signatures_past_the_cover"], 100);
+    size_t files = 0;
+    for (const auto& e : fs::directory_iterator(out))
+        files += e.path().extension() == ".py";
+    EXPECT_EQ(files, 1000u);
 }
 
 // Calls the profiler recorded in their out= form (Qwen2.5-1.5B training's gather and arange):

@@ -146,6 +146,13 @@ def integration():
             out("integration_document", os.path.basename(path), data)
 
 
+def benchmark_folders():
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests/data/benchmark/*.json"))):
+        data = open(path, "rb").read()
+        if b'"profile_sha256"' in data and b'"problems"' in data:
+            out("benchmark_folder", os.path.basename(path), data)
+
+
 def handmade():
     for d in glob.glob(os.path.join(ROOT, "tests/data/fuzz/*")):
         for f in glob.glob(os.path.join(d, "*")):
@@ -162,4 +169,5 @@ if __name__ == "__main__":
     records()
     others()
     integration()
+    benchmark_folders()
     handmade()

@@ -17,6 +17,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "core/base/inputerror.h"
 #include "core/base/sha256.h"
 #include "plotstestdata.h"
@@ -108,6 +110,7 @@ private slots:
     void cliFigureOfThePublishedStudy();
     void cliFigureOfTwelveRealTracesCutsNoStartNorTag();
     void cliFigureBadInputExitsTwo();
+    void cliFigureNeverWritesOverAnInputNorAStrangersFile();
     void cliFigureSpeedupsWithNoInputIsTheSample();
     void cliFigureProjectionWithAnIntegrationRun();
 
@@ -510,6 +513,86 @@ void FigureExporterTest::cliFigureBadInputExitsTwo() {
     QVERIFY(out.contains("none.jsonl"));
     out = run(cli, {"figure", "pie", "--out", m_dir.filePath("x.pdf")}, &status);
     QCOMPARE(status, 2);
+}
+
+// Issue 37: `figure breakdown X.json --out X.pdf` wrote its provenance over the trace X.json. An
+// output that is an input (by any name: a hard link, a relative path), or a sidecar that would
+// replace a file Reach did not write for this figure, is one line naming it and exit 2, with
+// every byte of the inputs and of that file as they were; Reach's own sidecars are replaced on a
+// re-export, and --force replaces a stranger's.
+void FigureExporterTest::cliFigureNeverWritesOverAnInputNorAStrangersFile() {
+    const QString cli = QStringLiteral(REACH_CLI_BINARY);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString trace = dir.filePath("X.json");
+    QVERIFY(QFile::copy(QString::fromStdString(plotstest::testData("kineto/link_correlation.json")),
+                        trace));
+    const std::string traceHash = Sha256::hexOfFile(trace.toStdString());
+    auto unchanged = [&] { return Sha256::hexOfFile(trace.toStdString()) == traceHash; };
+    int status = -1;
+
+    // The provenance of X.pdf is X.json: the input.
+    QString out = run(cli, {"figure", "breakdown", trace, "--out", dir.filePath("X.pdf")}, &status);
+    QCOMPARE(status, 2);
+    QCOMPARE(out.trimmed().count('\n'), 0);
+    QVERIFY2(out.contains("X.json"), qPrintable(out));
+    QVERIFY(unchanged());
+    QVERIFY(!QFile::exists(dir.filePath("X.pdf")) && !QFile::exists(dir.filePath("X.csv")));
+    // --force replaces a stranger's file, never an input.
+    out = run(cli, {"figure", "breakdown", trace, "--out", dir.filePath("X.pdf"), "--force"},
+              &status);
+    QCOMPARE(status, 2);
+    QVERIFY(unchanged());
+
+    // The same file under another name: a hard link read, the trace beside the figure.
+    const QString link = dir.filePath("link.json");
+    QVERIFY(::link(trace.toUtf8().constData(), link.toUtf8().constData()) == 0);
+    out = run(cli, {"figure", "breakdown", link, "--out", dir.filePath("X.svg")}, &status);
+    QCOMPARE(status, 2);
+    QVERIFY(unchanged());
+
+    // The figure itself is the rule file read.
+    const QString rules = dir.filePath("rules.pdf");
+    {
+        QFile f(rules);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"name": "mine", "rules": [{"pattern": "gemm", "category": "addressable"}]})");
+    }
+    out = run(cli, {"figure", "breakdown", trace, "--rules", rules, "--out", rules}, &status);
+    QCOMPARE(status, 2);
+    QVERIFY2(out.contains("rules.pdf") && out.contains("never writes over its input"),
+             qPrintable(out));
+
+    // A CSV of the user's where the figure's data would go.
+    const QString fig = dir.filePath("fig.pdf");
+    {
+        QFile f(dir.filePath("fig.csv"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("my,own,data\n");
+    }
+    out = run(cli, {"figure", "breakdown", trace, "--out", fig}, &status);
+    QCOMPARE(status, 2);
+    QVERIFY2(out.contains("fig.csv") && out.contains("--force"), qPrintable(out));
+    QVERIFY(!QFile::exists(fig));
+    {
+        QFile f(dir.filePath("fig.csv"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("my,own,data\n"));
+    }
+    out = run(cli, {"figure", "breakdown", trace, "--out", fig, "--force"}, &status);
+    QVERIFY2(status == 0, qPrintable(out));
+    // Now they are Reach's: a re-export replaces them without --force.
+    out = run(cli, {"figure", "breakdown", trace, "--out", fig}, &status);
+    QVERIFY2(status == 0, qPrintable(out));
+    // A CSV edited since is someone's again.
+    {
+        QFile f(dir.filePath("fig.csv"));
+        QVERIFY(f.open(QIODevice::Append));
+        f.write("edited\n");
+    }
+    out = run(cli, {"figure", "breakdown", trace, "--out", fig}, &status);
+    QCOMPARE(status, 2);
+    QVERIFY(unchanged());
 }
 
 void FigureExporterTest::cliFigureSpeedupsWithNoInputIsTheSample() {

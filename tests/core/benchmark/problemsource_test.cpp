@@ -258,3 +258,65 @@ TEST(ProblemSource, TheCallsPrecisionIsItsOneFloatingDtype) {
         "");
     EXPECT_EQ(callPrecision(json("not a signature")), "");
 }
+
+// Python honours a coding declaration on line 1 or 2 (PEP 263): both are Reach's own, whatever
+// the header holds (issue 37: a trace named `coding=unicode_escape` made a kernel name code).
+TEST(ProblemSource, TheFirstTwoLinesAreReachsOwn) {
+    const ProblemSource p = problemSource("aten::relu", sig({{4}}, {"float"}, {""}),
+                                          {"profile: x coding=unicode_escape y", "kernel: a\nb"}, "");
+    ASSERT_TRUE(p.ok) << p.why;
+    const size_t first = p.source.find('\n'), second = p.source.find('\n', first + 1);
+    EXPECT_EQ(p.source.substr(0, first), "# -*- coding: utf-8 -*-");
+    EXPECT_EQ(p.source.substr(first + 1, second - first - 1),
+              "# A KernelBench-format problem made by reach-cli extract from a profile.");
+    EXPECT_EQ(p.source.find("coding=unicode_escape"), p.source.find("# profile: ") + 11);
+    EXPECT_GT(p.source.find("coding=unicode_escape"), second);
+}
+
+// Every literal is one Reach printed from the value it parsed, never the trace's text.
+TEST(ProblemSource, EveryLiteralIsOneReachPrinted) {
+    auto literal = [](const std::string& scalar) {
+        const ProblemSource p = problemSource(
+            "aten::add",
+            sig({{4}, {4}, json::array()}, {"float", "float", "Scalar"}, {"", "", scalar}), {}, "");
+        if (!p.ok)
+            return std::string("refused: ") + p.why;
+        const std::string call = "args = [x0, x1, ";
+        const size_t at = p.source.find(call);
+        return p.source.substr(at + call.size(), p.source.find(']', at) - at - call.size());
+    };
+    EXPECT_EQ(literal("01"), "1");  // no Python: a leading zero
+    EXPECT_EQ(literal("-0"), "0");
+    EXPECT_EQ(literal("-007"), "-7");
+    EXPECT_EQ(literal("2."), "2.0");  // stays a float
+    EXPECT_EQ(literal("1.50"), "1.5");
+    EXPECT_EQ(literal("1e999"), "float('inf')");
+    EXPECT_EQ(literal("-1e999"), "float('-inf')");
+    EXPECT_EQ(literal("1e-400"), "0.0");
+    EXPECT_EQ(literal("9223372036854775807"), "9223372036854775807");
+    // Past int64: no scalar a call takes; it ended extract with `internal error: stoll`.
+    EXPECT_EQ(literal("9999999999999999999").rfind("refused: ", 0), 0u);
+    EXPECT_EQ(literal("-9999999999999999999").rfind("refused: ", 0), 0u);
+
+    const ProblemSource list = problemSource(
+        "aten::view", sig({{4}, json::array()}, {"float", "ScalarList"}, {"", "[02, -01]"}), {}, "");
+    ASSERT_TRUE(list.ok) << list.why;
+    EXPECT_NE(list.source.find("args = [x0, [2, -1]]"), std::string::npos) << list.source;
+    // A dimension argument past int64 (index_select's dim) is refused, never a crash.
+    const ProblemSource dim = problemSource(
+        "aten::index_select",
+        sig({{64, 8}, json::array(), {16}}, {"float", "Scalar", "long int"},
+            {"", "9999999999999999999", ""}),
+        {}, "");
+    EXPECT_FALSE(dim.ok);
+}
+
+// The outputs of a problem are sized on meta tensors before anything is allocated.
+TEST(ProblemSource, EveryProblemBoundsItsOutputsBeforeItAllocatesThem) {
+    const ProblemSource p = problemSource(
+        "aten::repeat", sig({{4, 4}, json::array()}, {"float", "ScalarList"}, {"", "[2, 3]"}), {},
+        "");
+    ASSERT_TRUE(p.ok) << p.why;
+    EXPECT_NE(p.source.find("_MAX_OUTPUT_BYTES = 16 << 30"), std::string::npos);
+    EXPECT_NE(p.source.find("_bounded(call(_meta(args), meta=True))"), std::string::npos);
+}

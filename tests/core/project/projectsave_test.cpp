@@ -116,4 +116,32 @@ TEST(ProjectSave, AFailedSaveLeavesTheTargetAsItWas) {
     EXPECT_THROW(saveProjectAs(open, nowhere), InputError);
 }
 
+// Issue 37: nothing is written over a file the numbers were read from. Saving the project over
+// the records file it holds (by its name, or a hard link to it) is one line naming the path, and
+// the file keeps every byte; over the project it was opened from is a save.
+TEST(ProjectSave, NeverOverAFileItWasReadFrom) {
+    TempDir dir;
+    const fs::path records = dir.path / "records.jsonl";
+    fs::copy_file(kSmall, records);
+    fs::create_hard_link(records, dir.path / "other-name.reach");
+    const auto size = fs::file_size(records);
+    const Project open = openInputs({records.string()}, RuleSet::builtinDefault());
+    for (const fs::path& target : {records, dir.path / "other-name.reach"}) {
+        try {
+            saveProjectAs(open, target.string());
+            ADD_FAILURE() << "saved over " << target;
+        } catch (const InputError& e) {
+            EXPECT_EQ(std::string(e.what()).rfind(target.string(), 0), 0u) << e.what();
+            EXPECT_NE(std::string(e.what()).find("never writes over its input"),
+                      std::string::npos)
+                << e.what();
+        }
+        EXPECT_EQ(fs::file_size(records), size);
+    }
+    const std::string project = (dir.path / "p.reach").string();
+    saveProjectAs(open, project);
+    const Project reopened = openInputs({project}, RuleSet::builtinDefault());
+    EXPECT_NO_THROW(saveProjectAs(reopened, project));
+}
+
 }  // namespace reach_test_projectsave_test

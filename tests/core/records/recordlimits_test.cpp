@@ -114,4 +114,44 @@ TEST(RecordLimits, ANumberErrorInAVerifierResultNamesItsOffset) {
     EXPECT_NE(msg.find("byte " + std::to_string(text.find("1e309"))), std::string::npos) << msg;
 }
 
+// Issue 37: every time and speedup is positive, finite and within limits, in every format: a
+// leaderboard's 0, -2 or 1e-320 was taken silently (1e-320 printed "infx [-nan, -nan]"), and a
+// document's 1e300 printed 300 digits. -1 stays a harness's "no time".
+TEST(RecordLimits, EveryTimeAndSpeedupIsPositiveFiniteAndWithinLimits) {
+    TempFolder dir;
+    const std::string head = R"({"problem_id":"p","compiled":true,"correct":true,)";
+    for (const auto& [body, key] : std::vector<std::pair<std::string, std::string>>{
+             {R"("candidate_time_us":1e-320})", "candidate_time_us"},
+             {R"("candidate_time_us":1e300})", "candidate_time_us"},
+             {R"("speedup":1e300})", "speedup"},
+             {R"("speedup":1e-9})", "speedup"},
+             {R"("baseline_eager_us":1e-300,"candidate_time_us":5})", "baseline_eager_us"},
+             // Two times in bounds whose ratio is not: 10^12 us / 10^-3 us.
+             {R"("baseline_eager_us":1e12,"candidate_time_us":0.001})", "speedup"}}) {
+        expectRefused(writeText(dir.path("r.jsonl"), head + body + "\n"), {}, key, "from");
+    }
+    // The bounds themselves are taken.
+    const auto ok = readRecords(
+        writeText(dir.path("ok.jsonl"),
+                  head + R"("baseline_eager_us":1e6,"candidate_time_us":1,"speedup":1e6})" "\n"),
+        {});
+    ASSERT_EQ(ok.size(), 1u);
+
+    // A leaderboard's table: -1 is none; 0, -2 and 1e-320 are refused naming row and column.
+    RecordReadOptions o;
+    ColumnMapping m;
+    m.fields = {{"problem", "task"}, {"speedup", "x"}, {"candidate_time", "ms"}};
+    m.timeUnit = "ms";
+    o.mapping = m;
+    const auto none = readRecords(writeText(dir.path("none.csv"), "task,x,ms\na,-1,-1\n"), o);
+    ASSERT_EQ(none.size(), 1u);
+    EXPECT_FALSE(none[0].speedup);
+    EXPECT_FALSE(none[0].candidateTimeUs);
+    expectRefused(writeText(dir.path("zero.csv"), "task,x,ms\na,2,0\n"), o, "column \"ms\"",
+                  "positive");
+    expectRefused(writeText(dir.path("neg.csv"), "task,x,ms\na,-2,5\n"), o, "column \"x\"",
+                  "positive");
+    expectRefused(writeText(dir.path("tiny.csv"), "task,x,ms\na,2,1e-320\n"), o, "", "");
+}
+
 }  // namespace reach_test_recordlimits_test

@@ -10,6 +10,8 @@
 #include <chrono>
 #include <filesystem>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "core/base/inputerror.h"
 #include "core/store/projectstore.h"
@@ -91,6 +93,34 @@ TEST(ProjectStoreHardening, AProjectWithoutWritePermissionIsReadable) {
     EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
     EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
     ::chmod(dir.root().c_str(), 0755);
+}
+
+// Issue 37: a project's numbers were not checked as an Nsight export's are: a TEXT time read as
+// 0 and -1e300 gave nonsense with exit 0. Each is one line naming table, row and column.
+TEST(ProjectStoreHardening, ATimeThatIsNoTimeIsRefusedNamingTableRowAndColumn) {
+    for (const auto& [sql, place] : std::vector<std::pair<std::string, std::string>>{
+             {"UPDATE kernels SET total_us = 'abc'", "table kernels, row 1, column total_us"},
+             {"UPDATE kernels SET max_us = -1e300", "table kernels, row 1, column max_us"},
+             {"UPDATE kernels SET calls = 1e300", "table kernels, row 1, column calls"},
+             {"UPDATE workloads SET gpu_time_us = X'00'", "table workloads, row 1, column gpu_time_us"},
+             {"UPDATE workloads SET span_us = 1e13", "table workloads, row 1, column span_us"}}) {
+        TempFolder dir;
+        const std::string path = dir.path("p.reach");
+        ProjectStore::open(path).importWorkload(smallWorkload("cc"));
+        sqlite3* db = nullptr;
+        ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+        sqlite3_close(db);
+        try {
+            const ProjectStore store = ProjectStore::open(path, ProjectStore::Mode::MustExist);
+            for (const WorkloadEntry& e : store.workloadEntries())
+                store.loadWorkload(e.id);
+            ADD_FAILURE() << sql << ": accepted";
+        } catch (const InputError& e) {
+            EXPECT_EQ(e.place(), place) << e.what();
+            EXPECT_EQ(std::string(e.what()).rfind(path, 0), 0u) << e.what();
+        }
+    }
 }
 
 }  // namespace reach_test_projectstore_hardening_test
