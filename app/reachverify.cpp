@@ -44,6 +44,7 @@ const char* kUsage =
     "       reach-verify --problem P.py --candidate C.py [--precision fp32|bf16|fp16]\n"
     "                    [--python PY] [--kb-tolerance T] [--worker-timeout S] [--seed-count K]\n"
     "                    [--no-compile-baseline] [--worker-device cuda|cpu] [--fresh]\n"
+    "                    [--queue-timeout S]\n"
     "                    [options above]\n"
     "  A .py problem and candidate are KernelBench format (docs/kernelbench.md): the Python\n"
     "  worker gives KernelBench's verdict and Reach's; --worker-device cpu is for tests.\n"
@@ -53,6 +54,9 @@ const char* kUsage =
     "  an unchanged job (Reach's checks and timing always run again); --fresh reuses nothing.\n"
     "  --device-info --bandwidth adds the measured device-to-device copy bandwidth (GB/s),\n"
     "  which `reach-cli headroom --gpu local` takes as the local GPU's memory roofline.\n"
+    "  --worker-timeout S bounds each worker's own work; its waits for the GPU (another job\n"
+    "  holding the timing lock) are not counted, and are bounded by --queue-timeout S\n"
+    "  (default 600): past it, \"error: the GPU was busy\", never timeout.\n"
     "  --sandbox runs the job under bubblewrap: no network, the home directory hidden, only the\n"
     "  job's files visible (docs/security.md).\n";
 
@@ -372,6 +376,8 @@ int main(int argc, char** argv) {
             kb.kbTolerance = number(a, next());
         else if (a == "--worker-timeout")
             kb.timeoutSeconds = number(a, next());
+        else if (a == "--queue-timeout")
+            kb.queueLimitSeconds = number(a, next());
         else if (a == "--seed-count") {
             const double n = number(a, next());
             if (n < 1 || n > 100)

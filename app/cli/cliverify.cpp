@@ -54,9 +54,17 @@ std::vector<std::string> passThrough(const CliArgs& args) {
 }
 
 // The job's limits: --timeout, else the one rule of core/project/recordjob.h.
+// --timeout bounds the job's own work; --queue-timeout its waits for the GPU (queueclock.h):
+// reach-verify's workers get the limit, this process a minute more, so that reach-verify says
+// "the GPU was busy" itself.
 void setTimeout(const CliArgs& args, VerifyProcessRequest& req) {
-    setJobTimeout(req, isKernelBenchFormat(req.problemFile, req.candidateFile),
-                  args.number("--timeout", 1, 86400));
+    const bool kernelBench = isKernelBenchFormat(req.problemFile, req.candidateFile);
+    setJobTimeout(req, kernelBench, args.number("--timeout", 1, 86400));
+    if (const auto q = args.number("--queue-timeout", 1, 86400)) {
+        req.queueLimitSeconds = *q + 60;
+        if (kernelBench)
+            req.extraArgs.insert(req.extraArgs.end(), {"--queue-timeout", std::to_string(*q)});
+    }
 }
 
 // reach-verify said the input is bad (exit 2): its one line already names the file and the place;
@@ -306,7 +314,8 @@ int runVerify(const std::vector<std::string>& argv, CliIo& io) {
                     "--seed",      "--scale",     "--thresholds",   "--baseline-us",
                     "--cache-dir", "--resources", "--timeout",      "--seeds",
                     "--only",      "--record",    "--project",      "--kernelbench-dir",
-                    "--python",    "--precision", "--kb-tolerance", "--worker-device"};
+                    "--python",    "--precision", "--kb-tolerance", "--worker-device",
+                    "--queue-timeout"};
     addBatchOptions(spec);
     CliArgs args(remaining, spec);
     if (!args.positionals().empty())
@@ -337,7 +346,8 @@ CliCommand verifyCommand() {
         "[--sandbox]\n"
         "                        [--json]\n"
         "       reach-cli verify --problem P.py --candidate C.py [--precision fp32|bf16|fp16]\n"
-        "                        [--seed S] [--reps N] [--timeout S] [--python PY] [--json]\n"
+        "                        [--seed S] [--reps N] [--timeout S] [--queue-timeout S]\n"
+        "                        [--python PY] [--json]\n"
         "       reach-cli verify --record KEY --project P.reach [--trust DIR ...]\n"
         "                        [--kernelbench-dir DIR] [--reps N] [--timeout S] [--json]\n"
         "       reach-cli verify --controls [--seeds K] [--reps N] [--only NAME] [--json]\n"
@@ -356,6 +366,9 @@ CliCommand verifyCommand() {
         "                 [/sample]]]) and store the result in the project, as the GUI's\n"
         "                 Re-verify does; its files must lie beside the record's source, in\n"
         "                 Reach's resources or in a folder given with --trust\n"
+        "  --timeout S    the job's own work; its waits for the GPU (other jobs holding the\n"
+        "                 timing lock) are not counted but bounded by --queue-timeout S\n"
+        "                 (default 600): past it, \"error: the GPU was busy\", never timeout\n"
         "  --sandbox      run reach-verify (and the candidate) under bubblewrap: no network,\n"
         "                 the home directory hidden, only the job's files visible\n"
         "                 (docs/security.md)\n"

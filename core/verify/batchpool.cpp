@@ -34,18 +34,44 @@ double since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// What a KernelBench-format job's baselines depend on in a batch: its problem's bytes and the
+// precision it runs in (the GPU and stack are the batch's own). Jobs of one key share them
+// through the results cache (resources/python/reach_kb/resultcache.py).
+std::string baselineKey(const BatchJob& job) {
+    std::string key = job.problemHash.empty() ? job.request.problemFile : job.problemHash;
+    const auto& a = job.request.extraArgs;
+    for (size_t i = 0; i + 1 < a.size(); ++i)
+        if (a[i] == "--precision")
+            key += "|" + a[i + 1];
+    return key;
+}
+
 // The scheduler's state, under one mutex. Jobs wait in order; a GPU worker takes the first one
-// that is ready (nothing to compile, or compiled ahead), else one nobody compiles yet (it then
-// compiles it itself, rather than idle), else it waits for a compile to finish.
+// that is ready (nothing to compile, or compiled ahead; for a KernelBench-format job, no other
+// job of its problem measuring the baselines), else one nobody compiles yet (it then compiles
+// it itself, rather than idle), else it waits for a compile or a first job to finish.
+//
+// Baselines first (issue 38): the first job of a problem measures its baselines (eager, and
+// torch.compile: 36-114 s on an H100) and caches them; the problem's other jobs wait for that
+// one, not for their own, and meanwhile the workers take other problems' jobs.
 class Scheduler {
 public:
     enum class Group { NotStarted, Compiling, Done };
 
     Scheduler(const std::vector<BatchJob>& jobs, bool compileAhead) {
         m_group.assign(jobs.size(), -1);
-        std::map<std::string, int> byCandidate;
+        m_problem.assign(jobs.size(), -1);
+        std::map<std::string, int> byCandidate, byProblem;
         for (size_t j = 0; j < jobs.size(); ++j) {
             const BatchJob& job = jobs[j];
+            if (job.kernelBenchFormat) {
+                auto [it, fresh] = byProblem.emplace(baselineKey(job), int(m_problemState.size()));
+                if (fresh) {
+                    m_problemState.push_back(Group::NotStarted);
+                    m_problemOwner.push_back(-1);
+                }
+                m_problem[j] = it->second;
+            }
             if (job.pinnedGpu)
                 m_pinned[*job.pinnedGpu].push_back(int(j));
             else
@@ -74,6 +100,16 @@ public:
             bool compiling = false;
             for (std::list<int>* l : lists) {
                 for (auto it = l->begin(); it != l->end(); ++it) {
+                    const int p = m_problem[size_t(*it)];
+                    if (p >= 0 && m_problemState[size_t(p)] == Group::Compiling) {
+                        compiling = true;  // its problem's first job measures the baselines
+                        continue;
+                    }
+                    if (p >= 0 && m_problemState[size_t(p)] == Group::NotStarted) {
+                        m_problemState[size_t(p)] = Group::Compiling;
+                        m_problemOwner[size_t(p)] = *it;
+                        return take(*l, it);
+                    }
                     const int g = m_group[size_t(*it)];
                     if (g < 0 || m_groupState[size_t(g)] == Group::Done)
                         return take(*l, it);
@@ -121,6 +157,10 @@ public:
     void jobFinished(int job) {
         std::lock_guard lk(m_mutex);
         --m_running;
+        if (const int p = m_problem[size_t(job)]; p >= 0 && m_problemOwner[size_t(p)] == job) {
+            m_problemState[size_t(p)] = Group::Done;
+            m_cv.notify_all();
+        }
         const int g = m_group[size_t(job)];
         if (g >= 0 && m_groupOwner[size_t(g)] == job) {
             m_groupState[size_t(g)] = Group::Done;
@@ -158,6 +198,11 @@ private:
     std::vector<Group> m_groupState;
     std::vector<int> m_groupJob;    // the job whose candidate a group compiles
     std::vector<int> m_groupOwner;  // the GPU job compiling it itself, -1: a compile worker
+    // job -> its KernelBench-format problem (baselineKey), -1: none; per problem, whether its
+    // first job has not started, measures the baselines (Compiling) or is done.
+    std::vector<int> m_problem;
+    std::vector<Group> m_problemState;
+    std::vector<int> m_problemOwner;
     size_t m_cursor = 0;
     int m_running = 0;
     int m_compiled = 0;

@@ -1,4 +1,6 @@
 #include "core/verify/childprocess.h"
+#include "core/verify/queueclock.h"
+
 
 #include <fcntl.h>
 #include <poll.h>
@@ -64,8 +66,11 @@ std::vector<std::string> childEnvironment(const std::vector<std::string>& extraE
 }
 
 ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds,
-                     const std::vector<std::string>& extraEnv, std::stop_token stop,
-                     const std::vector<int>& inheritFds) {
+                     const std::vector<std::string>& extraEnvIn, std::stop_token stop,
+                     const std::vector<int>& inheritFds, const ChildQueue& queue) {
+    std::vector<std::string> extraEnv = extraEnvIn;
+    if (queue.file && !queue.file->path().empty())
+        extraEnv.push_back("REACH_QUEUE_FILE=" + queue.file->path());
     ChildResult r;
     // The caller's copies go however this ends, and as soon as the child exists (it has its own
     // from fork on): a connection held here would outlive a child that died.
@@ -172,7 +177,14 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds
             killGroup(r.cancelled);
             break;
         }
-        int left = int((timeoutSeconds - since(t0)) * 1000);
+        // The job's own work: its waits for the GPU are not counted, but bounded apart.
+        const double elapsed = since(t0);
+        r.queueSeconds = queue.file ? queue.file->queuedSeconds(elapsed) : 0;
+        if (r.queueSeconds > queue.limitSeconds) {
+            killGroup(r.gpuBusy);
+            break;
+        }
+        int left = int((timeoutSeconds - (elapsed - r.queueSeconds)) * 1000);
         if (left <= 0) {
             killGroup(r.timedOut);
             break;
@@ -218,7 +230,7 @@ ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds
         }
         if (stop.stop_requested())
             killGroup(r.cancelled);
-        if (since(t0) > timeoutSeconds && !r.cancelled)
+        if (since(t0) - r.queueSeconds > timeoutSeconds && !r.cancelled && !r.gpuBusy)
             killGroup(r.timedOut);
         usleep(nap);
         nap = std::min<useconds_t>(nap * 2, 10000);

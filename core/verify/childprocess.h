@@ -11,12 +11,23 @@ struct ChildResult {
     bool started = false;    // false when fork/exec failed (error says why)
     bool timedOut = false;   // killed (SIGKILL, whole process group) after the timeout
     bool cancelled = false;  // killed (SIGKILL, whole group) because stop was requested
+    bool gpuBusy = false;    // killed after waiting for its GPU past the queue limit
+    double queueSeconds = 0;  // of `seconds`, waiting for the GPU (queueclock.h)
     int exitCode = -1;       // when it exited normally
     int termSignal = 0;      // when a signal ended it
     std::string out;         // stdout, whole
     std::string err;         // stderr, whole
     std::string error;
     double seconds = 0;
+};
+
+class QueueFile;
+
+// A job's waits for its GPU (core/verify/queueclock.h): the child gets $REACH_QUEUE_FILE, its
+// timeout counts only its own work, and past `limitSeconds` of waiting it is killed (gpuBusy).
+struct ChildQueue {
+    const QueueFile* file = nullptr;  // none: the timeout counts everything, waits included
+    double limitSeconds = 600;
 };
 
 // Runs argv[0] with arguments in its own process group, capturing stdout and stderr, and kills
@@ -36,7 +47,7 @@ struct ChildResult {
 // once the child has started (or could not start).
 ChildResult runChild(const std::vector<std::string>& argv, double timeoutSeconds,
                      const std::vector<std::string>& extraEnv = {}, std::stop_token stop = {},
-                     const std::vector<int>& inheritFds = {});
+                     const std::vector<int>& inheritFds = {}, const ChildQueue& queue = {});
 
 // How a child's output is kept (runChild and the worker server's client): stdout, which
 // carries one JSON document, up to 64 MiB; stderr, a log, its last 1 MiB. A child that prints

@@ -1,5 +1,6 @@
 #include "core/verify/kbverify.h"
 
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include "core/verify/kbcache.h"
 #include "core/verify/kbreport.h"
 #include "core/verify/processguard.h"
+#include "core/verify/queueclock.h"
 #include "core/verify/verdictpolicy.h"
 #include "core/verify/workerserver.h"
 
@@ -116,10 +118,20 @@ json failedPart(const WorkerOutcome& w, const char* mode) {
     } else if (!w.started) {
         j["verdict"] = verdict::kError;
         j["error"] = "cannot start the worker: " + w.startError;
+    } else if (w.gpuBusy) {
+        // Waiting is never the candidate's fault (issue 38): an error, not a verdict.
+        j["verdict"] = verdict::kError;
+        j["error"] = "error: the GPU was busy for " + std::to_string(int(w.queueSeconds)) +
+                     " s (other jobs held it; the limit of the wait is --queue-timeout)";
     } else if (w.timedOut) {
         j["verdict"] = verdict::kTimeout;
-        j["error"] = "timeout: the worker was killed after " + std::to_string(int(w.seconds)) +
-                     " s (a hang, or a job slower than the timeout)";
+        j["error"] = "timeout: the worker was killed after " +
+                     std::to_string(int(w.seconds - w.queueSeconds)) +
+                     " s of its own work (a hang, or a job slower than the timeout)" +
+                     (w.queueSeconds >= 1 ? "; it also waited " +
+                                                std::to_string(int(w.queueSeconds)) +
+                                                " s for the GPU, not counted"
+                                          : std::string());
     } else if (w.termSignal) {
         j["verdict"] = verdict::kCrashed;
         j["error"] = "crashed: the worker died of signal " + std::to_string(w.termSignal);
@@ -137,11 +149,12 @@ json failedPart(const WorkerOutcome& w, const char* mode) {
 // bubblewrap would run the candidate outside it.
 std::optional<ChildResult> runInServer(const KernelBenchJob& job,
                                        const std::vector<std::string>& args,
-                                       const std::vector<std::string>& env) {
+                                       const std::vector<std::string>& env,
+                                       const ChildQueue& queue) {
     if (!hasWorkerServerConnection() || std::getenv("REACH_SANDBOXED") || job.sandbox)
         return std::nullopt;
     std::string why;
-    auto c = runInAdoptedWorkerServer(args, job.timeoutSeconds, env, &why);
+    auto c = runInAdoptedWorkerServer(args, job.timeoutSeconds, env, &why, queue);
     if (!c)
         std::cerr << "reach-verify: " << why << "; starting the worker directly\n";
     return c;
@@ -151,17 +164,23 @@ WorkerOutcome runWorker(const KernelBenchJob& job, const std::vector<std::string
                         const std::vector<std::string>& extraReadOnly = {}) {
     std::vector<std::string> argv = {job.python, job.worker};
     argv.insert(argv.end(), args.begin(), args.end());
+    // The job's waits for the GPU are reported in this file, and not counted as its work.
+    const QueueFile queueFile = QueueFile::make();
+    const ChildQueue queue{&queueFile, job.queueLimitSeconds};
     if (job.sandbox) {
         SandboxSpec spec = *job.sandbox;
         spec.command = argv;
         spec.readOnlyPaths.insert(spec.readOnlyPaths.end(), extraReadOnly.begin(),
                                   extraReadOnly.end());
+        if (!queueFile.path().empty())
+            spec.writablePaths.push_back(queueFile.path());  // the one file it reports in
         argv = sandboxArguments(spec);
     }
     // The worker's own output must not be buffered away when it dies.
     const std::vector<std::string> env = {"PYTHONUNBUFFERED=1"};
-    std::optional<ChildResult> served = runInServer(job, args, env);
-    const ChildResult c = served ? std::move(*served) : runChild(argv, job.timeoutSeconds, env);
+    std::optional<ChildResult> served = runInServer(job, args, env, queue);
+    const ChildResult c =
+        served ? std::move(*served) : runChild(argv, job.timeoutSeconds, env, {}, {}, queue);
     // Processes the job's candidate started and abandoned (re-parented here when the caller is
     // a subreaper) end with the job, sandboxed or not.
     if (job.killLeftovers)
@@ -170,6 +189,8 @@ WorkerOutcome runWorker(const KernelBenchJob& job, const std::vector<std::string
     w.started = c.started;
     w.startError = c.error;
     w.timedOut = c.timedOut;
+    w.gpuBusy = c.gpuBusy;
+    w.queueSeconds = c.queueSeconds;
     w.exitCode = c.exitCode;
     w.termSignal = c.termSignal;
     w.err = c.err;
@@ -505,12 +526,14 @@ VerificationResult runKernelBenchJob(const KernelBenchJob& job) {
             if (why.is_string())
                 r.device.reason = why.get<std::string>();
         r.reasons = {"no GPU: " + r.device.reason};
+        r.queueSeconds = reach.queueSeconds;
         r.problemSha256 = problemSha256;
         r.candidateSha256 = candidateSha256;
         return r;
     }
 
     VerificationResult r = composeKernelBench(job, json::object(), kb, reach);
+    r.queueSeconds = reach.queueSeconds + kb.queueSeconds;
     r.problemSha256 = problemSha256;
     r.candidateSha256 = candidateSha256;
     return r;

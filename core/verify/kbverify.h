@@ -30,7 +30,8 @@ struct KernelBenchJob {
     int seedCount = 3;
     int reps = 100;
     int warmup = 10;
-    double timeoutSeconds = 900;        // each worker process
+    double timeoutSeconds = 900;        // each worker process's own work
+    double queueLimitSeconds = 600;     // each worker's waits for the GPU (queueclock.h)
     std::optional<double> kbTolerance;  // KernelBench's tolerance (older versions: 1e-2)
     double recordedBaselineUs = 0;      // a recorded baseline (KernelBench timing JSON)
     std::string recordedBaselineSource;
@@ -64,6 +65,8 @@ struct WorkerOutcome {
     bool started = true;
     std::string startError;
     bool timedOut = false;
+    bool gpuBusy = false;     // killed after waiting for the GPU past the queue limit
+    double queueSeconds = 0;  // of `seconds`, waiting for the GPU
     int exitCode = 0;
     int termSignal = 0;
     std::string err;  // stderr, whole

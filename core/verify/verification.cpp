@@ -206,6 +206,7 @@ json VerificationResult::toJson() const {
     j["exit_code"] = exitCode;
     j["term_signal"] = termSignal;
     j["wall_seconds"] = wallSeconds;
+    j["queue_s"] = queueSeconds;
     j["started_at"] = startedAt;
     j["format"] = format;
     j["flags"] = flags;
@@ -318,6 +319,7 @@ VerificationResult VerificationResult::fromJson(const json& j, const std::string
     v.exitCode = r.get<int>(j, "exit_code", "", 0);
     v.termSignal = r.get<int>(j, "term_signal", "", 0);
     v.wallSeconds = r.get<double>(j, "wall_seconds", "", 0);
+    v.queueSeconds = r.get<double>(j, "queue_s", "", 0);
     v.startedAt = r.get<std::string>(j, "started_at", "", "");
     v.format = r.get<std::string>(j, "format", "", "reach");
     v.flags = r.get<std::vector<std::string>>(j, "flags", "", {});

@@ -138,7 +138,8 @@ struct VerificationResult {
     int exitCode = 0;
     int termSignal = 0;
     double wallSeconds = 0;
-    std::string startedAt;  // ISO 8601 UTC
+    double queueSeconds = 0;  // of wallSeconds, waiting for the GPU (queueclock.h): not the job's
+    std::string startedAt;    // ISO 8601 UTC
 
     // KernelBench-format candidates (docs/kernelbench.md): "kernelbench" for them, "reach" for
     // C++ candidates. The two verdicts as the Python worker printed them, whether KernelBench's

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "core/base/jsonparse.h"
 #include "core/base/resourcepaths.h"
 #include "core/verify/childprocess.h"
+#include "core/verify/queueclock.h"
 #include "core/verify/workerserver.h"
 
 namespace reach {
@@ -79,10 +81,23 @@ VerificationResult resultFromRun(const VerifyProcessRequest& req, const Verifier
         r.reasons = {"cannot start the verifier '" + req.verifier + "': " + run.startError};
         return r;
     }
+    r.queueSeconds = run.queueSeconds;
+    if (run.gpuBusy) {
+        // Waiting is never the candidate's fault (issue 38): an error, not a verdict.
+        r.verdict = verdict::kError;
+        r.reasons = {"error: the GPU was busy for " + std::to_string(int(run.queueSeconds)) +
+                     " s (other jobs held it)"};
+        r.log = tail(run.err);
+        return r;
+    }
     if (run.timedOut) {
         r.verdict = verdict::kTimeout;
         r.reasons = {"timeout: killed after " + std::to_string(int(req.timeoutSeconds)) +
-                     " s (a hang, or a job slower than the timeout)"};
+                     " s of its own work (a hang, or a job slower than the timeout)" +
+                     (run.queueSeconds >= 1 ? "; it also waited " +
+                                                  std::to_string(int(run.queueSeconds)) +
+                                                  " s for the GPU, not counted"
+                                            : std::string())};
         r.log = tail(run.err);
         return r;
     }
@@ -94,6 +109,7 @@ VerificationResult resultFromRun(const VerifyProcessRequest& req, const Verifier
                 throw std::runtime_error("not a JSON document");
             VerificationResult parsed = VerificationResult::fromJson(*doc, req.verifier);
             parsed.exitCode = run.exitCode;
+            parsed.queueSeconds = std::max(parsed.queueSeconds, run.queueSeconds);
             parsed.termSignal = run.termSignal;
             if (!run.err.empty())
                 parsed.log += tail(run.err);
@@ -124,8 +140,9 @@ VerificationResult runVerifierProcess(const VerifyProcessRequest& req, VerifierR
     // from the caller's own environment would name a descriptor nobody gave this child.
     std::vector<std::string> env = {kWorkerServerFdVariable};
     env.insert(env.end(), req.env.begin(), req.env.end());
-    const ChildResult c =
-        runChild(verifierArguments(req), req.timeoutSeconds, env, stop, req.inheritFds);
+    const QueueFile queue = QueueFile::make();
+    const ChildResult c = runChild(verifierArguments(req), req.timeoutSeconds, env, stop,
+                                   req.inheritFds, {&queue, req.queueLimitSeconds});
     if (cancelled)
         *cancelled = c.cancelled;
     VerifierRun local;
@@ -133,6 +150,8 @@ VerificationResult runVerifierProcess(const VerifyProcessRequest& req, VerifierR
     run.started = c.started;
     run.startError = c.error;
     run.timedOut = c.timedOut;
+    run.gpuBusy = c.gpuBusy;
+    run.queueSeconds = c.queueSeconds;
     run.crashed = c.termSignal != 0;
     run.exitCode = c.exitCode;
     run.termSignal = c.termSignal;

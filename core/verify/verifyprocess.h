@@ -15,7 +15,10 @@ struct VerifyProcessRequest {
     std::string problemFile;
     std::string candidateFile;
     std::vector<std::string> extraArgs;  // --reps N, --seed S, ...
-    double timeoutSeconds = 60;
+    double timeoutSeconds = 60;  // the job's own work: its waits for the GPU are not counted
+    // Its waits for the GPU, bounded apart (queueclock.h); past them, "the GPU was busy". More
+    // than reach-verify's own limit for its workers (600 s), so that it reports first.
+    double queueLimitSeconds = 660;
     // "NAME=value" entries set for the child only (a batch pins each worker to one GPU with
     // CUDA_VISIBLE_DEVICES and names its timing lock); see runChild for the rules.
     std::vector<std::string> env;
@@ -34,6 +37,8 @@ struct VerifierRun {
     bool started = true;     // false: the program could not be started (startError says why)
     std::string startError;  //
     bool timedOut = false;   // killed after the timeout
+    bool gpuBusy = false;    // killed after waiting for the GPU past the queue limit
+    double queueSeconds = 0;  // of `seconds`, waiting for the GPU (queueclock.h)
     bool crashed = false;    // died abnormally (a signal; termSignal when known)
     int exitCode = 0;
     int termSignal = 0;

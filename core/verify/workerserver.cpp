@@ -1,5 +1,6 @@
 #include "core/verify/workerserver.h"
 
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -22,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/jsoninteger.h"
+#include "core/verify/queueclock.h"
 
 namespace reach {
 
@@ -133,8 +135,12 @@ std::mutex g_adoptedUse;
 std::optional<ChildResult> runInWorkerServer(int connection,
                                              const std::vector<std::string>& workerArgs,
                                              double timeoutSeconds,
-                                             const std::vector<std::string>& extraEnv,
-                                             std::string* why, bool* connectionUsable) {
+                                             const std::vector<std::string>& extraEnvIn,
+                                             std::string* why, bool* connectionUsable,
+                                             const ChildQueue& queue) {
+    std::vector<std::string> extraEnv = extraEnvIn;
+    if (queue.file && !queue.file->path().empty())
+        extraEnv.push_back("REACH_QUEUE_FILE=" + queue.file->path());
     if (connectionUsable)
         *connectionUsable = true;
     auto refuse = [&](const std::string& r) -> std::optional<ChildResult> {
@@ -213,6 +219,7 @@ std::optional<ChildResult> runInWorkerServer(int connection,
     takeReports();
     pollfd p[3] = {{outRead.fd, POLLIN, 0}, {errRead.fd, POLLIN, 0}, {connection, POLLIN, 0}};
     std::optional<Clock::time_point> endedAt;
+    double killAsked = 0;  // when the server was asked to kill the job
     char buf[65536];
     while (p[0].fd >= 0 || p[1].fd >= 0 || !(ended || serverGone)) {
         if (ended && !endedAt)
@@ -221,14 +228,22 @@ std::optional<ChildResult> runInWorkerServer(int connection,
         // it; this bound is for a server that did not keep its word.
         if (endedAt && since(*endedAt) > kDrainAfterExitSeconds)
             break;
-        const double limit = timeoutSeconds + (r.timedOut ? kWorkerServerKillGraceSeconds : 0);
-        const int left = int((limit - since(t0)) * 1000);
+        // The job's own work is timed; its waits for the GPU are bounded apart (queueclock.h).
+        const double elapsed = since(t0);
+        const bool killing = r.timedOut || r.gpuBusy;
+        if (!killing)
+            r.queueSeconds = queue.file ? queue.file->queuedSeconds(elapsed) : 0;
+        const bool busy = !killing && r.queueSeconds > queue.limitSeconds;
+        const double limit = killing ? killAsked + kWorkerServerKillGraceSeconds
+                                     : timeoutSeconds + r.queueSeconds;
+        const int left = busy ? 0 : int((limit - elapsed) * 1000);
         if (left <= 0) {
-            if (r.timedOut) {
+            if (killing) {
                 gaveUp = true;  // asked to kill and still not reported: give the connection up
                 break;
             }
-            r.timedOut = true;
+            (busy ? r.gpuBusy : r.timedOut) = true;
+            killAsked = elapsed;
             // The server kills the job and whatever it started; this process signals nothing.
             if (!sendFrame(connection, R"({"kill":true})", nullptr, 0, &reason)) {
                 gaveUp = true;
@@ -316,7 +331,7 @@ bool hasWorkerServerConnection() {
 std::optional<ChildResult> runInAdoptedWorkerServer(const std::vector<std::string>& workerArgs,
                                                     double timeoutSeconds,
                                                     const std::vector<std::string>& extraEnv,
-                                                    std::string* why) {
+                                                    std::string* why, const ChildQueue& queue) {
     std::unique_lock lock(g_adoptedUse, std::try_to_lock);
     if (!lock.owns_lock()) {
         // A connection carries one job at a time; a second worker at once starts by itself.
@@ -331,7 +346,7 @@ std::optional<ChildResult> runInAdoptedWorkerServer(const std::vector<std::strin
         return std::nullopt;
     }
     bool usable = true;
-    auto r = runInWorkerServer(fd, workerArgs, timeoutSeconds, extraEnv, why, &usable);
+    auto r = runInWorkerServer(fd, workerArgs, timeoutSeconds, extraEnv, why, &usable, queue);
     if (!usable) {
         g_adopted = -1;
         close(fd);

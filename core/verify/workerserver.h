@@ -45,7 +45,8 @@ std::optional<ChildResult> runInWorkerServer(int connection,
                                              double timeoutSeconds,
                                              const std::vector<std::string>& extraEnv = {},
                                              std::string* why = nullptr,
-                                             bool* connectionUsable = nullptr);
+                                             bool* connectionUsable = nullptr,
+                                             const ChildQueue& queue = {});
 // How long a client waits for the server's report after it asked for its job to be killed.
 inline constexpr double kWorkerServerKillGraceSeconds = 5.0;
 
@@ -64,7 +65,8 @@ bool hasWorkerServerConnection();
 std::optional<ChildResult> runInAdoptedWorkerServer(const std::vector<std::string>& workerArgs,
                                                     double timeoutSeconds,
                                                     const std::vector<std::string>& extraEnv,
-                                                    std::string* why);
+                                                    std::string* why,
+                                                    const ChildQueue& queue = {});
 
 // A server this process started and owns: it leaves when its owner closes the control line
 // (the owner destroyed, or its process gone), so it never outlives its owner.

@@ -62,11 +62,20 @@ protected:
         fs::create_directories(dir.path("rec"));
         fs::copy_file(kData + "/clamp_min_where.py", dir.path("rec/clamp_min_where.py"));
         env.env = {{"REACH_PYTHON", REACH_TEST_PYTHON}, {"REACH_CACHE_DIR", dir.path("cache")}};
-        const auto v = runCli({"verify", "--problem", bench + "/" + kClamp, "--candidate",
-                               dir.path("rec/clamp_min_where.py"), "--worker-device", "cpu",
-                               "--reps", "5", "--precision", "bf16", "--json"},
-                              env);
-        ASSERT_LE(v.status, 1) << v.err;
+        // The honest candidate's verdict is the test's premise, not its subject. On a loaded
+        // CPU (ASan, the rest of the suite beside it) the clock agreement of 5 repetitions can
+        // fail once (issue 38): such a verdict is load's, and is run again; any other is not.
+        reach::test::CliResult v;
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            v = runCli({"verify", "--problem", bench + "/" + kClamp, "--candidate",
+                        dir.path("rec/clamp_min_where.py"), "--worker-device", "cpu", "--reps",
+                        "5", "--precision", "bf16", "--json"},
+                       env);
+            ASSERT_LE(v.status, 1) << v.err;
+            if (v.status == 0 || v.out.find("clock_agreement: the runner's clock disagrees") ==
+                                     std::string::npos)
+                break;
+        }
         ASSERT_EQ(json::parse(v.out)["verdict"], "pass") << v.out.substr(0, 2000);
         record = dir.path("rec/verify.json");
         reach::test::writeFile(record, v.out);

@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "core/base/inputerror.h"
+#include "core/base/outputguard.h"
 #include "core/base/sha256.h"
 
 #ifndef REACH_VERSION
@@ -132,6 +133,42 @@ FigureOptions withRoomForCategories(const QCustomPlot& plot, FigureOptions o) {
     return o;
 }
 
+// Whether the files beside `figure` are the ones Reach wrote for it: the provenance F.json
+// names this figure and its CSV, and F.csv has the SHA-256 that provenance recorded. A
+// re-export replaces them; anything else there is someone's file.
+struct PriorSidecars {
+    bool csvOurs = false, jsonOurs = false;
+};
+PriorSidecars priorSidecars(const QString& figure, const QString& csv, const QString& json) {
+    PriorSidecars out;
+    QFile f(json);
+    constexpr qint64 kMaxProvenance = 16 << 20;  // a provenance is kilobytes
+    if (!f.open(QIODevice::ReadOnly) || f.size() > kMaxProvenance)
+        return out;
+    const QByteArray bytes = f.readAll();
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(bytes.constData(), bytes.constData() + bytes.size());
+    } catch (const nlohmann::json::exception&) {
+        return out;
+    }
+    auto text = [&](const char* key) {
+        return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>()
+                                                                      : std::string();
+    };
+    out.jsonOurs = !text("reach_version").empty() && !text("figure").empty() &&
+                   text("file") == str(QFileInfo(figure).fileName()) &&
+                   text("data_csv") == str(QFileInfo(csv).fileName());
+    try {
+        out.csvOurs = out.jsonOurs && QFileInfo(csv).isFile() &&
+                      !text("data_csv_sha256").empty() &&
+                      text("data_csv_sha256") == Sha256::hexOfFile(str(csv));
+    } catch (const std::exception&) {
+        out.csvOurs = false;  // unreadable: not a file Reach can tell is its own
+    }
+    return out;
+}
+
 }  // namespace
 
 FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot,
@@ -158,6 +195,17 @@ FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot,
     }
     if (options.dpi < 30 || options.dpi > 2400) {
         throw InputError(str(path), "dpi", "a resolution between 30 and 2400 dpi");
+    }
+    // Nothing is written over an input, nor over a file beside the figure that Reach did not
+    // write for it: checked before the first byte is written.
+    {
+        OutputGuard guard;
+        for (const QString& in : provenance.inputs + provenance.alsoRead)
+            guard.addInput(str(in));
+        guard.checkNamed(str(path));
+        const PriorSidecars prior = priorSidecars(path, csvPathFor(path), jsonPathFor(path));
+        guard.checkSidecar(str(csvPathFor(path)), prior.csvOurs, options.replaceSidecars);
+        guard.checkSidecar(str(jsonPathFor(path)), prior.jsonOurs, options.replaceSidecars);
     }
     // Hash inputs first: a missing input must not leave a half-written figure behind.
     nlohmann::json inputs = nlohmann::json::array();
@@ -222,7 +270,8 @@ FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot,
             throw InputError(str(path), "file", "a writable output file");
     }
 
-    writeFile(csvPathFor(path), figureTableCsv(data));
+    const std::string csvText = figureTableCsv(data);
+    writeFile(csvPathFor(path), csvText);
 
     nlohmann::json sliders = nlohmann::json::object();
     for (const auto& [name, value] : provenance.sliders)
@@ -239,6 +288,7 @@ FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot,
         {"file", str(QFileInfo(path).fileName())},
         {"format", formatName},
         {"data_csv", str(QFileInfo(csvPathFor(path)).fileName())},
+        {"data_csv_sha256", Sha256::hex(csvText)},
         {"width_in", w / 72.0},
         {"height_in", h / 72.0},
         {"font_family", str(usedFont)},

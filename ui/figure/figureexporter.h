@@ -25,6 +25,9 @@ struct FigureOptions {
                           // chart with many categories (FigureExporter::exportFigure)
     int dpi = 300;        // PNG only; PDF and SVG are vector
     FigureStyle style;
+    // F.csv and F.json replace files of those names only where Reach wrote them for this
+    // figure (its provenance names both and the CSV's SHA-256), or with this set (--force).
+    bool replaceSidecars = false;
 
     static FigureOptions singleColumn() { return {}; }  // 3.5 in
     static FigureOptions doubleColumn() {
@@ -42,6 +45,7 @@ struct FigureOptions {
 struct FigureProvenance {
     QString figure;      // "breakdown", "speedups", "projection"
     QStringList inputs;  // input files; each is hashed (SHA-256) at export
+    QStringList alsoRead;  // read but not recorded as inputs (a rule file): never written over
     QString rulesName;   // empty when no rule set was involved
     QString rulesHash;
     std::vector<std::pair<QString, double>> sliders;  // "win_rate", "median_speedup", ...
@@ -53,8 +57,9 @@ struct FigureProvenance {
 // and F.json (provenance; the font family actually drawn with, and the one asked for when it was
 // not installed). A path without an extension is written as PDF. Works headless (offscreen
 // platform) for reach-cli and from the GUI; the plot's on-screen style is restored afterwards.
-// Throws InputError for an unknown extension, an unreadable input file or an output that cannot be
-// written.
+// Throws InputError for an unknown extension, an unreadable input file, an output that cannot be
+// written, an output that is one of the inputs, and a sidecar that would replace a file Reach did
+// not write for this figure (core/base/outputguard.h), all before anything is written.
 class FigureExporter {
 public:
     struct Written {

@@ -10,11 +10,13 @@
 #include <QTimer>
 
 #include <fcntl.h>
+#include <algorithm>
 #include <unistd.h>
 
 #include "core/base/resourcepaths.h"
 #include "core/verify/gputiminglock.h"
 #include "core/verify/kbverify.h"
+#include "core/verify/queueclock.h"
 #include "core/verify/verifyprocess.h"
 #include "core/verify/workerserver.h"
 
@@ -56,15 +58,29 @@ void VerifyWorker::start(const QString& program, const VerifyJob& job, int timeo
     m_timeoutMs = timeoutMs;
     m_done = false;
     m_killReason.reset();
+    m_gpuBusy = false;
+    m_queueSeconds = 0;
+    m_queue = std::make_unique<QueueFile>(QueueFile::make());
     m_startedMs = QDateTime::currentMSecsSinceEpoch();
     delete m_process;
     m_process = new QProcess(this);
     if (!m_timer) {
         m_timer = new QTimer(this);
         m_timer->setSingleShot(true);
+        // Each second: the job's own work is timed, its waits for the GPU are not, but are
+        // bounded apart (core/verify/queueclock.h): a job queued behind another is no hang.
         connect(m_timer, &QTimer::timeout, this, [this] {
             if (m_done || !m_process)
                 return;
+            const double elapsed =
+                double(QDateTime::currentMSecsSinceEpoch() - m_startedMs) / 1000.0;
+            m_queueSeconds = m_queue ? m_queue->queuedSeconds(elapsed) : 0;
+            const double own = elapsed - m_queueSeconds;
+            m_gpuBusy = m_queueSeconds > VerifyProcessRequest{}.queueLimitSeconds;
+            if (!m_gpuBusy && own * 1000.0 < m_timeoutMs) {
+                m_timer->start(int(std::min(1000.0, m_timeoutMs - own * 1000.0)) + 1);
+                return;
+            }
             m_killReason = VerifyOutcome::Status::TimedOut;
             m_process->kill();
         });
@@ -84,6 +100,8 @@ void VerifyWorker::start(const QString& program, const VerifyJob& job, int timeo
             finish(VerifyOutcome::Status::FailedToStart);
     });
     QStringList entries = m_env;
+    if (!m_queue->path().empty())
+        entries << QStringLiteral("REACH_QUEUE_FILE=") + QString::fromStdString(m_queue->path());
     // A KernelBench-format job uses the GUI's warm worker server (PyTorch imported once for the
     // session; core/verify/workerserver.h): a re-verify no longer pays `import torch` twice. The
     // verifier gets a connection of its own, inherited by that child alone (close-on-exec is
@@ -111,7 +129,7 @@ void VerifyWorker::start(const QString& program, const VerifyJob& job, int timeo
                      QStringLiteral("--candidate"), job.candidatePath,
                      QStringLiteral("--reps"),      QString::number(job.reps)};
     args << job.extraArguments;
-    m_timer->start(timeoutMs);
+    m_timer->start(std::min(timeoutMs, 1000));
     m_process->start(program, args);
     // The child has its own copy from the fork on (or there is no child): this one goes, so
     // that the connection closes (and the server kills the job) when the verifier is gone.
@@ -160,9 +178,13 @@ void VerifyWorker::finish(VerifyOutcome::Status status) {
     } else if (status == VerifyOutcome::Status::Crashed) {
         log += QStringLiteral("\nreach: the verifier process crashed (%1)")
                    .arg(m_process->errorString());
+    } else if (status == VerifyOutcome::Status::TimedOut && m_gpuBusy) {
+        log += QStringLiteral("\nreach: the verifier waited %1 s for the GPU (other jobs held it)")
+                   .arg(m_queueSeconds, 0, 'f', 1);
     } else if (status == VerifyOutcome::Status::TimedOut) {
-        log += QStringLiteral("\nreach: the verifier was killed after %1 s without finishing")
-                   .arg(out.wallMs / 1000.0, 0, 'f', 1);
+        log += QStringLiteral("\nreach: the verifier was killed after %1 s of its own work "
+                              "without finishing")
+                   .arg(out.wallMs / 1000.0 - m_queueSeconds, 0, 'f', 1);
     } else if (status == VerifyOutcome::Status::FailedToStart) {
         log += QStringLiteral("\nreach: could not start the verifier '%1': %2")
                    .arg(m_process->program(), m_process->errorString());
@@ -179,6 +201,8 @@ void VerifyWorker::finish(VerifyOutcome::Status status) {
     run.started = status != VerifyOutcome::Status::FailedToStart;
     run.startError = m_process->errorString().toStdString();
     run.timedOut = status == VerifyOutcome::Status::TimedOut;
+    run.gpuBusy = run.timedOut && m_gpuBusy;
+    run.queueSeconds = m_queueSeconds;
     run.crashed = status == VerifyOutcome::Status::Crashed;
     run.exitCode = out.exitCode;
     run.out = out.stdoutJson.toStdString();

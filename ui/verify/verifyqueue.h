@@ -6,9 +6,11 @@
 #include <QStringList>
 #include <QThread>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <vector>
 
+#include "core/verify/queueclock.h"
 #include "core/verify/verification.h"
 
 class QProcess;
@@ -86,6 +88,9 @@ private:
     int m_timeoutMs = 0;
     qint64 m_startedMs = 0;
     std::optional<VerifyOutcome::Status> m_killReason;
+    bool m_gpuBusy = false;  // killed after waiting for the GPU past the queue limit
+    double m_queueSeconds = 0;
+    std::unique_ptr<QueueFile> m_queue;  // where the job reports its waits (queueclock.h)
     bool m_done = true;
     QStringList m_env;
 };

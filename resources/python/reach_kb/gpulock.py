@@ -9,12 +9,18 @@ lengthen it on the judge's clock and not on the runner's, a disagreement that is
 candidate's. The exclusive lock is taken on the same descriptor as the shared one (flock
 converts it, releasing the shared lock first), so two jobs waiting to time never deadlock.
 Without the variable, or when the file cannot be opened, everything goes on unlocked.
+
+Waiting for the lock is not the job's work (issue 38: an honest job queued behind another's
+torch.compile was killed as a hang). Each wait is reported in the file named by
+$REACH_QUEUE_FILE (core/verify/queueclock.h has the format): the controller stops the job's
+clock while it waits and bounds the waiting apart, ending in "the GPU was busy", never `timeout`.
 """
 
 import contextlib
 import fcntl
 import functools
 import os
+import time
 
 _shared_fd = None
 
@@ -29,15 +35,62 @@ def _open():
         return None
 
 
-def _flock(fd, how):
-    while True:
+def _queue_total(fd):
+    """The seconds this job has waited so far, as the file says (0 when it says nothing)."""
+    try:
+        fields = os.pread(fd, 128, 0).split()
+        total = float(fields[0]) if fields else 0.0
+        return total if 0.0 <= total < 1e9 else 0.0
+    except (OSError, ValueError):
+        return 0.0
+
+
+def _queue_write(fd, total, since):
+    # One record at the start of the file, written in one call (the reader tolerates a torn one).
+    os.pwrite(fd, (f"{total:.6f} {since:.6f}".ljust(63) + "\n").encode(), 0)
+
+
+@contextlib.contextmanager
+def _waiting():
+    """Reports a wait for the GPU to the controller (no-op without $REACH_QUEUE_FILE)."""
+    path = os.environ.get("REACH_QUEUE_FILE")
+    fd = None
+    if path:
         try:
-            fcntl.flock(fd, how)
-            return True
-        except InterruptedError:
-            continue
+            fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
         except OSError:
-            return False
+            fd = None
+    start = time.monotonic()
+    total = _queue_total(fd) if fd is not None else 0.0
+    try:
+        if fd is not None:
+            _queue_write(fd, total, start)
+        yield
+    finally:
+        if fd is not None:
+            try:
+                _queue_write(fd, total + (time.monotonic() - start), 0.0)
+            finally:
+                os.close(fd)
+
+
+def _flock(fd, how):
+    try:
+        fcntl.flock(fd, how | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        pass  # another job holds it: wait, and say so
+    except OSError:
+        return False
+    with _waiting():
+        while True:
+            try:
+                fcntl.flock(fd, how)
+                return True
+            except InterruptedError:
+                continue
+            except OSError:
+                return False
 
 
 def hold_shared():

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -18,6 +19,10 @@ using namespace reach;
 using reach::test::BatchScratch;
 
 namespace {
+
+struct FakeEventTimes {
+    int64_t start = 0, end = 0;
+};
 
 BatchPoolOptions options(const BatchScratch& s, int gpus, int perGpu = 1) {
     BatchPoolOptions o;
@@ -127,6 +132,34 @@ TEST(BatchPool, TwoJobsOnOneGpuNeverTimeAtOnce) {
     }
     // The lock is per GPU: two GPUs do time at once (the batch is not serialized).
     EXPECT_TRUE(overlapAcrossGpus);
+}
+
+// Issue 38: a KernelBench-format job's first verify of a problem measures its baselines
+// (torch.compile: 36-114 s on an H100) and caches them. The problem's other jobs wait for that
+// one rather than measure them again each, and the workers take other problems' jobs meanwhile.
+TEST(BatchPool, AProblemsFirstJobMeasuresItsBaselinesBeforeTheOthersStart) {
+    BatchScratch s("baselines");
+    std::vector<BatchJob> jobs = s.jobs(6, "sleep_ms=300");
+    for (BatchJob& j : jobs) {
+        j.kernelBenchFormat = true;
+        j.problemHash = j.index < 3 ? "problem-a" : "problem-b";
+    }
+    runBatch(jobs, options(s, 3), [](const BatchOutcome& o) {
+        EXPECT_EQ(o.result.verdict, "pass") << o.result.log;
+    });
+    std::map<std::string, FakeEventTimes> byCandidate;
+    for (const auto& e : s.events("start"))
+        byCandidate[e.candidate].start = e.t0;
+    for (const auto& e : s.events("run"))
+        byCandidate[e.candidate].end = e.t1;
+    ASSERT_EQ(byCandidate.size(), 6u);
+    auto t = [&](int i) { return byCandidate.at("c" + std::to_string(i) + ".cu"); };
+    for (int first : {0, 3})
+        for (int other : {first + 1, first + 2})
+            EXPECT_GE(t(other).start, t(first).end)
+                << "c" << other << " started before c" << first << " had its baselines";
+    // The second problem's first job did not wait for the first problem's.
+    EXPECT_LT(t(3).start, t(0).end);
 }
 
 TEST(BatchPool, PinnedJobsRunOnTheirGpu) {
