@@ -2,6 +2,7 @@
 //   [--denominator N] [--map FIELD=COLUMN ...] [--baseline FILE ...] [--project P.reach]
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <ostream>
@@ -33,6 +34,20 @@ std::string fixed(double v, int decimals) {
 
 std::string speedupText(const std::optional<double>& v) {
     return v ? fixed(*v, 3) + "x" : "-";
+}
+
+// The resamples the intervals drew: fewer than asked for a group whose resamples would pass the
+// bootstrap's work bound (core/analysis/statistics.h), said rather than implied.
+std::string resamplesText(int asked, const std::vector<RecordStats>& groups) {
+    int largest = 0;
+    for (const RecordStats& g : groups)
+        largest = std::max(largest, g.attempted);
+    const int drawn = bootstrapResamples(asked, size_t(largest));
+    std::string text = std::to_string(asked) + " resamples";
+    if (drawn < asked)
+        text += ", " + std::to_string(drawn) + " for the " + std::to_string(largest) +
+                " problems of the largest group: the work bound, docs/limits.md";
+    return text;
 }
 
 int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
@@ -270,7 +285,7 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
                   "of those it has; a --map speedup as the file gives it)\n"
                   "fast_p (KernelBench) = share of attempted problems correct with speedup > p; "
                   "intervals: seeded percentile bootstrap (seed "
-           << options.seed << ", " << options.resamples << " resamples)\n";
+           << options.seed << ", " << resamplesText(options.resamples, groups) << ")\n";
     if (!fooled.empty()) {
         io.out << "\nfooled: " << fooled.size()
                << " record(s) the harness called correct and Reach's verifier failed\n";

@@ -79,6 +79,17 @@ Rule ruleFromJson(const json& j, const std::string& source, size_t index) {
     return r;
 }
 
+// Why a pattern of `bytes` passes the limits, the patterns so far `total` bytes together.
+std::optional<std::string> sizeError(size_t bytes, size_t total) {
+    if (bytes > RuleSet::kMaxPatternBytes)
+        return "expected a pattern of at most " + std::to_string(RuleSet::kMaxPatternBytes) +
+               " bytes, got " + std::to_string(bytes) + " (docs/limits.md)";
+    if (total > RuleSet::kMaxPatternsBytes)
+        return "the patterns so far pass " + std::to_string(RuleSet::kMaxPatternsBytes / 1024) +
+               " KiB together, the most a rule set holds (docs/limits.md)";
+    return std::nullopt;
+}
+
 }  // namespace
 
 RuleSet::RuleSet() : m_name("empty") {}
@@ -133,8 +144,18 @@ RuleSet RuleSet::fromJsonText(const std::string& text, const std::string& source
     if (rules == doc.end() || !rules->is_array()) {
         throw InputError(sourceName, "rules", "expected an array of rules");
     }
+    if (rules->size() > kMaxRules) {
+        throw InputError(sourceName, "rules",
+                         "expected at most " + std::to_string(kMaxRules) + " rules, got " +
+                             std::to_string(rules->size()) + " (docs/limits.md)");
+    }
+    size_t patternsBytes = 0;
     for (size_t i = 0; i < rules->size(); ++i) {
         Rule r = ruleFromJson((*rules)[i], sourceName, i);
+        // Checked before compiling: the cost is in the compiled pattern, not the text.
+        patternsBytes += r.pattern.size();
+        if (const auto why = sizeError(r.pattern.size(), patternsBytes))
+            throw InputError(sourceName, "rules[" + std::to_string(i) + "].pattern", *why);
         auto compiled = std::make_shared<const NamePattern>(r.pattern);
         if (!compiled->ok()) {
             throw InputError(
@@ -197,6 +218,11 @@ std::string RuleSet::hash() const {
 void RuleSet::insertRule(size_t at, Rule rule) {
     if (at > m_rules.size())
         throw std::out_of_range("RuleSet::insertRule: index past the end");
+    if (m_rules.size() >= kMaxRules) {
+        throw InputError("rule set " + m_name, "rules[" + std::to_string(at) + "]",
+                         "a rule set holds at most " + std::to_string(kMaxRules) + " rules");
+    }
+    requireWithinLimits(rule, std::nullopt, at);
     auto compiled = std::make_shared<const NamePattern>(rule.pattern);
     if (rule.pattern.empty() || !compiled->ok()) {
         throw InputError("rule set " + m_name, "rules[" + std::to_string(at) + "].pattern",
@@ -211,6 +237,7 @@ void RuleSet::insertRule(size_t at, Rule rule) {
 void RuleSet::replaceRule(size_t at, Rule rule) {
     if (at >= m_rules.size())
         throw std::out_of_range("RuleSet::replaceRule: no such rule");
+    requireWithinLimits(rule, at, at);
     auto compiled = std::make_shared<const NamePattern>(rule.pattern);
     if (rule.pattern.empty() || !compiled->ok()) {
         throw InputError("rule set " + m_name, "rules[" + std::to_string(at) + "].pattern",
@@ -220,6 +247,16 @@ void RuleSet::replaceRule(size_t at, Rule rule) {
     m_rules[at] = std::move(rule);
     m_compiled[at] = std::move(compiled);
     rebuildSet();
+}
+
+void RuleSet::requireWithinLimits(const Rule& rule, std::optional<size_t> replacing,
+                                  size_t at) const {
+    size_t total = rule.pattern.size();
+    for (size_t i = 0; i < m_rules.size(); ++i)
+        if (!replacing || i != *replacing)
+            total += m_rules[i].pattern.size();
+    if (const auto why = sizeError(rule.pattern.size(), total))
+        throw InputError("rule set " + m_name, "rules[" + std::to_string(at) + "].pattern", *why);
 }
 
 void RuleSet::removeRule(size_t at) {

@@ -27,6 +27,15 @@ struct Rule {
 // patterns once more into one NamePatternSet, so a name is read once whatever the number of rules.
 class RuleSet {
 public:
+    // What a rule set may hold (docs/limits.md, "Rule sets"): each compiled pattern costs about
+    // 100 times its text (RE2's program and automata), and one set of every pattern is built as
+    // well; 15 MB of rules took 10 s and 0.9 GB and made RE2 print on stderr. The default set
+    // has 45 rules of at most 467 bytes. Past a limit a rule file is one line naming the file and
+    // the rule.
+    static constexpr size_t kMaxRules = 1024;
+    static constexpr size_t kMaxPatternBytes = 4096;
+    static constexpr size_t kMaxPatternsBytes = 256 * 1024;  // all patterns together
+
     RuleSet();  // empty set named "empty": everything unclassified (memcpy/memset: overhead)
 
     // Throw InputError naming sourceName (or path), the place (byte offset or key such as
@@ -68,6 +77,9 @@ public:
 
 private:
     void rebuildSet();  // after every change of m_rules
+    // Throws InputError when `rule`, added (or put in place of rule `replacing`), passes the
+    // pattern limits above.
+    void requireWithinLimits(const Rule& rule, std::optional<size_t> replacing, size_t at) const;
     std::string m_name;
     std::string m_description;
     std::vector<Rule> m_rules;

@@ -87,6 +87,29 @@ double winRate(const std::vector<double>& speedups, double threshold) {
     return static_cast<double>(wins) / static_cast<double>(speedups.size());
 }
 
+int bootstrapResamples(int requested, size_t drawsPerResample) {
+    const long long perResample = std::max<long long>(1, static_cast<long long>(drawsPerResample));
+    const long long fit = kBootstrapDrawBudget / perResample;
+    return static_cast<int>(
+        std::min<long long>(requested, std::max<long long>(kBootstrapMinResamples, fit)));
+}
+
+double orderStatisticMedianError(std::vector<double> sample) {
+    if (sample.size() < 2)
+        throw std::invalid_argument("the median's standard error needs at least two values");
+    constexpr double z = 1.96;
+    const double n = static_cast<double>(sample.size());
+    // 1-based rank c, at least 1; the pair (c, n - c + 1) brackets the median.
+    const double rank = std::round((n + 1) / 2 - z * std::sqrt(n / 4));
+    const size_t c = static_cast<size_t>(std::max(1.0, rank)) - 1;
+    const size_t d = sample.size() - 1 - c;
+    std::nth_element(sample.begin(), sample.begin() + static_cast<ptrdiff_t>(c), sample.end());
+    const double lo = sample[c];
+    std::nth_element(sample.begin() + static_cast<ptrdiff_t>(c),
+                     sample.begin() + static_cast<ptrdiff_t>(d), sample.end());
+    return (sample[d] - lo) / (2 * z);
+}
+
 Interval bootstrapInterval(const std::vector<double>& sample,
                            const std::function<double(const std::vector<double>&)>& statistic,
                            int resamples, uint64_t seed, double level) {
@@ -95,6 +118,7 @@ Interval bootstrapInterval(const std::vector<double>& sample,
         throw std::invalid_argument("bootstrap needs at least one resample");
     if (!(level > 0 && level < 1))
         throw std::invalid_argument("level must lie in (0, 1)");
+    resamples = bootstrapResamples(resamples, sample.size());
     std::mt19937_64 rng(seed);
     std::vector<double> stats;
     stats.reserve(static_cast<size_t>(resamples));

@@ -97,6 +97,11 @@ struct ExactProjection {
     std::optional<double> coveredSolBound() const;
 
     ExactProjectionOptions options;
+    // The bootstrap as made, within its work bound (core/analysis/statistics.h): the resamples
+    // drawn (options.resamples unless that many would pass the bound) and the loops with
+    // repetitions drawn from a normal with their median's standard error instead of resampled.
+    int resamples = 0;
+    int loopsDrawnNormal = 0;
 };
 
 // Throws std::invalid_argument for a share outside [0,1], shares summing past 1, a result

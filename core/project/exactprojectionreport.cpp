@@ -272,14 +272,18 @@ json exactProjectionJson(const ExactProjectionReport& r) {
         {"covered_sol_bound_speedup", optNum(x.coveredSolBound())},
         {"covered_estimated_share_of_gpu_time", x.coveredEstimatedShare},
         {"why_none", r.solWhy.empty() ? json(nullptr) : json(r.solWhy)}};
-    doc["bootstrap"] = {{"resamples", x.options.resamples},
+    doc["bootstrap"] = {{"resamples", x.resamples},
+                        {"resamples_asked", x.options.resamples},
+                        {"loops_drawn_normal", x.loopsDrawnNormal},
                         {"seed", x.options.seed},
                         {"level", x.options.level},
                         {"method",
                          "parametric: per winner, the candidate's and the eager baseline's "
                          "medians drawn again (repetitions resampled where the document has "
                          "them, else normal with the median's standard error 1.2533 * sd / "
-                         "sqrt(reps), sd = (p90 - p10) / 2.563); the chosen candidate fixed"}};
+                         "sqrt(reps), sd = (p90 - p10) / 2.563); loops_drawn_normal: loops whose "
+                         "repetitions would pass the work bound, drawn normal with their "
+                         "median's order-statistic standard error; the chosen candidate fixed"}};
     doc["runs_read"] = r.runs.read;
     // What the projection stands on: only runs verified here count; claims are listed.
     doc["evidence"] = {{"verified_here", r.runs.signedHere}, {"claimed", r.runs.claimed}};

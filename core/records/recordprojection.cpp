@@ -144,12 +144,17 @@ RecordProjection projectFromRecords(std::string workload, double A,
     p.familySaved = amdahl.empty() ? 0.0 : amdahlSavedShare(amdahl);
     p.familyEndToEnd = endToEndSpeedup(p.familySaved);
 
-    // Interval for (b): resample the problems of every category independently, together.
+    // Interval for (b): resample the problems of every category independently, together, within
+    // the bootstrap's work bound (core/analysis/statistics.h).
+    size_t drawsPerResample = 0;
+    for (const auto& [category, vals] : byCategory)
+        drawsPerResample += vals.size();
+    const int resamples = bootstrapResamples(options.resamples, drawsPerResample);
     std::mt19937_64 rng(options.seed + 7);
     std::vector<double> draws;
-    draws.reserve(static_cast<size_t>(std::max(0, options.resamples)));
+    draws.reserve(static_cast<size_t>(std::max(0, resamples)));
     std::vector<double> resampled;
-    for (int r = 0; r < options.resamples; ++r) {
+    for (int r = 0; r < resamples; ++r) {
         std::map<std::string, double> ratio;
         for (const auto& [category, vals] : byCategory) {
             resampled.assign(vals.size(), 0.0);

@@ -128,6 +128,25 @@ TEST(CliSpeedups, MappedCsvAndProject) {
         runCli({"speedups", csv, "--preset", "board", "--project", dir.path("q.reach")}).status, 2);
 }
 
+// Issue 37, item 10: a leaderboard of 100,000 rows cost 40 s, 10,000 bootstrap resamples of
+// 100,000 problems for each interval. The intervals now take the resamples that fit the
+// bootstrap's work bound (core/analysis/statistics.h) and say how many.
+TEST(CliSpeedups, AHundredThousandRowLeaderboardIsBootstrappedWithinTheWorkBound) {
+    reach::test::TempDir dir;
+    const std::string csv = dir.path("board.csv");
+    std::string text = "task,llm,x\n";
+    for (int i = 0; i < 100000; ++i)
+        text += "problem_" + std::to_string(i) + ",m" + std::to_string(i % 7) + "," +
+                std::to_string(0.5 + (i * 7919 % 1000) / 400.0) + "\n";
+    reach::test::writeFile(csv, text);
+    const auto r = runCli(
+        {"speedups", csv, "--map", "problem=task", "--map", "model=llm", "--map", "speedup=x"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("10000 resamples, 200 for the 100000 problems of the largest group"),
+              std::string::npos)
+        << r.out;
+}
+
 TEST(CliSpeedups, BadInputExitsTwoWithOneLineNamingFileAndField) {
     reach::test::TempDir dir;
     const std::string bad = dir.path("bad.jsonl");

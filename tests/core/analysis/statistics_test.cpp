@@ -70,4 +70,42 @@ TEST(Statistics, BootstrapOfTheMeanMatchesTheNormalApproximation) {
     EXPECT_NEAR(iv.hi, 99.5 + halfWidth, 1.2);
 }
 
+// Issue 37, item 10: 10,000 resamples of 100,000 leaderboard rows were 10^9 draws (40 s). The
+// work is resamples x units, so a large sample gets fewer resamples: never more draws than the
+// budget while at least kBootstrapMinResamples fit, and the asked count where it fits.
+TEST(BootstrapBound, ResamplesTimesUnitsStayWithinTheBudget) {
+    EXPECT_EQ(bootstrapResamples(10000, 1000), 10000);  // 10^7 draws: as asked
+    EXPECT_EQ(bootstrapResamples(10000, 10000), int(kBootstrapDrawBudget / 10000));
+    EXPECT_EQ(bootstrapResamples(10000, 100000), kBootstrapMinResamples);
+    EXPECT_EQ(bootstrapResamples(50, 100000), 50);  // never more than asked
+    EXPECT_EQ(bootstrapResamples(10000, 0), 10000);
+
+    std::vector<double> big(100000);
+    for (size_t i = 0; i < big.size(); ++i)
+        big[i] = double(i % 977);
+    int calls = 0;
+    const Interval iv = bootstrapInterval(
+        big,
+        [&calls](const std::vector<double>& x) {
+            ++calls;
+            return mean(x);
+        },
+        10000, 7);
+    EXPECT_EQ(calls, kBootstrapMinResamples);
+    EXPECT_LE(iv.lo, mean(big));
+    EXPECT_GE(iv.hi, mean(big));
+}
+
+// The median's standard error without a shape (McKean-Schrader): for n values spread evenly
+// over 0..n, density 1/n at the median, the median's standard error is 1 / (2 f sqrt(n)) =
+// sqrt(n) / 2 = 50 for n = 10,000.
+TEST(BootstrapBound, OrderStatisticMedianErrorMatchesTheTheory) {
+    std::vector<double> v;
+    for (int i = 0; i < 10000; ++i)
+        v.push_back((i * 7919) % 10000);  // every value once, not in order
+    EXPECT_NEAR(orderStatisticMedianError(v), 50.0, 2.5);
+    EXPECT_EQ(orderStatisticMedianError({3, 3, 3, 3}), 0.0);
+    EXPECT_THROW(orderStatisticMedianError({1}), std::invalid_argument);
+}
+
 }  // namespace reach_test_statistics_test

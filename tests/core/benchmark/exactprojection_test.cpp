@@ -181,6 +181,49 @@ TEST(ExactProjection, RepetitionsAreResampledWhenTheDocumentHasThem) {
     EXPECT_NEAR(x.savedInterval.hi, 0.18, 1e-12);
 }
 
+// Issue 37, item 9: every repetition of every winner was resampled 2000 times (12 MB of
+// documents: 108 s). Loops of 100,000 repetitions would be 4 x 10^5 draws a resample, far past
+// the budget: each draws its median from a normal with the repetitions' order-statistic standard
+// error instead, and the asked resamples are kept. Repetitions spread evenly over 90..110 us have
+// a median of 100 and a median's standard error of 20 / (2 sqrt(n)) = 0.0316 us, tiny: the
+// interval sits on the point.
+TEST(ExactProjection, LoopsOfManyRepetitionsStayWithinTheBootstrapsWorkBound) {
+    auto evenly = [](double lo, double hi, int n) {
+        TimedLoop t;
+        for (int i = 0; i < n; ++i)
+            t.samplesUs.push_back(lo + (hi - lo) * ((i * 7919) % n) / n);
+        t.medianUs = (lo + hi) / 2;
+        t.reps = n;
+        return t;
+    };
+    ExactProjectionInput in;
+    const TimedLoop candidate = evenly(40, 60, 100000), eager = evenly(90, 110, 100000);
+    in.problems = {problem(0.3, ChosenResult{candidate, eager}),
+                   problem(0.2, ChosenResult{candidate, eager})};
+    const ExactProjection x = computeExactProjection(in);
+    EXPECT_EQ(x.loopsDrawnNormal, 4);
+    EXPECT_EQ(x.resamples, 2000);
+    // saved = 0.5 (1 - 50/100) = 0.25
+    EXPECT_NEAR(x.savedShare, 0.25, 1e-12);
+    EXPECT_NEAR(x.savedInterval.lo, 0.25, 1e-3);
+    EXPECT_NEAR(x.savedInterval.hi, 0.25, 1e-3);
+    EXPECT_LT(x.savedInterval.lo, x.savedInterval.hi);
+
+    // A few repetitions are resampled as before.
+    in.problems = {problem(0.3, ChosenResult{evenly(40, 60, 50), evenly(90, 110, 50)})};
+    const ExactProjection small = computeExactProjection(in);
+    EXPECT_EQ(small.loopsDrawnNormal, 0);
+    EXPECT_EQ(small.resamples, 2000);
+
+    // 2000 winners of 29 repetitions each (116,000 draws a resample) are never switched (too
+    // few for a normal): fewer resamples instead, here the fewest.
+    in.problems.assign(2000,
+                       problem(0.0001, ChosenResult{evenly(40, 60, 29), evenly(90, 110, 29)}));
+    const ExactProjection many = computeExactProjection(in);
+    EXPECT_EQ(many.loopsDrawnNormal, 0);
+    EXPECT_EQ(many.resamples, kBootstrapMinResamples);
+}
+
 // A slower candidate is never drawn into the interval, however wide its spread: the problem
 // stays at its baseline. A winner's draw where the candidate comes out slower saves nothing,
 // never a negative amount.
