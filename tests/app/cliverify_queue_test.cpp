@@ -37,8 +37,15 @@ public:
     LockHolder(const std::string& lock, int seconds) {
         const std::string s = std::to_string(seconds);
         const char* argv[] = {"flock", "-x", lock.c_str(), "sleep", s.c_str(), nullptr};
-        if (posix_spawnp(&m_pid, "flock", nullptr, nullptr, const_cast<char**>(argv), environ) != 0)
+        // In a process group of its own: flock's `sleep` holds the lock (and the test's output)
+        // and must go with it.
+        posix_spawnattr_t attr;
+        posix_spawnattr_init(&attr);
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+        posix_spawnattr_setpgroup(&attr, 0);
+        if (posix_spawnp(&m_pid, "flock", nullptr, &attr, const_cast<char**>(argv), environ) != 0)
             m_pid = -1;
+        posix_spawnattr_destroy(&attr);
         const int fd = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
         for (int i = 0; i < 500 && m_pid > 0; ++i) {  // until the holder has it
             if (flock(fd, LOCK_EX | LOCK_NB) != 0)
@@ -50,7 +57,7 @@ public:
     }
     ~LockHolder() {
         if (m_pid > 0) {
-            kill(m_pid, SIGKILL);
+            kill(-m_pid, SIGKILL);
             waitpid(m_pid, nullptr, 0);
         }
     }

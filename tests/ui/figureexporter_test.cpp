@@ -534,7 +534,10 @@ void FigureExporterTest::cliFigureNeverWritesOverAnInputNorAStrangersFile() {
     // The provenance of X.pdf is X.json: the input.
     QString out = run(cli, {"figure", "breakdown", trace, "--out", dir.filePath("X.pdf")}, &status);
     QCOMPARE(status, 2);
-    QCOMPARE(out.trimmed().count('\n'), 0);
+    // One line (Qt's own notes about the session, XDG_RUNTIME_DIR, are not Reach's).
+    QStringList lines = out.trimmed().split(QLatin1Char('\n'));
+    lines.removeIf([](const QString& l) { return l.startsWith(QStringLiteral("QStandardPaths:")); });
+    QCOMPARE(lines.size(), 1);
     QVERIFY2(out.contains("X.json"), qPrintable(out));
     QVERIFY(unchanged());
     QVERIFY(!QFile::exists(dir.filePath("X.pdf")) && !QFile::exists(dir.filePath("X.csv")));

@@ -134,7 +134,7 @@ FigureOptions withRoomForCategories(const QCustomPlot& plot, FigureOptions o) {
 }
 
 // Whether the files beside `figure` are the ones Reach wrote for it: the provenance F.json
-// names this figure and its CSV, and F.csv has the SHA-256 that provenance recorded. A
+// names a figure F (of any format) and its CSV, and F.csv has the SHA-256 it recorded. A
 // re-export replaces them; anything else there is someone's file.
 struct PriorSidecars {
     bool csvOurs = false, jsonOurs = false;
@@ -156,8 +156,10 @@ PriorSidecars priorSidecars(const QString& figure, const QString& csv, const QSt
         return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>()
                                                                       : std::string();
     };
+    // The same figure in another format (F.png after F.pdf) shares them: its stem is enough.
     out.jsonOurs = !text("reach_version").empty() && !text("figure").empty() &&
-                   text("file") == str(QFileInfo(figure).fileName()) &&
+                   QFileInfo(QString::fromStdString(text("file"))).completeBaseName() ==
+                       QFileInfo(figure).completeBaseName() &&
                    text("data_csv") == str(QFileInfo(csv).fileName());
     try {
         out.csvOurs = out.jsonOurs && QFileInfo(csv).isFile() &&
