@@ -279,6 +279,8 @@ def _meta(v):
     """`v` with every tensor replaced by one of its shape, strides and dtype on the meta device
     (no storage): a call on these computes the outputs' shapes and allocates nothing."""
     if isinstance(v, torch.Tensor):
+        if v.device.type == "meta":
+            return v  # already (a tracer's inputs): the probe is then the traced call itself
         return torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device="meta")
     if isinstance(v, (list, tuple)):
         return type(v)(_meta(x) for x in v)

@@ -189,12 +189,26 @@ class Winner:
         functional = wanted[:-1] if wanted.endswith("_") and not wanted.endswith("__") else wanted
         from torch.utils._python_dispatch import TorchDispatchMode
 
+        from torch.utils._pytree import tree_flatten
+
         class Stop(TorchDispatchMode):
+            def __init__(self, skip_meta):
+                super().__init__()
+                self.skip_meta = skip_meta
+
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 name = func._schema.name.split("::", 1)[-1]
-                if name in (wanted, functional):
+                if name in (wanted, functional) and not (self.skip_meta and _on_meta(args, kwargs)):
                     raise _Captured(func, args, kwargs or {})
                 return func(*args, **(kwargs or {}))
+
+        def _on_meta(args, kwargs):
+            # Reach's problems size the operator's outputs on meta tensors first (extract's
+            # problemsource.cpp): that probe is not the call whose inputs are the problem's.
+            flat, _ = tree_flatten((args, kwargs or {}))
+            return any((isinstance(a, torch.Tensor) and a.device.type == "meta")
+                       or (isinstance(a, torch.device) and a.type == "meta") or a == "meta"
+                       for a in flat if isinstance(a, (torch.Tensor, torch.device, str)))
 
         meta = _meta_device()
         torch.manual_seed(0)
@@ -207,8 +221,10 @@ class Winner:
             inputs = problem.call("get_inputs()", problem.get_inputs)
             model = problem.call("Model()", problem.Model,
                                  *problem.call("get_init_inputs()", problem.get_init_inputs))
+        inputs_on_meta = any(isinstance(x, torch.Tensor) and x.device.type == "meta"
+                             for x in inputs)
         try:
-            with torch.no_grad(), Stop():
+            with torch.no_grad(), Stop(skip_meta=not inputs_on_meta):
                 model(*inputs)
         except _Captured as c:
             captured = c
