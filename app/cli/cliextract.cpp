@@ -167,8 +167,9 @@ int runExtract(const std::vector<std::string>& argv, CliIo& io) {
                << percent(e.categoryUs > 0 ? s.group.us / e.categoryUs : 0) << "): " << s.why
                << "\n";
     if (e.capped)
-        io.out << "  stopped at " << kMaxExtractedProblems << " problems (the hottest): "
-               << e.notReached.size() << " colder signature(s) not written\n";
+        io.out << "  stopped at " << kMaxExtractedProblems
+               << " problems (the hottest): " << e.notReached.size()
+               << " colder signature(s) not written\n";
     io.out << "benchmark.json beside them; whether each problem launches the trace's kernels: "
               "reach-cli extract --check "
            << dir.string() << " on a GPU machine (docs/benchmark.md)\n";

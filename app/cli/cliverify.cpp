@@ -310,11 +310,11 @@ int runVerify(const std::vector<std::string>& argv, CliIo& io) {
     spec.flags = {
         "--json",    "--controls", "--no-timing", "--no-baseline", "--no-compile-baseline",
         "--sandbox", "--fresh"};
-    spec.options = {"--problem",   "--candidate", "--reps",         "--warmup",
-                    "--seed",      "--scale",     "--thresholds",   "--baseline-us",
-                    "--cache-dir", "--resources", "--timeout",      "--seeds",
-                    "--only",      "--record",    "--project",      "--kernelbench-dir",
-                    "--python",    "--precision", "--kb-tolerance", "--worker-device",
+    spec.options = {"--problem",      "--candidate", "--reps",         "--warmup",
+                    "--seed",         "--scale",     "--thresholds",   "--baseline-us",
+                    "--cache-dir",    "--resources", "--timeout",      "--seeds",
+                    "--only",         "--record",    "--project",      "--kernelbench-dir",
+                    "--python",       "--precision", "--kb-tolerance", "--worker-device",
                     "--queue-timeout"};
     addBatchOptions(spec);
     CliArgs args(remaining, spec);

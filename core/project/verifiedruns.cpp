@@ -35,7 +35,7 @@ std::optional<double> positiveNumber(const json& obj, const char* key) {
     // A time within the bounds of every record's (core/records/evalrecord.h): a document's
     // 1e300 is no measurement, and printed 300 digits.
     return std::isfinite(v) && v >= kMinRecordUs && v <= kMaxRecordUs ? std::optional<double>(v)
-                                                                       : std::nullopt;
+                                                                      : std::nullopt;
 }
 
 // A timing object in docs/verifier.md's keys; its per-repetition times where the KernelBench
@@ -140,10 +140,10 @@ VerifiedRun verifiedRunOf(const VerificationResult& v, const json& doc, std::str
     r.reasons = v.reasons;
     r.candidate = candidateOf(doc);
     r.eager = eagerOf(doc);
-    r.verifierSpeedup = std::isfinite(v.speedup) && v.speedup >= kMinRecordSpeedup &&
-                                v.speedup <= kMaxRecordSpeedup
-                            ? v.speedup
-                            : 0;
+    r.verifierSpeedup =
+        std::isfinite(v.speedup) && v.speedup >= kMinRecordSpeedup && v.speedup <= kMaxRecordSpeedup
+            ? v.speedup
+            : 0;
     if (v.baseline)
         r.verifierBaseline = v.baseline->kind;
     if (const auto it = doc.find("reach"); it != doc.end() && it->is_object())

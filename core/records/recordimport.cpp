@@ -91,8 +91,7 @@ void finishRecord(EvalRecord& r, const std::string& file, const std::string& pla
         {"candidate_time_us", &r.candidateTimeUs, kMinRecordUs, kMaxRecordUs, "a time in us"},
         {"baseline_eager_us", &r.baselineEagerUs, kMinRecordUs, kMaxRecordUs, "a time in us"},
         {"baseline_compile_us", &r.baselineCompileUs, kMinRecordUs, kMaxRecordUs, "a time in us"},
-        {"baseline_recorded_us", &r.baselineRecordedUs, kMinRecordUs, kMaxRecordUs,
-         "a time in us"},
+        {"baseline_recorded_us", &r.baselineRecordedUs, kMinRecordUs, kMaxRecordUs, "a time in us"},
         {"speedup", &r.speedup, kMinRecordSpeedup, kMaxRecordSpeedup, "a speedup"},
         {"roofline_floor_us", &r.rooflineFloorUs, kMinRecordUs, kMaxRecordUs, "a time in us"}};
     auto check = [&](const Bounded& b) {

@@ -339,7 +339,8 @@ Workload ProjectStore::loadWorkload(int64_t id) const {
             continue;
         const int64_t row = os.columnInt(4);
         w.kernels[pos].operators.push_back(OperatorTime{
-            os.columnText(1), os.columnNumber(2, 0, kMaxStoredUs, at("kernel_operators", row, "total_us")),
+            os.columnText(1),
+            os.columnNumber(2, 0, kMaxStoredUs, at("kernel_operators", row, "total_us")),
             int64_t(os.columnNumber(3, 0, kMaxStoredCount, at("kernel_operators", row, "calls")))});
     }
     return w;

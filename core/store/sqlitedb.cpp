@@ -163,14 +163,13 @@ double SqliteStatement::columnNumber(int col, double lo, double hi,
                                      const std::string& place) const {
     const int type = sqlite3_column_type(m_stmt, col);
     const double v = sqlite3_column_double(m_stmt, col);
-    if ((type != SQLITE_INTEGER && type != SQLITE_FLOAT) || !std::isfinite(v) || v < lo ||
-        v > hi) {
+    if ((type != SQLITE_INTEGER && type != SQLITE_FLOAT) || !std::isfinite(v) || v < lo || v > hi) {
         char range[96];
         std::snprintf(range, sizeof range, "a number from %g to %g", lo, hi);
-        throw InputError(m_file, place,
-                         std::string(range) + (type == SQLITE_INTEGER || type == SQLITE_FLOAT
-                                                   ? ""
-                                                   : " (it holds no number)"));
+        throw InputError(
+            m_file, place,
+            std::string(range) +
+                (type == SQLITE_INTEGER || type == SQLITE_FLOAT ? "" : " (it holds no number)"));
     }
     return v;
 }

@@ -105,8 +105,7 @@ std::vector<StoredVerification> loadVerifications(const ProjectStore& store) {
         if (!st.columnIsNull(9))
             v.medianUs = st.columnNumber(9, kMinRecordUs, kMaxRecordUs, row + "median_us");
         if (!st.columnIsNull(10))
-            v.speedup =
-                st.columnNumber(10, kMinRecordSpeedup, kMaxRecordSpeedup, row + "speedup");
+            v.speedup = st.columnNumber(10, kMinRecordSpeedup, kMaxRecordSpeedup, row + "speedup");
         v.device = st.columnText(11);
         v.json = st.columnText(12);
         v.verifiedAt = st.columnText(13);

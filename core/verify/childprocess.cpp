@@ -1,7 +1,6 @@
 #include "core/verify/childprocess.h"
 #include "core/verify/queueclock.h"
 
-
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>

@@ -8,15 +8,15 @@ namespace reach {
 
 // Result of running one child process to completion (or to its timeout).
 struct ChildResult {
-    bool started = false;    // false when fork/exec failed (error says why)
-    bool timedOut = false;   // killed (SIGKILL, whole process group) after the timeout
-    bool cancelled = false;  // killed (SIGKILL, whole group) because stop was requested
-    bool gpuBusy = false;    // killed after waiting for its GPU past the queue limit
+    bool started = false;     // false when fork/exec failed (error says why)
+    bool timedOut = false;    // killed (SIGKILL, whole process group) after the timeout
+    bool cancelled = false;   // killed (SIGKILL, whole group) because stop was requested
+    bool gpuBusy = false;     // killed after waiting for its GPU past the queue limit
     double queueSeconds = 0;  // of `seconds`, waiting for the GPU (queueclock.h)
-    int exitCode = -1;       // when it exited normally
-    int termSignal = 0;      // when a signal ended it
-    std::string out;         // stdout, whole
-    std::string err;         // stderr, whole
+    int exitCode = -1;        // when it exited normally
+    int termSignal = 0;       // when a signal ended it
+    std::string out;          // stdout, whole
+    std::string err;          // stderr, whole
     std::string error;
     double seconds = 0;
 };

@@ -1,6 +1,5 @@
 #include "core/verify/kbverify.h"
 
-
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -125,13 +124,13 @@ json failedPart(const WorkerOutcome& w, const char* mode) {
                      " s (other jobs held it; the limit of the wait is --queue-timeout)";
     } else if (w.timedOut) {
         j["verdict"] = verdict::kTimeout;
-        j["error"] = "timeout: the worker was killed after " +
-                     std::to_string(int(w.seconds - w.queueSeconds)) +
-                     " s of its own work (a hang, or a job slower than the timeout)" +
-                     (w.queueSeconds >= 1 ? "; it also waited " +
-                                                std::to_string(int(w.queueSeconds)) +
-                                                " s for the GPU, not counted"
-                                          : std::string());
+        j["error"] =
+            "timeout: the worker was killed after " +
+            std::to_string(int(w.seconds - w.queueSeconds)) +
+            " s of its own work (a hang, or a job slower than the timeout)" +
+            (w.queueSeconds >= 1 ? "; it also waited " + std::to_string(int(w.queueSeconds)) +
+                                       " s for the GPU, not counted"
+                                 : std::string());
     } else if (w.termSignal) {
         j["verdict"] = verdict::kCrashed;
         j["error"] = "crashed: the worker died of signal " + std::to_string(w.termSignal);

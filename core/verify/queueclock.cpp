@@ -27,7 +27,8 @@ double readTotal(int fd, double* since = nullptr) {
 
 void writeRecord(int fd, double total, double since) {
     char buf[kRecordBytes];
-    std::snprintf(buf, sizeof buf, "%-63s", (std::to_string(total) + " " + std::to_string(since)).c_str());
+    std::snprintf(buf, sizeof buf, "%-63s",
+                  (std::to_string(total) + " " + std::to_string(since)).c_str());
     buf[kRecordBytes - 1] = '\n';
     (void)!pwrite(fd, buf, kRecordBytes, 0);
 }

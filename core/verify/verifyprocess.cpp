@@ -94,10 +94,10 @@ VerificationResult resultFromRun(const VerifyProcessRequest& req, const Verifier
         r.verdict = verdict::kTimeout;
         r.reasons = {"timeout: killed after " + std::to_string(int(req.timeoutSeconds)) +
                      " s of its own work (a hang, or a job slower than the timeout)" +
-                     (run.queueSeconds >= 1 ? "; it also waited " +
-                                                  std::to_string(int(run.queueSeconds)) +
-                                                  " s for the GPU, not counted"
-                                            : std::string())};
+                     (run.queueSeconds >= 1
+                          ? "; it also waited " + std::to_string(int(run.queueSeconds)) +
+                                " s for the GPU, not counted"
+                          : std::string())};
         r.log = tail(run.err);
         return r;
     }

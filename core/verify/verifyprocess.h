@@ -34,12 +34,12 @@ std::vector<std::string> verifierArguments(const VerifyProcessRequest& req);
 // What the caller saw of one finished reach-verify process, however it ran it (the CLI through
 // core/verify/childprocess.h, the GUI through a QProcess on its worker thread).
 struct VerifierRun {
-    bool started = true;     // false: the program could not be started (startError says why)
-    std::string startError;  //
-    bool timedOut = false;   // killed after the timeout
-    bool gpuBusy = false;    // killed after waiting for the GPU past the queue limit
+    bool started = true;      // false: the program could not be started (startError says why)
+    std::string startError;   //
+    bool timedOut = false;    // killed after the timeout
+    bool gpuBusy = false;     // killed after waiting for the GPU past the queue limit
     double queueSeconds = 0;  // of `seconds`, waiting for the GPU (queueclock.h)
-    bool crashed = false;    // died abnormally (a signal; termSignal when known)
+    bool crashed = false;     // died abnormally (a signal; termSignal when known)
     int exitCode = 0;
     int termSignal = 0;
     std::string out, err;  // stdout and stderr, whole

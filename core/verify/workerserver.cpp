@@ -1,6 +1,5 @@
 #include "core/verify/workerserver.h"
 
-
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -234,8 +233,8 @@ std::optional<ChildResult> runInWorkerServer(int connection,
         if (!killing)
             r.queueSeconds = queue.file ? queue.file->queuedSeconds(elapsed) : 0;
         const bool busy = !killing && r.queueSeconds > queue.limitSeconds;
-        const double limit = killing ? killAsked + kWorkerServerKillGraceSeconds
-                                     : timeoutSeconds + r.queueSeconds;
+        const double limit =
+            killing ? killAsked + kWorkerServerKillGraceSeconds : timeoutSeconds + r.queueSeconds;
         const int left = busy ? 0 : int((limit - elapsed) * 1000);
         if (left <= 0) {
             if (killing) {

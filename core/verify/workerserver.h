@@ -40,13 +40,10 @@ inline constexpr const char* kWorkerServerFdVariable = "REACH_KB_SERVER_FD";
 // signals a process itself. nullopt when the server refuses the job or does not answer (`why`
 // says which): the caller then runs the worker itself. `connectionUsable`, when given, is set to
 // whether the connection can carry a next job (false once it was refused, broken or given up).
-std::optional<ChildResult> runInWorkerServer(int connection,
-                                             const std::vector<std::string>& workerArgs,
-                                             double timeoutSeconds,
-                                             const std::vector<std::string>& extraEnv = {},
-                                             std::string* why = nullptr,
-                                             bool* connectionUsable = nullptr,
-                                             const ChildQueue& queue = {});
+std::optional<ChildResult> runInWorkerServer(
+    int connection, const std::vector<std::string>& workerArgs, double timeoutSeconds,
+    const std::vector<std::string>& extraEnv = {}, std::string* why = nullptr,
+    bool* connectionUsable = nullptr, const ChildQueue& queue = {});
 // How long a client waits for the server's report after it asked for its job to be killed.
 inline constexpr double kWorkerServerKillGraceSeconds = 5.0;
 
@@ -65,8 +62,7 @@ bool hasWorkerServerConnection();
 std::optional<ChildResult> runInAdoptedWorkerServer(const std::vector<std::string>& workerArgs,
                                                     double timeoutSeconds,
                                                     const std::vector<std::string>& extraEnv,
-                                                    std::string* why,
-                                                    const ChildQueue& queue = {});
+                                                    std::string* why, const ChildQueue& queue = {});
 
 // A server this process started and owns: it leaves when its owner closes the control line
 // (the owner destroyed, or its process gone), so it never outlives its owner.

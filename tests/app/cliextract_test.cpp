@@ -294,21 +294,20 @@ TEST_F(CliExtract, NoTextOfATraceReachesTheFirstTwoLinesAndEveryLiteralIsReachs)
     const std::string kernel =
         "vectorized_elementwise_kernel\nopen('" + marker + "', 'w').write('ran')\n#";
     const std::string trace = dir.path("t coding=unicode_escape .json");
-    std::ofstream(trace) << traceOf(
-                                {{"aten::relu", json::array({{64, 64}}), {"float"}, {""}},
-                                 {"aten::add",
-                                  json::array({{64}, {64}, json::array()}),
-                                  {"float", "float", "Scalar"},
-                                  {"", "", "01"}},
-                                 {"aten::mul",
-                                  json::array({{64}, json::array()}),
-                                  {"float", "Scalar"},
-                                  {"", "1e999"}},
-                                 {"aten::index_select",
-                                  json::array({{64, 8}, json::array(), {16}}),
-                                  {"float", "Scalar", "long int"},
-                                  {"", "9999999999999999999", ""}}},
-                                kernel)
+    std::ofstream(trace) << traceOf({{"aten::relu", json::array({{64, 64}}), {"float"}, {""}},
+                                     {"aten::add",
+                                      json::array({{64}, {64}, json::array()}),
+                                      {"float", "float", "Scalar"},
+                                      {"", "", "01"}},
+                                     {"aten::mul",
+                                      json::array({{64}, json::array()}),
+                                      {"float", "Scalar"},
+                                      {"", "1e999"}},
+                                     {"aten::index_select",
+                                      json::array({{64, 8}, json::array(), {16}}),
+                                      {"float", "Scalar", "long int"},
+                                      {"", "9999999999999999999", ""}}},
+                                    kernel)
                                 .dump();
     const std::string out = dir.path("bench");
     const auto r = runCli({"extract", trace, "--out", out, "--category", "all", "--cover", "1"});
@@ -323,12 +322,13 @@ TEST_F(CliExtract, NoTextOfATraceReachesTheFirstTwoLinesAndEveryLiteralIsReachs)
         const auto lines = firstLines(file, 3);
         ASSERT_EQ(lines.size(), 3u);
         EXPECT_EQ(lines[0], "# -*- coding: utf-8 -*-");
-        EXPECT_EQ(lines[1], "# A KernelBench-format problem made by reach-cli extract from a profile.");
+        EXPECT_EQ(lines[1],
+                  "# A KernelBench-format problem made by reach-cli extract from a profile.");
         EXPECT_NE(lines[2].find("coding=unicode_escape"), std::string::npos) << lines[2];
         std::ifstream in(file);
         all += std::string(std::istreambuf_iterator<char>(in), {});
     }
-    EXPECT_NE(all.find("args = [x0, x1, 1]"), std::string::npos) << all;  // "01"
+    EXPECT_NE(all.find("args = [x0, x1, 1]"), std::string::npos) << all;         // "01"
     EXPECT_NE(all.find("args = [x0, float('inf')]"), std::string::npos) << all;  // "1e999"
 
     // Run as a user would (python FILE honours a coding declaration), as the tests' runner and
@@ -367,7 +367,7 @@ TEST_F(CliExtract, AProblemsOutputsAreBoundedAsItsInputsAre) {
                                       {"float", "ScalarList"},
                                       {"", "[2, 3]"}}},
                                     "fill_kernel")
-                                    .dump();
+                                .dump();
     const std::string out = dir.path("bench");
     const auto r = runCli({"extract", trace, "--out", out, "--category", "all", "--cover", "1"});
     ASSERT_EQ(r.status, 0) << r.err;

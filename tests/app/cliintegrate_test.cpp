@@ -68,12 +68,12 @@ protected:
         reach::test::CliResult v;
         for (int attempt = 0; attempt < 3; ++attempt) {
             v = runCli({"verify", "--problem", bench + "/" + kClamp, "--candidate",
-                        dir.path("rec/clamp_min_where.py"), "--worker-device", "cpu", "--reps",
-                        "5", "--precision", "bf16", "--json"},
+                        dir.path("rec/clamp_min_where.py"), "--worker-device", "cpu", "--reps", "5",
+                        "--precision", "bf16", "--json"},
                        env);
             ASSERT_LE(v.status, 1) << v.err;
-            if (v.status == 0 || v.out.find("clock_agreement: the runner's clock disagrees") ==
-                                     std::string::npos)
+            if (v.status == 0 ||
+                v.out.find("clock_agreement: the runner's clock disagrees") == std::string::npos)
                 break;
         }
         ASSERT_EQ(json::parse(v.out)["verdict"], "pass") << v.out.substr(0, 2000);

@@ -113,16 +113,15 @@ TEST_F(CliVerifyQueue, AWaitPastTheQueueLimitIsTheGpuBeingBusyNeverATimeout) {
     const LockHolder holder(lock, 120);
     ASSERT_TRUE(holder.holding());
     const auto start = std::chrono::steady_clock::now();
-    const auto r = runCli(reach::test::kernelBenchVerifyArgs(
-                              "23_Softmax.py", "softmax_correct.py",
-                              {"--timeout", "600", "--queue-timeout", "5"}),
-                          locked());
+    const auto r =
+        runCli(reach::test::kernelBenchVerifyArgs("23_Softmax.py", "softmax_correct.py",
+                                                  {"--timeout", "600", "--queue-timeout", "5"}),
+               locked());
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
     const json j = json::parse(r.out);
     EXPECT_EQ(j["verdict"], "error") << r.out;
     ASSERT_FALSE(j["reasons"].empty());
-    EXPECT_NE(j["reasons"][0].get<std::string>().find("the GPU was busy for"),
-              std::string::npos)
+    EXPECT_NE(j["reasons"][0].get<std::string>().find("the GPU was busy for"), std::string::npos)
         << r.out;
     EXPECT_GE(j["queue_s"].get<double>(), 5) << r.out;
 }

@@ -180,8 +180,7 @@ TEST_F(CliVerifyWorkerServer, AHungJobIsKilledAtItsTimeoutWithEverythingItStarte
     ASSERT_TRUE(r.doc.is_object()) << r.run.err;
     EXPECT_EQ(r.doc["reach"]["verdict"], "timeout") << r.doc["reach"].dump();
     EXPECT_EQ(r.doc["verdict"], "timeout");
-    EXPECT_NE(r.doc["kernelbench"].value("error", std::string()).find("not run"),
-              std::string::npos)
+    EXPECT_NE(r.doc["kernelbench"].value("error", std::string()).find("not run"), std::string::npos)
         << r.doc["kernelbench"].dump();
     // Killed on the client's request and reported, not given up after the grace.
     EXPECT_LT(s, 6 + 8);

@@ -536,7 +536,8 @@ void FigureExporterTest::cliFigureNeverWritesOverAnInputNorAStrangersFile() {
     QCOMPARE(status, 2);
     // One line (Qt's own notes about the session, XDG_RUNTIME_DIR, are not Reach's).
     QStringList lines = out.trimmed().split(QLatin1Char('\n'));
-    lines.removeIf([](const QString& l) { return l.startsWith(QStringLiteral("QStandardPaths:")); });
+    lines.removeIf(
+        [](const QString& l) { return l.startsWith(QStringLiteral("QStandardPaths:")); });
     QCOMPARE(lines.size(), 1);
     QVERIFY2(out.contains("X.json"), qPrintable(out));
     QVERIFY(unchanged());

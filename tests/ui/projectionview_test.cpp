@@ -429,12 +429,11 @@ private slots:
                                  session.rules().name(), session.rules().hash());
         // The bytes the H200 verified (extract writes other first lines since issue 37; the
         // record names those bytes: tests/app/cliprojectexact_test.cpp says more).
-        QVERIFY(QFile::remove(QString::fromStdString(
-            dir + "/" + written["problems"][0]["file"].get<std::string>())));
+        QVERIFY(QFile::remove(
+            QString::fromStdString(dir + "/" + written["problems"][0]["file"].get<std::string>())));
         QVERIFY(QFile::copy(
             QStringLiteral(REACH_TEST_DATA "/benchmark/dlrm_001_embedding_bag_h200_verified.py"),
-            QString::fromStdString(dir + "/" +
-                                   written["problems"][0]["file"].get<std::string>())));
+            QString::fromStdString(dir + "/" + written["problems"][0]["file"].get<std::string>())));
         const QString record =
             QStringLiteral(REACH_TEST_DATA "/benchmark/h200_verify_dlrm_embedding_bag.json");
         // The same candidate verified in fp32, another call than DLRM's bf16 one: attached, no

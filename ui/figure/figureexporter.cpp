@@ -162,8 +162,7 @@ PriorSidecars priorSidecars(const QString& figure, const QString& csv, const QSt
                        QFileInfo(figure).completeBaseName() &&
                    text("data_csv") == str(QFileInfo(csv).fileName());
     try {
-        out.csvOurs = out.jsonOurs && QFileInfo(csv).isFile() &&
-                      !text("data_csv_sha256").empty() &&
+        out.csvOurs = out.jsonOurs && QFileInfo(csv).isFile() && !text("data_csv_sha256").empty() &&
                       text("data_csv_sha256") == Sha256::hexOfFile(str(csv));
     } catch (const std::exception&) {
         out.csvOurs = false;  // unreadable: not a file Reach can tell is its own

@@ -43,10 +43,10 @@ struct FigureOptions {
 // What the provenance JSON beside a figure records: enough to rebuild the figure and to tell
 // which inputs and which rules made it.
 struct FigureProvenance {
-    QString figure;      // "breakdown", "speedups", "projection"
-    QStringList inputs;  // input files; each is hashed (SHA-256) at export
+    QString figure;        // "breakdown", "speedups", "projection"
+    QStringList inputs;    // input files; each is hashed (SHA-256) at export
     QStringList alsoRead;  // read but not recorded as inputs (a rule file): never written over
-    QString rulesName;   // empty when no rule set was involved
+    QString rulesName;     // empty when no rule set was involved
     QString rulesHash;
     std::vector<std::pair<QString, double>> sliders;  // "win_rate", "median_speedup", ...
     nlohmann::json extra = nlohmann::json::object();  // e.g. the projection's assumptions

@@ -10,8 +10,8 @@
 #include <QTimer>
 
 #include <fcntl.h>
-#include <algorithm>
 #include <unistd.h>
+#include <algorithm>
 
 #include "core/base/resourcepaths.h"
 #include "core/verify/gputiminglock.h"
@@ -182,8 +182,9 @@ void VerifyWorker::finish(VerifyOutcome::Status status) {
         log += QStringLiteral("\nreach: the verifier waited %1 s for the GPU (other jobs held it)")
                    .arg(m_queueSeconds, 0, 'f', 1);
     } else if (status == VerifyOutcome::Status::TimedOut) {
-        log += QStringLiteral("\nreach: the verifier was killed after %1 s of its own work "
-                              "without finishing")
+        log += QStringLiteral(
+                   "\nreach: the verifier was killed after %1 s of its own work "
+                   "without finishing")
                    .arg(out.wallMs / 1000.0 - m_queueSeconds, 0, 'f', 1);
     } else if (status == VerifyOutcome::Status::FailedToStart) {
         log += QStringLiteral("\nreach: could not start the verifier '%1': %2")

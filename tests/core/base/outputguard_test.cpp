@@ -48,8 +48,8 @@ TEST_F(OutputGuardTest, AnInputIsNeverAnOutputByAnyName) {
     g.addInput(p("trace.json"));
     fs::create_hard_link(dir / "trace.json", dir / "link.json");
     fs::create_symlink(dir / "trace.json", dir / "sym.json");
-    for (const std::string& out : {p("trace.json"), p("sub/../trace.json"), p("link.json"),
-                                   p("sym.json")}) {
+    for (const std::string& out :
+         {p("trace.json"), p("sub/../trace.json"), p("link.json"), p("sym.json")}) {
         const std::string e = refusal([&] { g.checkNamed(out); });
         EXPECT_NE(e.find("never writes over its input"), std::string::npos) << out << ": " << e;
         EXPECT_EQ(e.rfind(out, 0), 0u) << e;  // the line names the output

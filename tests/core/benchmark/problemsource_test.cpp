@@ -75,8 +75,7 @@ TEST(ProblemSource, AnUnrecordedTrailingArgumentIsLeftToTheDefault) {
                       {"operator: aten::native_layer_norm"}, "float32");
     ASSERT_TRUE(inner.ok) << inner.why;
     // The literal Reach prints from the value: the shortest that reads back the same double.
-    EXPECT_NE(inner.source.find("args = [x0, [1024], None, None, 1e-05]"),
-              std::string::npos)
+    EXPECT_NE(inner.source.find("args = [x0, [1024], None, None, 1e-05]"), std::string::npos)
         << inner.source;
     EXPECT_EQ(inner.source.find("left to the operator's defaults"), std::string::npos);
 }
@@ -263,8 +262,9 @@ TEST(ProblemSource, TheCallsPrecisionIsItsOneFloatingDtype) {
 // Python honours a coding declaration on line 1 or 2 (PEP 263): both are Reach's own, whatever
 // the header holds (issue 37: a trace named `coding=unicode_escape` made a kernel name code).
 TEST(ProblemSource, TheFirstTwoLinesAreReachsOwn) {
-    const ProblemSource p = problemSource("aten::relu", sig({{4}}, {"float"}, {""}),
-                                          {"profile: x coding=unicode_escape y", "kernel: a\nb"}, "");
+    const ProblemSource p =
+        problemSource("aten::relu", sig({{4}}, {"float"}, {""}),
+                      {"profile: x coding=unicode_escape y", "kernel: a\nb"}, "");
     ASSERT_TRUE(p.ok) << p.why;
     const size_t first = p.source.find('\n'), second = p.source.find('\n', first + 1);
     EXPECT_EQ(p.source.substr(0, first), "# -*- coding: utf-8 -*-");
@@ -302,15 +302,16 @@ TEST(ProblemSource, EveryLiteralIsOneReachPrinted) {
     EXPECT_EQ(literal("-9999999999999999999").rfind("refused: ", 0), 0u);
 
     const ProblemSource list = problemSource(
-        "aten::view", sig({{4}, json::array()}, {"float", "ScalarList"}, {"", "[02, -01]"}), {}, "");
+        "aten::view", sig({{4}, json::array()}, {"float", "ScalarList"}, {"", "[02, -01]"}), {},
+        "");
     ASSERT_TRUE(list.ok) << list.why;
     EXPECT_NE(list.source.find("args = [x0, [2, -1]]"), std::string::npos) << list.source;
     // A dimension argument past int64 (index_select's dim) is refused, never a crash.
-    const ProblemSource dim = problemSource(
-        "aten::index_select",
-        sig({{64, 8}, json::array(), {16}}, {"float", "Scalar", "long int"},
-            {"", "9999999999999999999", ""}),
-        {}, "");
+    const ProblemSource dim =
+        problemSource("aten::index_select",
+                      sig({{64, 8}, json::array(), {16}}, {"float", "Scalar", "long int"},
+                          {"", "9999999999999999999", ""}),
+                      {}, "");
     EXPECT_FALSE(dim.ok);
 }
 

@@ -44,13 +44,12 @@ protected:
                                 {"operator", "aten::relu"},
                                 {"signature", {{"dims", {{4}}}, {"types", {"c10::BFloat16"}}}},
                                 {"kernels", {{{"name", "k"}, {"calls", 1}, {"gpu_us", 10.0}}}}});
-        std::ofstream(dir / "benchmark.json")
-            << json{{"profile", "p.json"},
-                    {"profile_sha256", std::string(64, 'a')},
-                    {"category", "addressable"},
-                    {"gpu_us", 1000.0},
-                    {"problems", problems}}
-                   .dump();
+        std::ofstream(dir / "benchmark.json") << json{
+            {"profile", "p.json"},
+            {"profile_sha256", std::string(64, 'a')},
+            {"category", "addressable"},
+            {"gpu_us", 1000.0},
+            {"problems", problems}}.dump();
     }
     std::string error(const std::string& only = {}) {
         try {
@@ -95,9 +94,7 @@ TEST_F(BenchmarkFolderRead, OneProblemsBytesUnderTwoNamesAreRefused) {
 
 TEST_F(BenchmarkFolderRead, ALargeSparseProblemIsRefusedBeforeItIsRead) {
     problem("a.py", "a = 1\n");
-    {
-        std::ofstream(dir / "big.py");
-    }
+    { std::ofstream(dir / "big.py"); }
     fs::resize_file(dir / "big.py", uintmax_t(1) << 30);  // 1 GiB, nothing on disk
     list({"a.py", "big.py"});
     const auto start = std::chrono::steady_clock::now();
@@ -124,9 +121,7 @@ TEST_F(BenchmarkFolderRead, ProblemsOfMoreThanTheBudgetInAllAreRefused) {
 // reach-verify learns one problem's precision: its neighbours are neither read nor hashed.
 TEST_F(BenchmarkFolderRead, OneProblemIsReadWithoutItsNeighbours) {
     problem("a.py", "a = 1\n");
-    {
-        std::ofstream(dir / "big.py");
-    }
+    { std::ofstream(dir / "big.py"); }
     fs::resize_file(dir / "big.py", uintmax_t(1) << 30);
     list({"a.py", "big.py"});
     EXPECT_EQ(error("a.py"), "");

@@ -132,8 +132,7 @@ TEST(ProjectSave, NeverOverAFileItWasReadFrom) {
             ADD_FAILURE() << "saved over " << target;
         } catch (const InputError& e) {
             EXPECT_EQ(std::string(e.what()).rfind(target.string(), 0), 0u) << e.what();
-            EXPECT_NE(std::string(e.what()).find("never writes over its input"),
-                      std::string::npos)
+            EXPECT_NE(std::string(e.what()).find("never writes over its input"), std::string::npos)
                 << e.what();
         }
         EXPECT_EQ(fs::file_size(records), size);

@@ -266,8 +266,7 @@ TEST(VerifiedRuns, TwoProblemsOfTheSameBytesShareTheirRunsOnce) {
     EXPECT_THROW(readBenchmarkFolder(dir.root()), InputError);
     // ... and the matching, given such a folder all the same, counts their run once.
     folder.problems[1].sha256 = folder.problems[0].sha256;
-    const BenchmarkRuns m =
-        matchVerifiedRuns(folder, readVerifiedRuns({dir.path("runs.json")}));
+    const BenchmarkRuns m = matchVerifiedRuns(folder, readVerifiedRuns({dir.path("runs.json")}));
     EXPECT_EQ(m.problems[0].found, 1);
     EXPECT_TRUE(m.problems[0].best);
     EXPECT_EQ(m.problems[1].found, 0);

@@ -133,7 +133,8 @@ TEST(RecordLimits, EveryTimeAndSpeedupIsPositiveFiniteAndWithinLimits) {
     // The bounds themselves are taken.
     const auto ok = readRecords(
         writeText(dir.path("ok.jsonl"),
-                  head + R"("baseline_eager_us":1e6,"candidate_time_us":1,"speedup":1e6})" "\n"),
+                  head + R"("baseline_eager_us":1e6,"candidate_time_us":1,"speedup":1e6})"
+                         "\n"),
         {});
     ASSERT_EQ(ok.size(), 1u);
 

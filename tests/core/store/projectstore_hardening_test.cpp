@@ -102,7 +102,8 @@ TEST(ProjectStoreHardening, ATimeThatIsNoTimeIsRefusedNamingTableRowAndColumn) {
              {"UPDATE kernels SET total_us = 'abc'", "table kernels, row 1, column total_us"},
              {"UPDATE kernels SET max_us = -1e300", "table kernels, row 1, column max_us"},
              {"UPDATE kernels SET calls = 1e300", "table kernels, row 1, column calls"},
-             {"UPDATE workloads SET gpu_time_us = X'00'", "table workloads, row 1, column gpu_time_us"},
+             {"UPDATE workloads SET gpu_time_us = X'00'",
+              "table workloads, row 1, column gpu_time_us"},
              {"UPDATE workloads SET span_us = 1e13", "table workloads, row 1, column span_us"}}) {
         TempFolder dir;
         const std::string path = dir.path("p.reach");

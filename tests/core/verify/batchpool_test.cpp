@@ -144,9 +144,8 @@ TEST(BatchPool, AProblemsFirstJobMeasuresItsBaselinesBeforeTheOthersStart) {
         j.kernelBenchFormat = true;
         j.problemHash = j.index < 3 ? "problem-a" : "problem-b";
     }
-    runBatch(jobs, options(s, 3), [](const BatchOutcome& o) {
-        EXPECT_EQ(o.result.verdict, "pass") << o.result.log;
-    });
+    runBatch(jobs, options(s, 3),
+             [](const BatchOutcome& o) { EXPECT_EQ(o.result.verdict, "pass") << o.result.log; });
     std::map<std::string, FakeEventTimes> byCandidate;
     for (const auto& e : s.events("start"))
         byCandidate[e.candidate].start = e.t0;

@@ -19,10 +19,10 @@ namespace {
 // A shell job that reports a wait of `wait` seconds (the record a waiting job writes), then
 // works `work` seconds.
 std::vector<std::string> waitingJob(double wait, double work) {
-    const std::string script =
-        "printf '%-63s\\n' \"0 $MONO\" > \"$REACH_QUEUE_FILE\"; sleep " +
-        std::to_string(wait) + "; printf '%-63s\\n' \"" + std::to_string(wait) +
-        " 0\" > \"$REACH_QUEUE_FILE\"; sleep " + std::to_string(work) + "; echo done";
+    const std::string script = "printf '%-63s\\n' \"0 $MONO\" > \"$REACH_QUEUE_FILE\"; sleep " +
+                               std::to_string(wait) + "; printf '%-63s\\n' \"" +
+                               std::to_string(wait) + " 0\" > \"$REACH_QUEUE_FILE\"; sleep " +
+                               std::to_string(work) + "; echo done";
     return {"/bin/sh", "-c", script};
 }
 
