@@ -466,7 +466,9 @@ std::vector<CallArgument> decodeArguments(const nlohmann::json& sig, std::string
             a.literal = scalarLiteral(text(concrete, i));
             if (a.literal.empty())
                 return fail("argument " + std::to_string(i) +
-                            ": a scalar the trace does not record as a number");
+                            (isInteger(text(concrete, i))
+                                 ? ": an integer past 64 bits, which no call takes"
+                                 : ": a scalar the trace does not record as a number"));
         } else if (type == "ScalarList") {
             a.kind = CallArgument::Kind::Scalar;
             a.literal = intListLiteral(text(concrete, i));
