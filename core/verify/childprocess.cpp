@@ -1,5 +1,4 @@
 #include "core/verify/childprocess.h"
-#include "core/verify/queueclock.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -14,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+
+#include "core/verify/queueclock.h"
 
 extern char** environ;
 
