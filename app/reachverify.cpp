@@ -25,6 +25,7 @@
 #include "core/base/textescape.h"
 #include "core/project/benchmarkfolder.h"
 #include "core/verify/childprocess.h"
+#include "core/verify/gpumemoryledger.h"
 #include "core/verify/gputiminglock.h"
 #include "core/verify/kbverify.h"
 #include "core/verify/processguard.h"
@@ -173,13 +174,16 @@ reach::SandboxSpec sandboxSpec(const std::vector<std::string>& args, bool kernel
     // The per-GPU timing lock of a batch (docs/batch.md) must stay the one file every verifier
     // on the host locks: a private /tmp would give each sandbox its own, and timings would
     // overlap.
+    // Its memory ledger likewise (core/verify/gpumemoryledger.h).
     if (const std::string lock = reach::GpuTimingLock::pathFromEnvironment(); !lock.empty()) {
-        const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-        if (fd >= 0) {
-            ::fchmod(fd, 0666);
-            ::close(fd);
+        for (const std::string& path : {lock, reach::GpuMemoryBooking::pathFromEnvironment()}) {
+            const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+            if (fd >= 0) {
+                ::fchmod(fd, 0666);
+                ::close(fd);
+            }
+            spec.writablePaths.push_back(path);
         }
-        spec.writablePaths.push_back(lock);
     }
     if (const char* home = std::getenv("HOME"); home && *home)
         spec.home = home;

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/verify/gpumemoryledger.h"
 #include "core/verify/gputiminglock.h"
 #include "core/verify/harnessclock.h"
 #include "core/verify/oracle.h"
@@ -339,6 +340,26 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
     try {
         CK(cudaSetDevice(0));
         CK(cudaFree(nullptr));
+        // Beside other jobs on this GPU, start only when this job's memory fits (memory
+        // admission, core/verify/gpumemoryledger.h): the shared inputs and outputs, the two
+        // timed input sets, the L2 flush, and the runner's and this process's contexts.
+        int64_t inBytes = 0, outBytes = 0;
+        for (const HostTensor& t : inputs)
+            inBytes += int64_t(t.bytes.size());
+        for (const TensorSpec& s : outSpecs)
+            outBytes += int64_t(s.bytes());
+        size_t freeB = 0, totalB = 0;
+        CK(cudaMemGetInfo(&freeB, &totalB));
+        const int64_t need = 3 * inBytes + 2 * outBytes + (int64_t(2) << 30);
+        const GpuMemoryBooking memory(GpuMemoryBooking::pathFromEnvironment(), need,
+                                      int64_t(totalB), [] {
+                                          size_t f = 0, t = 0;
+                                          return cudaMemGetInfo(&f, &t) == cudaSuccess ? int64_t(f)
+                                                                                      : int64_t(-1);
+                                      });
+        if (memory.waitedSeconds() > 0.5)
+            r.log += "waited " + std::to_string(int(memory.waitedSeconds())) +
+                     " s for GPU memory beside other jobs\n";
         // Timed loops hold the GPU's lock exclusively; the rest of the job holds it shared.
         GpuTimingLock gpuLock(GpuTimingLock::pathFromEnvironment(), GpuTimingLock::Mode::Shared);
         if (!gpuLock.error().empty())

@@ -226,6 +226,8 @@ def main():
     if args.only:
         want = set(args.only.split(","))
         cases = [c for c in cases if c["name"] in want]
+    # The longest jobs first (19_ReLU holds ~45 GiB for minutes): the others fill in around them.
+    cases.sort(key=lambda c: "19_ReLU" not in c["problem"])
     cache_root = tempfile.mkdtemp(prefix="reach-redteam-")
     os.chmod(cache_root, 0o700)
     results = []
@@ -248,7 +250,9 @@ def main():
                     docs.mkdir(parents=True, exist_ok=True)
                     (docs / f"{r['case']}-{r['seed']}.json").write_text(json.dumps(r["doc"], indent=1))
                 mark = "ok  " if r["ok"] else ("SKIP" if r["ok"] is None else "BAD ")
+                queue = (r.get("doc") or {}).get("queue_s")
                 print(f"{mark} {r['case']:28s} seed {r['seed']}: {r['verdict']:10s} {r['wall']:6.1f} s"
+                      f"{f' (waited {queue:.0f} s)' if queue else ''}"
                       f"  {r['why'] or '; '.join(x[:90] for x in r.get('reasons', []))}", flush=True)
     finally:
         shutil.rmtree(cache_root, ignore_errors=True)

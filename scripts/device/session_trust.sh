@@ -46,7 +46,8 @@ m = re.get("memory")
 if m:
     gib = lambda v: round(v / 2**30, 2) if isinstance(v, (int, float)) else v
     print("  memory GiB: judge", gib(m.get("judge_max_reserved_bytes")), "runner", gib(m.get("runner_max_reserved_bytes")),
-          "shared", gib(m.get("shared_bytes")))
+          "shared", gib(m.get("shared_bytes")), "estimated", gib(m.get("estimated_bytes")),
+          "admission wait s", m.get("admission_wait_s"), "queue_s", d.get("queue_s"))
 if d.get("verdict") not in ("pass", "fail"):
     print("  log:", (re.get("log") or d.get("log") or "")[-1500:])
     print("  runner_log:", (re.get("runner_log") or "")[-1500:])
@@ -75,11 +76,13 @@ if has memory; then
   R=$ROOT/.kbsuite/level1/19_ReLU.py
   sample() { nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 50 > $1 & echo $!; }
   base=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits)
+  if [ "${MEMORY_SINGLE:-1}" = 1 ]; then
   pid=$(sample $W/mem1.txt)
   $V --problem $R --candidate $ROOT/tests/data/redteam/gpu/honest_relu.py --reps 30 \
     > $W/relu1.json 2> $W/relu1.err; echo "exit $?"
   kill $pid; summarize $W/relu1.json
   echo "one job: baseline $base MiB, peak $(sort -n $W/mem1.txt | tail -1) MiB (inputs + outputs 12288 MiB; 3x = 36864 MiB)"
+  fi
   if [ "${MEMORY_PAIR:-1}" = 1 ]; then
   pid=$(sample $W/mem2.txt)
   export REACH_GPU_LOCK=/tmp/reach-gpu0.lock  # as a batch with --jobs-per-gpu 2

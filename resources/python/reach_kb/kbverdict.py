@@ -24,7 +24,7 @@ Facts read in src/kernelbench/eval.py (own implementation here, nothing copied):
 import os
 import traceback
 
-from . import KERNELBENCH_REPRODUCED, gpulock, kbtiming, procwatch
+from . import KERNELBENCH_REPRODUCED, gpulock, gpumemory, kbtiming, procwatch
 from .environment import set_seed, synchronize
 from .errors import CandidateLoadError, UserError
 from .loading import describe, load_candidate
@@ -93,6 +93,19 @@ class Prepared:
 
 
 def run(torch, args, problem, prepared, device, res):
+    # Beside other jobs on this GPU, start only when this check's memory fits (gpumemory.py).
+    booking = gpumemory.book(torch, device, problem, prepared.dtype, prepared.init_inputs,
+                             "kernelbench", res.setdefault("notes", []))
+    try:
+        if booking is not None:
+            res["memory"] = booking.record(torch.cuda.mem_get_info(device)[1])
+        return _run_booked(torch, args, problem, prepared, device, res)
+    finally:
+        if booking is not None:
+            booking.release()
+
+
+def _run_booked(torch, args, problem, prepared, device, res):
     gpulock.hold_shared()  # other verifiers on this GPU may overlap everything but timing
     dtype = prepared.dtype
     tol = res["tolerance"]

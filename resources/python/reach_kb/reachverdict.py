@@ -15,7 +15,7 @@ import random
 import time
 import traceback
 
-from . import categories, channel, gpulock, procwatch, resultcache, thresholds as thresholds_mod
+from . import categories, channel, gpulock, gpumemory, procwatch, resultcache, thresholds as thresholds_mod
 from .environment import set_seed, synchronize
 from .errors import UserError
 from .judge import CHECKED_REPS, KB_SEED, Judge, _is_oom
@@ -119,6 +119,8 @@ def run(torch, args, problem, prep, device, res, handle, cache_in):
         except Exception:
             pass
         handle.end()
+        if getattr(j, "booking", None) is not None:
+            j.booking.release()
         res["processes_killed"] = handle.killed_others
         res["runner_log"] = handle.log.text()
     res["reference_dtype"] = str(j.ref_dtype).replace("torch.", "")
@@ -130,8 +132,18 @@ def run(torch, args, problem, prep, device, res, handle, cache_in):
     return res
 
 
+def _book_memory(j, res):
+    """Waits in turn for the GPU memory this job will hold (gpumemory.py), before its first
+    allocation: beside other jobs on the GPU it starts only when it fits."""
+    booking = gpumemory.book(j.torch, j.device, j.problem, j.dtype, j.raw_init, "judge", res["notes"])
+    if booking is not None:
+        res.setdefault("memory", {}).update(booking.record(j.torch.cuda.mem_get_info(j.device)[1]))
+    return booking
+
+
 def _job(j, res, cache_in):
     torch, args = j.torch, j.args
+    j.booking = _book_memory(j, res)
     gpulock.hold_shared()  # other verifiers on this GPU may overlap everything but timing
     t0 = time.perf_counter()
     j.learn()
@@ -190,9 +202,10 @@ def _job(j, res, cache_in):
     if j.cuda:
         # Where the GPU memory went (docs/kernelbench.md, "Memory"): each process's peak of
         # PyTorch's allocator, and the shared regions (outside it, counted once for both).
-        res["memory"] = {"judge_max_reserved_bytes": int(torch.cuda.max_memory_reserved(j.device)),
-                         "runner_max_reserved_bytes": reply.get("max_reserved"),
-                         "shared_bytes": sum(r.total for r in j.shared.regions) + int(j.out_bytes)}
+        res.setdefault("memory", {}).update({
+            "judge_max_reserved_bytes": int(torch.cuda.max_memory_reserved(j.device)),
+            "runner_max_reserved_bytes": reply.get("max_reserved"),
+            "shared_bytes": sum(r.total for r in j.shared.regions) + int(j.out_bytes)})
 
 
 # ---- trusted phase: baselines and the clock's calibration -------------------------------------

@@ -17,11 +17,12 @@ using namespace reach;
 namespace {
 
 // A shell job that reports a wait of `wait` seconds (the record a waiting job writes), then
-// works `work` seconds.
+// works `work` seconds. The record is written in place (`1<>`, as the real writers pwrite it):
+// `>` would empty the file first, and a controller reading in between would see no wait.
 std::vector<std::string> waitingJob(double wait, double work) {
-    const std::string script = "printf '%-63s\\n' \"0 $MONO\" > \"$REACH_QUEUE_FILE\"; sleep " +
+    const std::string script = "printf '%-63s\\n' \"0 $MONO\" 1<> \"$REACH_QUEUE_FILE\"; sleep " +
                                std::to_string(wait) + "; printf '%-63s\\n' \"" +
-                               std::to_string(wait) + " 0\" > \"$REACH_QUEUE_FILE\"; sleep " +
+                               std::to_string(wait) + " 0\" 1<> \"$REACH_QUEUE_FILE\"; sleep " +
                                std::to_string(work) + "; echo done";
     return {"/bin/sh", "-c", script};
 }
