@@ -325,6 +325,17 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
     const Operator& op = *req.op;
     const VerifyOptions& o = *req.options;
 
+    // Where the job's seconds go, phase by phase (issue 38: a first softmax verify took 58.5 s
+    // where it had taken 14): `phase` names the one running, for errors and for this clock.
+    std::string phase = "host_inputs";
+    auto phaseStart = std::chrono::steady_clock::now();
+    auto enter = [&](const char* next) {
+        const auto now = std::chrono::steady_clock::now();
+        r.phaseSeconds[phase] += std::chrono::duration<double>(now - phaseStart).count();
+        phase = next;
+        phaseStart = now;
+    };
+
     // Host side first: fresh inputs from the seed, and the double-precision reference in the
     // background while the GPU runs and times.
     std::vector<HostTensor> inputs = op.makeInputs(p, req.seed);
@@ -334,7 +345,7 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
     const auto outSpecs = op.outputSpecs(p);
     NvmlClocks nvml;
     Arena arena;
-    std::string phase = "setup";
+    enter("setup");
     std::unique_ptr<RunnerClient> runner;
     const double callTimeout = 300;
     try {
@@ -386,7 +397,7 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
         CK(cudaMemset(flagsRegion.data(), 0, 64));
         CK(cudaDeviceSynchronize());
         const StreamFlags flags(flagsRegion.data());
-        phase = "runner";
+        enter("runner");
         runner = std::make_unique<RunnerClient>(self(), inPtrs, inSpecs, outPtrs, outSpecs,
                                                 flagsRegion, callTimeout);
 
@@ -540,7 +551,7 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
         std::optional<HarnessCalibration> harness;
         BaselineInfo baseline;
         if (timing) {
-            phase = "baseline";
+            enter("baseline");
             nlohmann::json use;
             std::string source;
             if (o.baseline && p.op == "matmul") {
@@ -576,7 +587,7 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
         }
 
         // The candidate, loaded in the runner: from here on everything it says is a claim.
-        phase = "load";
+        enter("load");
         std::string loadError;
         if (!runner->use({{"which", "object"}, {"path", req.candidateObject}}, &loadError)) {
             r.verdict = verdict::kCompileError;
@@ -590,7 +601,7 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
         }
 
         // The correctness run.
-        phase = "candidate";
+        enter("candidate");
         // The correctness run's inputs: the baseline's loop left either set in the buffers.
         if (timing)
             for (size_t k = 0; k < in.size(); ++k)
@@ -612,7 +623,7 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
             return;
         }
         const int rc = first.rc;
-        phase = "readback";
+        enter("readback");
         std::vector<HostTensor> outputs = readOutputs(out, outSpecs);
         std::vector<HostTensor> inputsAfter;
         int64_t canaryDamage = 0;
@@ -629,7 +640,7 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
         std::optional<std::string> timedFailure;
         std::optional<ClockAgreement> agreement;
         if (timing && rc == 0) {
-            phase = "timing";
+            enter("timing");
             gpuLock.exclusive();
             Loop loop = runLoop();
             gpuLock.shared();
@@ -653,7 +664,7 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
             if (!loop.failure.empty())
                 timedFailure = loop.failure;
             else {
-                phase = "timed outputs";
+                enter("timed outputs");
                 timedFailure = checkCalls(o.warmup, o.reps);
             }
 
@@ -668,7 +679,7 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
             if (!baseline.kind.empty())
                 r.baseline = baseline;
             r.speedup = speedupOver(baseline, *r.timing);
-            phase = "roofline";
+            enter("roofline");
             r.roofline = rooflineFloor(op.minimalBytes(p, inputs), op.flops(p),
                                        copyBandwidthGBs(arena, stream.get()),
                                        peakTflops(r.device.arch, p.dtype), r.timing->medianUs);
@@ -677,7 +688,7 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
         r.log += runner->log();
 
         // The oracle, on the host, on what this process read back.
-        phase = "oracle";
+        enter("oracle");
         const std::vector<std::vector<double>>& reference = refFuture.get();
         OracleInput oi;
         oi.problem = &p;
@@ -734,6 +745,8 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
         if (refFuture.valid())
             refFuture.wait();
     }
+    enter("");
+    r.phaseSeconds.erase("");
 }
 
 }  // namespace reach

@@ -24,6 +24,7 @@
 #include "core/store/verificationstore.h"
 #include "core/verify/controlset.h"
 #include "core/verify/kbverify.h"
+#include "core/verify/operators.h"
 #include "core/verify/sandbox.h"
 #include "core/verify/verifyprocess.h"
 
@@ -99,6 +100,12 @@ void printResult(const VerificationResult& r, CliIo& io) {
     if (r.compile.status == "ok")
         io.out << " (" << num(r.compile.seconds) << " s)";
     io.out << "\n";
+    if (!r.phaseSeconds.empty()) {  // where the job's seconds went on the GPU side
+        io.out << "seconds:";
+        for (const auto& [name, seconds] : r.phaseSeconds)
+            io.out << " " << name << " " << num(seconds, "%.2f");
+        io.out << "\n";
+    }
     if (r.verdict == "compile_error" || r.verdict == "crashed" || r.verdict == "timeout") {
         if (!r.compile.log.empty())
             io.out << "compile log:\n" << r.compile.log << "\n";
@@ -110,7 +117,13 @@ void printResult(const VerificationResult& r, CliIo& io) {
         for (const auto& c : r.checks)
             t.addRow({c.name, num(c.value), num(c.threshold), c.passed ? "yes" : "NO"});
         io.out << t.render();
-        io.out << "KernelBench allclose(atol=rtol=1e-2) would have passed: "
+        // KernelBench's tolerance for the result's precision (C++ problems name it f32/f16,
+        // KernelBench-format ones fp32/fp16): 1e-4 in fp32, not the 1e-2 of bf16.
+        DType d = DType::F32;
+        if (!dtypeFromName(r.dtype, &d))
+            d = r.dtype == "bf16" ? DType::BF16 : r.dtype == "fp16" ? DType::F16 : DType::F32;
+        io.out << "KernelBench allclose(atol=rtol=" << num(kernelBenchTolerance(d), "%g")
+               << ") would have passed: "
                << (r.metrics.kernelbenchAllclose ? "yes" : "no")
                << (r.metrics.zerosPassKernelbench ? "  (degenerate: all zeros passes it too)" : "")
                << "\n";

@@ -22,6 +22,12 @@ Thresholds Thresholds::forDtype(DType d) {
     return t;
 }
 
+double kernelBenchTolerance(DType d) {
+    static const nlohmann::json table =
+        nlohmann::json::parse(kDefaultThresholdsJson).at("kernelbench_tolerance");
+    return table.at(d == DType::BF16 ? "bf16" : d == DType::F16 ? "fp16" : "fp32").get<double>();
+}
+
 void Thresholds::apply(const nlohmann::json& j, const std::string& file) {
     if (!j.is_object())
         throw InputError(file, "thresholds", "an object");

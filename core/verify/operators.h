@@ -24,6 +24,11 @@ struct Thresholds {
     nlohmann::json toJson() const;
 };
 
+// KernelBench's own check, torch.allclose(atol=rtol=tol) at the output's precision: the
+// tolerance it uses for `d` (resources/oracle/thresholds.json, kernelbench_tolerance; the
+// Python worker reads the same key). Reported beside Reach's verdict, never one of its checks.
+double kernelBenchTolerance(DType d);
+
 // One named invariant of an operator evaluated on a candidate's output.
 struct InvariantValue {
     std::string name;  // e.g. "row_sum" (the check is reported as "invariant:row_sum")

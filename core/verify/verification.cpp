@@ -207,6 +207,8 @@ json VerificationResult::toJson() const {
     j["term_signal"] = termSignal;
     j["wall_seconds"] = wallSeconds;
     j["queue_s"] = queueSeconds;
+    if (!phaseSeconds.empty())
+        j["phase_seconds"] = phaseSeconds;
     j["started_at"] = startedAt;
     j["format"] = format;
     j["flags"] = flags;
@@ -320,6 +322,7 @@ VerificationResult VerificationResult::fromJson(const json& j, const std::string
     v.termSignal = r.get<int>(j, "term_signal", "", 0);
     v.wallSeconds = r.get<double>(j, "wall_seconds", "", 0);
     v.queueSeconds = r.get<double>(j, "queue_s", "", 0);
+    v.phaseSeconds = r.get<std::map<std::string, double>>(j, "phase_seconds", "", {});
     v.startedAt = r.get<std::string>(j, "started_at", "", "");
     v.format = r.get<std::string>(j, "format", "", "reach");
     v.flags = r.get<std::vector<std::string>>(j, "flags", "", {});

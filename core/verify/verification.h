@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -139,6 +140,9 @@ struct VerificationResult {
     int termSignal = 0;
     double wallSeconds = 0;
     double queueSeconds = 0;  // of wallSeconds, waiting for the GPU (queueclock.h): not the job's
+    // Where a C++ job's seconds went on the GPU side (setup, runner, baseline, candidate, timing,
+    // oracle, ...); the KernelBench path's are in reachOracle's own phase_seconds.
+    std::map<std::string, double> phaseSeconds;
     std::string startedAt;    // ISO 8601 UTC
 
     // KernelBench-format candidates (docs/kernelbench.md): "kernelbench" for them, "reach" for

@@ -40,10 +40,10 @@ from .loading import describe, line_in
 from .report import fmt
 from .sharedmem import PATTERN, Region
 from .tensors import describe_value, dtype_of, is_float, overlaps, reach_cast, bitwise_equal, clone_inputs, upcast
+from .thresholds import kernelbench_tolerance
 from .variants import SCALE1, apply as apply_variant, job_variants, perturb
 
 KB_SEED = 42
-KB_TOLERANCE = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1e-2}
 CHECKED_REPS = 10  # timed repetitions checked against a float64 reference afterwards
 POOL_SETS = 4  # input sets kept when drawing fresh inputs every repetition would take too long
 FRESH_BUDGET_S = 3.0  # the longest fresh drawing may take over one timed loop
@@ -184,7 +184,7 @@ class Judge:
         self.category = prep.category
         self.raw_init = prep.raw_init
         self.dtype = dtype_of(args.precision)
-        self.kb_tol = KB_TOLERANCE[args.precision]
+        self.kb_tol = kernelbench_tolerance(args.precision)
         self.cuda = device.type == "cuda"
         self.handle = handle
         self.chan = handle.chan

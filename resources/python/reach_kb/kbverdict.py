@@ -14,7 +14,8 @@ Facts read in src/kernelbench/eval.py (own implementation here, nothing copied):
   `torch.allclose(ref_out, new_out, atol=tol, rtol=tol)` (so |ref - new| <= tol + tol * |new|,
   NaN never close, dtypes must match or it raises); an exception ends the check (runtime_error).
   max/avg |ref - new| are recorded for FAILING trials only, formatted "%.6f".
-- tol: 1e-4 fp32, 1e-2 fp16/bf16 (get_tolerance_for_precision); before 2025-11-04 (2c3dbda) it was
+- tol: resources/oracle/thresholds.json, kernelbench_tolerance: 1e-4 fp32, 1e-2 fp16/bf16
+  (get_tolerance_for_precision); before 2025-11-04 (2c3dbda) it was
   1e-2 for everything: `--tolerance 1e-2` reproduces that.
 - Timing only when correct: set_seed(seed), get_inputs() again, kbtiming's cuda-event loop, runtime
   = mean (ms). Then the reference is timed the same way and `excessive_speedup` is set when
@@ -29,8 +30,8 @@ from .environment import set_seed, synchronize
 from .errors import CandidateLoadError, UserError
 from .loading import describe, load_candidate
 from .tensors import dtype_of, kb_cast
+from .thresholds import kernelbench_tolerance
 
-KB_TOLERANCE = {"fp32": 1e-4, "fp16": 1e-2, "bf16": 1e-2}
 EXCESSIVE_SPEEDUP = 10.0
 
 
@@ -45,7 +46,7 @@ def skeleton(args):
         "trials_total": args.trials,
         "max_difference": [],
         "avg_difference": [],
-        "tolerance": args.tolerance if args.tolerance else KB_TOLERANCE[args.precision],
+        "tolerance": args.tolerance if args.tolerance else kernelbench_tolerance(args.precision),
         "precision": args.precision,
         "runtime_ms": -1.0,
         "runtime_stats": {},

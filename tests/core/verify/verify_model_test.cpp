@@ -42,10 +42,13 @@ TEST(VerifyModel, JsonRoundTrip) {
     r.roofline = Roofline{1e6, 1e6, 4000, 989, 0.25, false};
     r.device.available = true;
     r.device.name = "NVIDIA H200";
+    r.phaseSeconds = {{"setup", 1.5}, {"timing", 0.25}};
     nlohmann::json j = r.toJson();
     EXPECT_TRUE(j["metrics"]["rel_frobenius"].is_null());  // NaN is written as null
+    EXPECT_DOUBLE_EQ(j["phase_seconds"]["setup"].get<double>(), 1.5);
     VerificationResult back = VerificationResult::fromJson(j, "r.json");
     EXPECT_EQ(back.toJson(), j);
+    EXPECT_EQ(back.phaseSeconds, r.phaseSeconds);
     EXPECT_TRUE(std::isnan(back.metrics.relFrobenius));
     EXPECT_DOUBLE_EQ(back.timing->medianUs, 3);
     EXPECT_DOUBLE_EQ(back.timing->p10Us, 1);  // nearest rank on 5 samples
@@ -66,6 +69,9 @@ TEST(VerifyModel, FromJsonRejectsOtherDocuments) {
     EXPECT_THROW(VerificationResult::fromJson(nlohmann::json::array(), "x.json"), InputError);
     EXPECT_THROW(VerificationResult::fromJson({{"op", "softmax"}}, "x.json"), InputError);
     EXPECT_THROW(VerificationResult::fromJson({{"verdict", "pass"}, {"speedup", "fast"}}, "x.json"),
+                 InputError);
+    EXPECT_THROW(VerificationResult::fromJson(
+                     {{"verdict", "pass"}, {"phase_seconds", {{"setup", "long"}}}}, "x.json"),
                  InputError);
 }
 

@@ -99,6 +99,24 @@ TEST(VerifyOracle, AllZerosFailsButFoolsKernelBench) {
     EXPECT_LT(v.metrics.maxAbsReference, 1e-2);
 }
 
+// What Reach reports KernelBench would have said uses KernelBench's tolerance for the output's
+// precision (resources/oracle/thresholds.json, as the Python worker): 1e-4 in fp32, 1e-2 in bf16.
+TEST(VerifyOracle, KernelBenchsToleranceIsThatOfTheOutputsPrecision) {
+    EXPECT_DOUBLE_EQ(kernelBenchTolerance(DType::F32), 1e-4);
+    EXPECT_DOUBLE_EQ(kernelBenchTolerance(DType::BF16), 1e-2);
+    EXPECT_DOUBLE_EQ(kernelBenchTolerance(DType::F16), 1e-2);
+    for (const char* dtype : {"f32", "bf16"}) {  // C++ problems come in these two
+        json j = json::parse(R"({"id":"s","op":"softmax","shapes":{"x":[4,64]},"seed":1})");
+        j["dtype"] = dtype;
+        Case c(j);
+        for (size_t o = 0; o < c.outputs.size(); ++o)  // every element 1e-3 off
+            for (int64_t i = 0; i < c.outputs[o].numel(); ++i)
+                c.outputs[o].set(i, c.ref[o][size_t(i)] + 1e-3);
+        const OracleVerdict v = c.evaluate();
+        EXPECT_EQ(v.metrics.kernelbenchAllclose, std::string(dtype) != "f32") << dtype;
+    }
+}
+
 TEST(VerifyOracle, ChunkedSoftmaxRowsSumTo384) {
     Case c(wideSoftmax());
     const int64_t C = 393216;
