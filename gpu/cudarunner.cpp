@@ -291,8 +291,21 @@ DeviceInfo queryDevice() {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
-        d.reason = e != cudaSuccess ? std::string("cudaGetDeviceCount: ") + cudaGetErrorString(e)
-                                    : "no CUDA device visible";
+        // Said as the GUI says it: the usual causes first, CUDA's own words after. (Without any
+        // NVIDIA driver the runtime reports an "insufficient" driver, which reads as a version
+        // problem to a user whose machine simply has no GPU.)
+        const std::string cuda =
+            e != cudaSuccess ? std::string(" (cudaGetDeviceCount: ") + cudaGetErrorString(e) + ")"
+                             : std::string();
+        if (e == cudaErrorInsufficientDriver && !std::filesystem::exists("/proc/driver/nvidia"))
+            d.reason = "no GPU: no NVIDIA driver is loaded on this machine" + cuda;
+        else if (e == cudaErrorInsufficientDriver)
+            d.reason = "the NVIDIA driver is older than the CUDA runtime Reach was built with" + cuda;
+        else if (e == cudaSuccess || e == cudaErrorNoDevice)
+            d.reason = "no GPU: no CUDA device visible" +
+                       std::string(std::getenv("CUDA_VISIBLE_DEVICES") ? " (CUDA_VISIBLE_DEVICES is set)" : "");
+        else
+            d.reason = "no usable GPU" + cuda;
         return d;
     }
     cudaDeviceProp p{};

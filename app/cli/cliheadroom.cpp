@@ -77,7 +77,7 @@ void printWorkload(std::ostream& os, const Headroom& h, const std::optional<Proj
        << ")\n";
     os << "  coverage  " << percent(h.coverage()) << " of GPU time has a work estimate ("
        << duration(h.total.estimatedUs) << " of " << duration(h.gpuTimeUs) << ")"
-       << (h.hasShapes ? "" : "; the trace has no operator shapes (record_shapes=False)") << "\n";
+       << (h.hasShapes ? "" : "; " + h.noShapesWhy()) << "\n";
     if (h.total.estimatedUs <= 0) {
         os << "  headroom  none computed: no kernel has a work estimate, so there is no bound "
               "either\n";

@@ -47,7 +47,7 @@ int listRules(const CliArgs& args, CliIo& io) {
     TextTable t({"#", "category", "family", "pattern"});
     for (size_t i = 0; i < rules.rules().size(); ++i) {
         const Rule& r = rules.rules()[i];
-        t.addRow({std::to_string(i), std::string(categoryLabel(r.category)),
+        t.addRow({std::to_string(i + 1), std::string(categoryLabel(r.category)),  // as the GUI and the docs count
                   r.family.empty() ? "-" : r.family, r.pattern});
     }
     for (size_t col = 1; col < 4; ++col)

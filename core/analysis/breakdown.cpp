@@ -99,6 +99,7 @@ Breakdown computeBreakdown(const Workload& workload, const RuleSet& rules) {
     b.workload = workload.name;
     b.source = workload.source;
     b.sourceHash = workload.sourceHash;
+    b.shapesKept = workload.shapesKept;
     b.device = workload.device;
     b.busyTimeUs = workload.busyTimeUs;
     b.spanUs = workload.spanUs;

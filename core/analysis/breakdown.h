@@ -47,6 +47,7 @@ struct OpDisagreement {
 // One workload's GPU time split by category and family (DOMAIN.md), made by one rule set.
 struct Breakdown {
     std::string workload, source, sourceHash, device;
+    bool shapesKept = true;  // Workload::shapesKept: false when an old project lost the shapes
     // gpuTimeUs is the sum of all kernel, memcpy and memset time (the denominator of every
     // share); busyTimeUs the union of GPU intervals; spanUs the profiled span.
     double gpuTimeUs = 0, busyTimeUs = 0, spanUs = 0;

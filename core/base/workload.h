@@ -66,6 +66,9 @@ struct Workload {
     double spanUs = 0;                 // profiled span: first event start to last event end
     int64_t eventCount = 0;            // GPU activities read
     std::vector<KernelStats> kernels;  // largest totalUs first
+    // False only for a workload read from a project saved before Reach kept shaped calls
+    // (schema 7): its missing shapes are the project's loss, not the trace's.
+    bool shapesKept = true;
 
     bool hasOperatorLinks() const;
     bool hasShapes() const;  // some kernel has shaped calls (record_shapes=True)

@@ -74,8 +74,17 @@ std::vector<const KernelRoofline*> Headroom::aboveRoofline(double tolerance) con
     return out;
 }
 
+std::string Headroom::noShapesWhy() const {
+    if (hasShapes)
+        return "";
+    return shapesKept ? "recorded without shapes (record_shapes=False)"
+                      : "the project was saved by an older Reach, which did not keep operator "
+                        "shapes: import the trace again";
+}
+
 Headroom computeHeadroom(const Breakdown& b, const GpuSpec& gpu) {
     Headroom h;
+    h.shapesKept = b.shapesKept;
     h.workload = b.workload;
     h.device = b.device;
     h.gpu = gpu;

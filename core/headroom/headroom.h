@@ -71,11 +71,15 @@ struct CallRoofline {
 
 // A workload against its GPU's roofline.
 struct Headroom {
+    // Why no call has shapes, in words the CLI and the GUI both show ("" when some have).
+    std::string noShapesWhy() const;
+
     std::string workload, device;
     GpuSpec gpu;
     double gpuTimeUs = 0;
     WallClock clock;  // the breakdown's GPU time, busy time and span
     bool hasShapes = false;
+    bool shapesKept = true;  // false: a project saved by an older Reach lost them (Breakdown)
     HeadroomTotals total;
     std::array<HeadroomTotals, 4> categories{};      // indexed by Category
     std::map<std::string, HeadroomTotals> families;  // family, else the category key

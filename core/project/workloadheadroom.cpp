@@ -35,7 +35,7 @@ WorkloadHeadroom workloadHeadroom(const Breakdown& b) {
     out.headroom = computeHeadroom(b, *gpu);
     if (out.headroom->total.estimatedUs <= 0) {
         out.why = out.headroom->hasShapes ? "no kernel has a work estimate"
-                                          : "recorded without shapes (record_shapes=False)";
+                                          : out.headroom->noShapesWhy();
         out.shortWhy = out.headroom->hasShapes ? "no formula" : "without shapes";
     }
     return out;

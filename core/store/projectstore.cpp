@@ -208,21 +208,27 @@ int64_t ProjectStore::importWorkload(const Workload& w, const ProgressFn& progre
         SqliteStatement ins = m_db.prepare(
             std::string(
                 "INSERT INTO workloads(name, source, source_hash, format, device, gpu_time_us, "
-                "busy_time_us, span_us, event_count, imported_at) "
-                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ") +
+                "busy_time_us, span_us, event_count, shapes_kept, imported_at) "
+                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ") +
             kNow + ")");
         ins.bind(1, w.name).bind(2, w.source).bind(3, w.sourceHash).bind(4, w.format);
         ins.bind(5, w.device).bind(6, w.gpuTimeUs).bind(7, w.busyTimeUs).bind(8, w.spanUs);
-        ins.bind(9, w.eventCount);
+        // Its shaped calls are all kept below (a project keeps everything its inputs gave);
+        // one that an older project had already lost stays marked so.
+        ins.bind(9, w.eventCount).bind(10, w.shapesKept ? 1 : 0);
         ins.run();
         workloadId = m_db.lastInsertId();
 
         SqliteStatement kern = m_db.prepare(
             "INSERT INTO kernels(workload_id, position, name, kind, calls, total_us, min_us, "
-            "max_us, streams, grid, block) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+            "max_us, streams, grid, block, graph_calls, graph_us) "
+            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
         SqliteStatement op = m_db.prepare(
             "INSERT INTO kernel_operators(kernel_id, position, op, total_us, calls) "
             "VALUES(?1, ?2, ?3, ?4, ?5)");
+        SqliteStatement shaped = m_db.prepare(
+            "INSERT INTO kernel_shaped_calls(kernel_id, position, op, signature, calls, "
+            "op_calls, total_us) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
         const size_t n = w.kernels.size();
         for (size_t i = 0; i < n; ++i) {
             if (stop.stop_requested())
@@ -231,7 +237,7 @@ int64_t ProjectStore::importWorkload(const Workload& w, const ProgressFn& progre
             kern.bind(1, workloadId).bind(2, static_cast<int64_t>(i)).bind(3, k.name);
             kern.bind(4, static_cast<int>(k.kind)).bind(5, k.calls).bind(6, k.totalUs);
             kern.bind(7, k.minUs).bind(8, k.maxUs).bind(9, joinStreams(k.streams));
-            kern.bind(10, k.grid).bind(11, k.block);
+            kern.bind(10, k.grid).bind(11, k.block).bind(12, k.graphCalls).bind(13, k.graphUs);
             kern.run();
             const int64_t kernelId = m_db.lastInsertId();
             for (size_t j = 0; j < k.operators.size(); ++j) {
@@ -239,6 +245,13 @@ int64_t ProjectStore::importWorkload(const Workload& w, const ProgressFn& progre
                 op.bind(1, kernelId).bind(2, static_cast<int64_t>(j)).bind(3, o.op);
                 op.bind(4, o.totalUs).bind(5, o.calls);
                 op.run();
+            }
+            for (size_t j = 0; j < k.shapedCalls.size(); ++j) {
+                const ShapedCall& c = k.shapedCalls[j];
+                shaped.bind(1, kernelId).bind(2, static_cast<int64_t>(j)).bind(3, c.op);
+                shaped.bind(4, c.signature).bind(5, c.calls).bind(6, c.opCalls);
+                shaped.bind(7, c.totalUs);
+                shaped.run();
             }
             if (progress)
                 progress(static_cast<double>(i + 1) / static_cast<double>(n));
@@ -287,9 +300,13 @@ std::vector<WorkloadEntry> ProjectStore::workloadEntries() const {
 }
 
 Workload ProjectStore::loadWorkload(int64_t id) const {
+    // A read-only project one migration behind (schema 6) has no shaped calls to read: its
+    // workloads read as not kept, which is what they are.
+    const bool shapes = schemaVersion() >= 7;
     SqliteStatement st = m_db.prepare(
-        "SELECT name, source, source_hash, format, device, gpu_time_us, busy_time_us, span_us, "
-        "event_count FROM workloads WHERE id = ?1");
+        std::string("SELECT name, source, source_hash, format, device, gpu_time_us, busy_time_us, "
+                    "span_us, event_count, ") +
+        (shapes ? "shapes_kept" : "0") + " FROM workloads WHERE id = ?1");
     st.bind(1, id);
     if (!st.step()) {
         throw std::out_of_range(m_db.path() + ": no workload with id " + std::to_string(id));
@@ -305,10 +322,13 @@ Workload ProjectStore::loadWorkload(int64_t id) const {
     w.spanUs = st.columnNumber(7, 0, kMaxStoredUs, at("workloads", id, "span_us"));
     w.eventCount =
         int64_t(st.columnNumber(8, 0, kMaxStoredCount, at("workloads", id, "event_count")));
+    w.shapesKept = st.columnNumber(9, 0, 1, at("workloads", id, "shapes_kept")) != 0;
 
     SqliteStatement ks = m_db.prepare(
-        "SELECT id, name, kind, calls, total_us, min_us, max_us, streams, grid, block "
-        "FROM kernels WHERE workload_id = ?1 ORDER BY position");
+        std::string("SELECT id, name, kind, calls, total_us, min_us, max_us, streams, grid, "
+                    "block, ") +
+        (shapes ? "graph_calls, graph_us" : "0, 0") +
+        " FROM kernels WHERE workload_id = ?1 ORDER BY position");
     ks.bind(1, id);
     std::vector<int64_t> kernelIds;
     while (ks.step()) {
@@ -324,6 +344,9 @@ Workload ProjectStore::loadWorkload(int64_t id) const {
         k.streams = splitStreams(ks.columnText(7));
         k.grid = ks.columnText(8);
         k.block = ks.columnText(9);
+        k.graphCalls =
+            int64_t(ks.columnNumber(10, 0, kMaxStoredCount, at("kernels", row, "graph_calls")));
+        k.graphUs = ks.columnNumber(11, 0, kMaxStoredUs, at("kernels", row, "graph_us"));
         w.kernels.push_back(std::move(k));
     }
 
@@ -342,6 +365,30 @@ Workload ProjectStore::loadWorkload(int64_t id) const {
             os.columnText(1),
             os.columnNumber(2, 0, kMaxStoredUs, at("kernel_operators", row, "total_us")),
             int64_t(os.columnNumber(3, 0, kMaxStoredCount, at("kernel_operators", row, "calls")))});
+    }
+
+    // And the shaped calls (operator and input shapes) behind headroom, roofline and extract.
+    if (!shapes)
+        return w;
+    SqliteStatement cs = m_db.prepare(
+        "SELECT k.position, c.op, c.signature, c.calls, c.op_calls, c.total_us, c.rowid "
+        "FROM kernel_shaped_calls c JOIN kernels k ON k.id = c.kernel_id "
+        "WHERE k.workload_id = ?1 ORDER BY k.position, c.position");
+    cs.bind(1, id);
+    while (cs.step()) {
+        const auto pos = static_cast<size_t>(cs.columnInt(0));
+        if (pos >= w.kernels.size())
+            continue;
+        const int64_t row = cs.columnInt(6);
+        ShapedCall c;
+        c.op = cs.columnText(1);
+        c.signature = cs.columnText(2);
+        c.calls =
+            int64_t(cs.columnNumber(3, 0, kMaxStoredCount, at("kernel_shaped_calls", row, "calls")));
+        c.opCalls = int64_t(
+            cs.columnNumber(4, 0, kMaxStoredCount, at("kernel_shaped_calls", row, "op_calls")));
+        c.totalUs = cs.columnNumber(5, 0, kMaxStoredUs, at("kernel_shaped_calls", row, "total_us"));
+        w.kernels[pos].shapedCalls.push_back(std::move(c));
     }
     return w;
 }

@@ -159,6 +159,25 @@ CREATE UNIQUE INDEX workloads_source_hash_unique ON workloads(source_hash)
     WHERE source_hash <> '';
 )sql"},
         // -- hardening-end
+        // -- shapes-begin
+        {7, "kernels: CUDA-graph launches and the shaped calls (operator, input shapes) behind "
+            "headroom, roofline and extraction; workloads: whether they were kept",
+         R"sql(
+ALTER TABLE kernels ADD COLUMN graph_calls INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE kernels ADD COLUMN graph_us REAL NOT NULL DEFAULT 0;
+CREATE TABLE kernel_shaped_calls(
+    kernel_id INTEGER NOT NULL REFERENCES kernels(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    op TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    calls INTEGER NOT NULL,
+    op_calls INTEGER NOT NULL,
+    total_us REAL NOT NULL,
+    PRIMARY KEY(kernel_id, position)
+);
+ALTER TABLE workloads ADD COLUMN shapes_kept INTEGER NOT NULL DEFAULT 0;
+)sql"},
+        // -- shapes-end
     };
     return kMigrations;
 }

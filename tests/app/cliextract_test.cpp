@@ -169,70 +169,6 @@ TEST_F(CliExtract, TrainingRecordedPerParameterIsCoveredAndEveryProblemRuns) {
     EXPECT_EQ(status, 0) << log;
 }
 
-// A trace from a stranger: a kernel name with line breaks and code, a scalar that is code, an
-// operator name that is not ATen's. The problems hold none of it as code; the refused calls
-// say why; the file that is written still runs. Its keys are sorted ("args" before "cat", as
-// nlohmann writes them): the reader keeps the shapes of an event whose category comes last.
-TEST_F(CliExtract, AHostileTraceWritesNoCode) {
-    const std::string trace = dir.path("hostile.json");
-    const json op = [] {
-        json events = json::array();
-        auto call = [&](int id, const char* name, json dims, json types, json concrete, double ts) {
-            events.push_back({{"ph", "X"},
-                              {"cat", "cpu_op"},
-                              {"name", name},
-                              {"ts", ts},
-                              {"dur", 50},
-                              {"pid", 1},
-                              {"tid", 1},
-                              {"args",
-                               {{"External id", id},
-                                {"Input Dims", dims},
-                                {"Input type", types},
-                                {"Concrete Inputs", concrete}}}});
-            events.push_back(
-                {{"ph", "X"},
-                 {"cat", "kernel"},
-                 {"name",
-                  std::string(
-                      "vectorized_elementwise_kernel\nimport os\nos.system('touch /tmp/pwned')#") +
-                      std::to_string(id)},
-                 {"ts", ts + 5},
-                 {"dur", 40 - id},
-                 {"pid", 0},
-                 {"tid", 7},
-                 {"args",
-                  {{"External id", id}, {"correlation", id}, {"device", 0}, {"stream", 7}}}});
-        };
-        call(1, "aten::relu", json::array({json::array({256, 256})}), {"float"}, {""}, 100);
-        call(2, "aten::add", json::array({json::array({4}), json::array({4}), json::array()}),
-             {"float", "float", "Scalar"}, {"", "", "__import__('os').system('id')"}, 200);
-        call(3, "evil::op\nimport os", json::array({json::array({4})}), {"float"}, {""}, 300);
-        return json{{"traceEvents", events}};
-    }();
-    std::ofstream(trace) << op.dump();
-    const std::string out = dir.path("hostile-bench");
-    const auto r = runCli({"extract", trace, "--out", out, "--category", "all", "--cover", "1"});
-    ASSERT_EQ(r.status, 0) << r.err;
-    const json b = readJson(out + "/benchmark.json");
-    ASSERT_EQ(b["problems"].size(), 1u) << b.dump();
-    EXPECT_EQ(b["problems"][0]["operator"], "aten::relu");
-    ASSERT_EQ(b["skipped"].size(), 2u);
-    for (const auto& e : fs::directory_iterator(out)) {
-        if (e.path().extension() != ".py")
-            continue;
-        std::ifstream in(e.path());
-        std::string line;
-        while (std::getline(in, line)) {
-            EXPECT_NE(line.rfind("import os", 0), 0u) << line;
-            EXPECT_NE(line.rfind("os.system", 0), 0u) << line;
-        }
-    }
-    const auto [status, log] = runProblems(out);
-    EXPECT_EQ(status, 0) << log;
-    EXPECT_FALSE(fs::exists("/tmp/pwned"));
-}
-
 namespace {
 
 // A trace of one shaped call per entry (operator, dims, types, concrete), each launching one
@@ -282,6 +218,44 @@ std::vector<std::string> firstLines(const std::string& path, size_t n) {
 }
 
 }  // namespace
+
+// A trace from a stranger: a kernel name with line breaks and code, a scalar that is code, an
+// operator name that is not ATen's. The problems hold none of it as code; the refused calls
+// say why; the file that is written still runs. Its keys are sorted ("args" before "cat", as
+// nlohmann writes them): the reader keeps the shapes of an event whose category comes last.
+TEST_F(CliExtract, AHostileTraceWritesNoCode) {
+    const std::string trace = dir.path("hostile.json");
+    const json op = traceOf(
+        {{"aten::relu", json::array({json::array({256, 256})}), {"float"}, {""}},
+         {"aten::add",
+          json::array({json::array({4}), json::array({4}), json::array()}),
+          {"float", "float", "Scalar"},
+          {"", "", "__import__('os').system('id')"}},
+         {"evil::op\nimport os", json::array({json::array({4})}), {"float"}, {""}}},
+        "vectorized_elementwise_kernel\nimport os\nos.system('touch /tmp/pwned')#");
+    std::ofstream(trace) << op.dump();
+    const std::string out = dir.path("hostile-bench");
+    const auto r = runCli({"extract", trace, "--out", out, "--category", "all", "--cover", "1"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json b = readJson(out + "/benchmark.json");
+    ASSERT_EQ(b["problems"].size(), 1u) << b.dump();
+    EXPECT_EQ(b["problems"][0]["operator"], "aten::relu");
+    ASSERT_EQ(b["skipped"].size(), 2u);
+    for (const auto& e : fs::directory_iterator(out)) {
+        if (e.path().extension() != ".py")
+            continue;
+        std::ifstream in(e.path());
+        std::string line;
+        while (std::getline(in, line)) {
+            EXPECT_NE(line.rfind("import os", 0), 0u) << line;
+            EXPECT_NE(line.rfind("os.system", 0), 0u) << line;
+        }
+    }
+    const auto [status, log] = runProblems(out);
+    EXPECT_EQ(status, 0) << log;
+    EXPECT_FALSE(fs::exists("/tmp/pwned"));
+}
+
 
 // Issue 37: extract wrote the trace's file name on line 2 of every problem, where Python honours
 // a coding declaration (PEP 263): a name holding `coding=unicode_escape` turned the `\x0a` that

@@ -1,6 +1,8 @@
 // reach-cli headroom: JSON and text on the shaped H200 workloads, the study's projection beside
 // the addressable headroom, --gpu, and bad usage; run as a process.
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "clirunner.h"
@@ -48,6 +50,46 @@ TEST(CliHeadroom, JsonPerWorkload) {
                                 "fraction_of_sol", "sol_us", "headroom_us"})
             EXPECT_TRUE(k[key].is_number()) << key;
         EXPECT_LE(k["fraction_of_sol"].get<double>(), 1.0);
+    }
+}
+
+// A project keeps everything its traces gave (issue 40: a saved project lost the recorded shapes,
+// and headroom then said the traces had none): the same coverage, headroom and roofline points
+// from the project as from the files, and an older project's loss said as such.
+TEST(CliHeadroom, AProjectGivesWhatItsTracesGive) {
+    reach::test::TempDir dir;
+    const std::string project = dir.path("p.reach");
+    const auto imp = runCli({"import", kResnet, kDlrm, "--project", project});
+    ASSERT_EQ(imp.status, 0) << imp.err;
+    const auto files = runCli({"headroom", kResnet, kDlrm, "--json"});
+    const auto saved = runCli({"headroom", "--project", project, "--json"});
+    ASSERT_EQ(files.status, 0) << files.err;
+    ASSERT_EQ(saved.status, 0) << saved.err;
+    const json a = json::parse(files.out), b = json::parse(saved.out);
+    ASSERT_EQ(a["workloads"].size(), 2u);
+    ASSERT_EQ(b["workloads"].size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+        const json &fa = a["workloads"][i], fb = b["workloads"][i];
+        EXPECT_TRUE(fb["has_shapes"].get<bool>());
+        EXPECT_NEAR(fb["coverage"].get<double>(), fa["coverage"].get<double>(), 1e-9);
+        EXPECT_NEAR(fb["headroom_share_of_gpu_time"].get<double>(),
+                    fa["headroom_share_of_gpu_time"].get<double>(), 1e-9);
+        EXPECT_EQ(fb["kernels"].size(), fa["kernels"].size());
+    }
+
+    // The same project as an older Reach wrote it (schema 6: no shaped calls kept): headroom
+    // says the project lost them, not that the trace never had them.
+    {
+        const std::string old = dir.path("old.reach");
+        ASSERT_EQ(runCli({"import", kDlrm, "--project", old}).status, 0);
+        const std::string sql =
+            "DELETE FROM kernel_shaped_calls; UPDATE workloads SET shapes_kept = 0;";
+        ASSERT_EQ(std::system(("sqlite3 '" + old + "' '" + sql + "'").c_str()), 0)
+            << "sqlite3 missing?";
+        const auto r = runCli({"headroom", "--project", old});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(r.out.find("saved by an older Reach"), std::string::npos) << r.out;
+        EXPECT_EQ(r.out.find("record_shapes=False"), std::string::npos) << r.out;
     }
 }
 

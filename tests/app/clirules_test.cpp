@@ -1,5 +1,7 @@
 // reach-cli rules: listing a rule set and checking what it leaves unclassified.
 #include <gtest/gtest.h>
+
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "clirunner.h"
@@ -33,6 +35,18 @@ TEST(CliRules, ListsTheBuiltInSet) {
     ASSERT_EQ(text.status, 0);
     EXPECT_NE(text.out.find("first match wins"), std::string::npos);
     EXPECT_NE(text.out.find(doc["rules"][0]["pattern"].get<std::string>()), std::string::npos);
+    // Rules are counted from 1, as the GUI and the docs count them (issue 40).
+    std::istringstream lines(text.out);
+    std::string line;
+    std::vector<std::string> firstWords;
+    while (std::getline(lines, line)) {
+        std::istringstream words(line);
+        std::string w;
+        if (words >> w && line.find(doc["rules"][0]["pattern"].get<std::string>()) != std::string::npos)
+            firstWords.push_back(w);
+    }
+    ASSERT_FALSE(firstWords.empty()) << text.out;
+    EXPECT_EQ(firstWords.front(), "1") << text.out;
 }
 
 TEST(CliRules, TheDefaultFileIsTheBuiltInSet) {

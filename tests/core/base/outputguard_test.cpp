@@ -11,6 +11,7 @@
 
 #include "core/base/inputerror.h"
 #include "core/base/outputguard.h"
+#include "tests/core/testfiles.h"
 
 using namespace reach;
 namespace fs = std::filesystem;
@@ -20,16 +21,12 @@ namespace {
 class OutputGuardTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        dir = fs::temp_directory_path() /
-              ("reach-outputguard-" + std::to_string(::getpid()) + "-" +
-               ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir);
         fs::create_directories(dir / "sub");
         std::ofstream(dir / "trace.json") << "{}";
     }
-    void TearDown() override { fs::remove_all(dir); }
     std::string p(const std::string& name) const { return (dir / name).string(); }
-    fs::path dir;
+    reach::test::TempFolder folder;  // removed with the fixture
+    fs::path dir = folder.root();
 };
 
 std::string refusal(const std::function<void()>& f) {

@@ -14,6 +14,7 @@
 
 #include "core/base/inputerror.h"
 #include "core/project/benchmarkfolder.h"
+#include "tests/core/testfiles.h"
 
 using namespace reach;
 using nlohmann::json;
@@ -24,13 +25,8 @@ namespace {
 class BenchmarkFolderRead : public ::testing::Test {
 protected:
     void SetUp() override {
-        dir = fs::temp_directory_path() /
-              ("reach-benchfolder-" + std::to_string(::getpid()) + "-" +
-               ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir);
         fs::create_directories(dir);
     }
-    void TearDown() override { fs::remove_all(dir); }
 
     void problem(const std::string& file, const std::string& bytes) {
         std::ofstream(dir / file, std::ios::binary) << bytes;
@@ -59,7 +55,8 @@ protected:
         }
         return {};
     }
-    fs::path dir;
+    reach::test::TempFolder folder;  // removed with the fixture
+    fs::path dir = folder.root();
 };
 
 }  // namespace

@@ -280,3 +280,60 @@ TEST_F(StoreDir, KeepsTheBuiltInRuleSetAndReadsItBack) {
 }
 
 }  // namespace reach_test_projectstore_test
+
+namespace reach_test_projectstore_test {
+
+// A project keeps everything its traces gave (issue 40: the shaped calls behind headroom,
+// roofline and extraction, and the CUDA-graph launches, were dropped on save).
+TEST_F(StoreDir, KeepsShapedCallsAndGraphLaunches) {
+    reach::Workload w;
+    w.name = "w";
+    w.source = "w.json";
+    w.sourceHash = "ab";
+    w.format = "kineto";
+    w.gpuTimeUs = 30;
+    reach::KernelStats k;
+    k.name = "gemm";
+    k.calls = 3;
+    k.totalUs = 30;
+    k.graphCalls = 2;
+    k.graphUs = 20.5;
+    k.operators = {{"aten::mm", 30, 3}};
+    k.shapedCalls = {{"aten::mm", R"({"dims":[[8,4],[4,2]],"types":["float","float"]})", 2, 2, 20},
+                     {"aten::mm", R"({"dims":[[2,2],[2,2]],"types":["float","float"]})", 1, 1, 10}};
+    w.kernels = {k};
+    const std::string path = file("p.reach");
+    int64_t id = 0;
+    {
+        ProjectStore store = ProjectStore::open(path);
+        id = store.importWorkload(w);
+    }
+    ProjectStore store = ProjectStore::open(path, ProjectStore::Mode::MustExist);
+    const reach::Workload back = store.loadWorkload(id);
+    EXPECT_TRUE(back.shapesKept);
+    ASSERT_EQ(back.kernels.size(), 1u);
+    const reach::KernelStats& b = back.kernels[0];
+    EXPECT_EQ(b.graphCalls, 2);
+    EXPECT_DOUBLE_EQ(b.graphUs, 20.5);
+    ASSERT_EQ(b.shapedCalls.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+        EXPECT_EQ(b.shapedCalls[i].op, k.shapedCalls[i].op);
+        EXPECT_EQ(b.shapedCalls[i].signature, k.shapedCalls[i].signature);
+        EXPECT_EQ(b.shapedCalls[i].calls, k.shapedCalls[i].calls);
+        EXPECT_EQ(b.shapedCalls[i].opCalls, k.shapedCalls[i].opCalls);
+        EXPECT_DOUBLE_EQ(b.shapedCalls[i].totalUs, k.shapedCalls[i].totalUs);
+    }
+    EXPECT_TRUE(back.hasShapes());
+
+    // A workload an older project had lost its shapes in stays marked so when saved again.
+    reach::Workload lost = back;
+    lost.shapesKept = false;
+    lost.sourceHash = "cd";
+    for (auto& kk : lost.kernels)
+        kk.shapedCalls.clear();
+    const int64_t id2 = store.importWorkload(lost);
+    EXPECT_FALSE(store.loadWorkload(id2).shapesKept);
+    EXPECT_EQ(count(store, "kernel_shaped_calls"), 2);
+}
+
+}  // namespace reach_test_projectstore_test
