@@ -1,6 +1,6 @@
 // reach-cli verify --problem P.json --candidate C.cu [--reps N] [--seed S] [--timeout S] [--json]
 // reach-cli verify --controls [--seeds K] [--reps N] [--only NAME] [--json]
-// Runs reach-verify in a child process per job (core/verifyprocess.h): a crash, a hang or a
+// Runs reach-verify in a child process per job (core/verify/verifyprocess.h): a crash, a hang or a
 // compile error comes back as a verdict, never as the death of reach-cli.
 #include <nlohmann/json.hpp>
 

@@ -17,7 +17,7 @@ struct VerifierImportOptions {
     std::string suite = "Reach";
 };
 
-// One reach-verify result (docs/verifier.md, core/verification.h) -> one record. The verifier is
+// One reach-verify result (docs/verifier.md, core/verify/verification.h) -> one record. The verifier is
 // both the harness and Reach's verifier here: correct = verdict "pass", verification = passed or
 // failed. Results that measured nothing (verdict "no_gpu" or "error") throw InputError: they are
 // not evaluations.

@@ -27,7 +27,7 @@ struct RecordRef {
 };
 
 // The evaluation records of every set, one row each: the single source of truth that the speedup
-// plot copies from. Suspicion flags are computed here (core/suspicion.h) and recomputed when a
+// plot copies from. Suspicion flags are computed here (core/records/suspicion.h) and recomputed when a
 // verification result changes a record, so the plot and the table never disagree.
 class RecordsModel : public QAbstractTableModel {
     Q_OBJECT
@@ -76,7 +76,7 @@ public:
     static QString keyFor(RecordRef ref);
     std::optional<RecordRef> refForKey(const QString& key) const;
 
-    // The study's statistics of one set (per problem, best sample; core/recordstats.h).
+    // The study's statistics of one set (per problem, best sample; core/records/recordstats.h).
     const RecordStats& stats(int set) const { return m_stats.at(size_t(set)); }
 
     // What the verifier said about a record: updates its status, reasons and flags.

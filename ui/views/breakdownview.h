@@ -46,7 +46,7 @@ public:
     KernelModel* kernelModel() const { return m_kernels; }
     BreakdownPlot* plot() const { return m_plot; }
     QCustomPlot* drillPlot() const { return m_drillPlot; }
-    // The headroom bar per workload under the stacked bars (ui/headroomplot.h).
+    // The headroom bar per workload under the stacked bars (ui/plots/headroomplot.h).
     HeadroomPlot* headroomPlot() const { return m_headroom; }
     QTableView* kernelTable() const { return m_table; }
     // What the kernel table shows: kernelModel() sorted by a header click and filtered by
