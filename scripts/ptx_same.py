@@ -9,7 +9,7 @@
 A kernel counts as unchanged when its text is identical once basic-block labels (numbered by the
 kernel's position in the file) and virtual registers (renamed in the order of their first use)
 are normalized: the same instructions in the same order. Timings measured on the old code then
-still stand; anything else must be measured again (docs/verifier-measurements.md).
+still stand; anything else must be measured again (docs/measurements/).
 Exits 0 when every kernel is unchanged, 1 otherwise (the differing kernels are listed), 2 on bad
 input.
 """

@@ -1,7 +1,7 @@
 // Reach baseline: embedding_bag_sum. When a row is at most 32 16-byte vectors: the pooled-gather
 // pipeline of reach/gather.h, one warp per contiguous range of bags holding an equal share of the
 // lookups. Otherwise one warp per bag.
-// Measured on the H200 (docs/verifier-measurements.md), 8M x 128 f32 table, 1M lookups: 152.1 to
+// Measured on the H200 (docs/measurements/2026-11-29-long-row-softmax-and-the-gathers.md), 8M x 128 f32 table, 1M lookups: 152.1 to
 // 156.3 us over twelve runs (floor 128; 1.18-1.22x), DRAM at 78 % of peak. The previous kernel (a
 // warp per bag, 8 rows gathered at once in registers) ran 158.7 us; with units of equal bag
 // counts instead of equal lookups, 153.7 to 155.9 us; with part of the lookups handed out

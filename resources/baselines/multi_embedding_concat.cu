@@ -1,7 +1,7 @@
 // Reach baseline: multi_embedding_concat. When a row is 4, 8, 16 or 32 16-byte vectors and the
 // pooling divides a slot: reach/gather.h's pooledPipe (tables streamed one after another by every
 // warp). Otherwise one warp per (batch row, table) job.
-// Measured on the H200 (docs/verifier-measurements.md), 8 tables of 1M x 64 bf16, 262144 lookups
+// Measured on the H200 (docs/measurements/2026-11-29-long-row-softmax-and-the-gathers.md), 8 tables of 1M x 64 bf16, 262144 lookups
 // each, pooling 4: 101.3 to 102.0 us over nine runs (floor 77 to 80; 1.29-1.32x); reading the
 // rows alone, with no output written, takes 90.9 us. The previous kernel (8 lanes per job, all of
 // a job's rows in flight in registers, jobs in batch-row order) ran 125 us, 122 us with the jobs

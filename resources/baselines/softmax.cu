@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(kThreads) splitWrite(const T* __restrict__ x, 
 // and each slot, as soon as its y is stored, is refilled by the same thread with the next row's
 // vector (persistent clusters, row += gridClusters), so the next row's reads overlap this row's
 // writes and DRAM never waits for a whole cluster to finish a row.
-// Measured on the H200 (docs/verifier-measurements.md), 64 x 393216 bf16 / 512 x 393216 bf16:
+// Measured on the H200 (docs/measurements/2026-11-29-long-row-softmax-and-the-gathers.md), 64 x 393216 bf16 / 512 x 393216 bf16:
 // this version 37.9 / 229.4 us (floor 24.3 / 194; a same-bytes copy 29.1 / 193.7). Before the
 // refill overlap and the stage-wise registers: 46.9 / 280 us, of which 48 us at 512 rows was
 // the per-element instruction count (29 instructions per element; a version with the exp left

@@ -338,8 +338,8 @@ class Server:
         # What every job imports next, paid once too: the runner imports Dynamo and the profiler
         # at its hello (their imports rebind torch attributes, which must be in the snapshot the
         # candidate's patches are measured against), the judge's FLOP counter pulls Dynamo in.
-        # 4.4 s of Dynamo's import on the H200, twice per warm re-verify (sessions 14-15,
-        # docs/verifier-measurements.md). Neither touches CUDA (measured there: the context is
+        # 4.4 s of Dynamo's import on the H200, twice per warm re-verify (docs/measurements/
+        # 2026-12-04-the-calibration-loop-and-the-warm-reverify.md). Neither touches CUDA (measured there: the context is
         # still uncreated, and a child forked after them makes its own in 0.4 s).
         # (The list is the worker's: reach_kb/environment.py RUNNER_MODULES; the server does
         # not import the worker's package, so that a job reads its current code from disk.)

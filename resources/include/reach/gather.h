@@ -4,7 +4,7 @@
 // range of lookups through a ring of kGatherSlots shared-memory slots filled with cp.async (no
 // registers held per row in flight), with the indices loaded 32 lookups ahead, so about
 // 5 slots x 2 KB per warp and 160 KB per SM are always on their way.
-// Measured on the H200 (tests/bench/gather_ceiling.cu, docs/verifier-measurements.md): with
+// Measured on the H200 (tests/bench/gather_ceiling.cu, docs/measurements/2026-11-29-what-limits-the-gathers.md): with
 // this ring, random rows cost no more than sequential ones (512-byte rows 3.75 TB/s either way,
 // 128-byte rows 3.63 random and 3.72 sequential), 10-14 % below a copy of the same bytes; the
 // bulk-copy engine (cp.async.bulk, one instruction per row) did the same for 512-byte rows and

@@ -73,7 +73,7 @@ __device__ __forceinline__ void storeVec(T* p, const float* in) {
 // its U vectors of every input before computing any, and block 0 does the scalar tail. F is a
 // functor with kInputs = 1 (f(x)) or 2 (f(a, b)), applied in fp32. One tile per block instead
 // of a grid-stride loop capped at 132 x 16 blocks was 3-6 % faster for add, relu and silu on the
-// H200 (docs/verifier-measurements.md, session 2).
+// H200 (docs/measurements/2026-11-29-baselines-against-the-floor.md).
 template <int U, int TH, typename T, class F>
 __global__ void __launch_bounds__(TH) mapTiles(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, int64_t n, F f) {
     constexpr int N = Vec<T>::N;

@@ -4,7 +4,7 @@
 // memory in each pass (it stays in L2 for moderate C). Thread t holds the row's 16-byte vectors
 // t, t + kRowThreads, ... (K of them).
 // These helpers replaced per-file macros; the kernels' PTX is unchanged by that
-// (docs/verifier-measurements.md, session 4).
+// (docs/measurements/2026-11-29-what-limits-the-gathers.md).
 #pragma once
 
 #include <reach/kernels.h>
