@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "cliargs.h"
+#include "clitext.h"
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "core/base/inputerror.h"
@@ -26,12 +27,6 @@ namespace reach::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string percent(double share) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f %%", 100.0 * share);
-    return buf;
-}
 
 // --check DIR: every problem run and profiled once; which launch the trace's kernels.
 int runCheck(const CliArgs& args, CliIo& io) {

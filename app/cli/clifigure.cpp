@@ -32,14 +32,11 @@
 #include "ui/plots/projectionbarplot.h"
 #include "ui/plots/rooflineplot.h"
 #include "ui/plots/speedupplot.h"
+#include "ui/qtstrings.h"
 
 namespace reach::cli {
 
 namespace {
-
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
 
 // QCustomPlot is a widget: it needs a QApplication, and one without a display uses the offscreen
 // platform. The application lives for the rest of the process (one command per process).
@@ -92,7 +89,7 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
     const auto out = args.value("--out");
     if (!out)
         throw UsageError("--out F.pdf|F.svg|F.png is required");
-    fa.out = FigureExporter::withDefaultExtension(qs(*out));  // none: PDF
+    fa.out = FigureExporter::withDefaultExtension(toQString(*out));  // none: PDF
     FigureExporter::formatFromPath(fa.out);  // a bad extension fails before any work
     FigureOptions& o = fa.options;
     if (auto w = args.number("--width-in", 0.5, 40))
@@ -108,22 +105,22 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
     if (auto p = args.number("--font-pt", 4, 72))
         o.style.fontPt = *p;
     if (auto f = args.value("--font"))
-        o.style.fontFamily = qs(*f);
+        o.style.fontFamily = toQString(*f);
     o.replaceSidecars = args.flag("--force");
 
     ensureApplication();
     FigureProvenance prov;
-    prov.figure = qs(fa.kind);
+    prov.figure = toQString(fa.kind);
     // Every file the command reads, whether or not the provenance lists it, is never an output.
     for (const std::string& f : fa.inputs)
-        prov.alsoRead << qs(f);
+        prov.alsoRead << toQString(f);
     for (const std::string& f : baselines)
-        prov.alsoRead << qs(f);
+        prov.alsoRead << toQString(f);
     for (const std::string& f : integrations)
-        prov.alsoRead << qs(f);
+        prov.alsoRead << toQString(f);
     for (const char* read : {"--rules", "--degenerate"})
         if (auto r = args.value(read))
-            prov.alsoRead << qs(*r);
+            prov.alsoRead << toQString(*r);
     FigureExporter::Written written;
 
     // What the figure plots is read by core, at once, with the loader every subcommand and the
@@ -138,7 +135,7 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
             if (e.records.empty())
                 continue;  // published summaries have no records to draw
             RecordSet set;
-            set.name = qs(e.name);
+            set.name = toQString(e.name);
             set.records = e.records;
             if (auto d = args.integer("--denominator", 1, 1000000))
                 set.denominator = int(*d);
@@ -149,15 +146,15 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
                              "", "no evaluation records to plot");
         }
         for (const std::string& src : plan.sources)
-            prov.inputs << qs(src);
+            prov.inputs << toQString(src);
         for (const auto& b : baselines)
-            prov.inputs << qs(b);
+            prov.inputs << toQString(b);
         SuspicionOptions flags;
         if (auto t = args.number("--threshold", 1.0, 1e9))
             flags.speedupThreshold = *t;
         if (auto d = args.value("--degenerate")) {
             flags.degenerate = readDegenerateProblems(*d);
-            prov.inputs << qs(*d);
+            prov.inputs << toQString(*d);
         }
         RecordsModel model;
         model.setSuspicionOptions(std::move(flags));
@@ -184,8 +181,8 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
         const Project project = openInputs(fa.inputs, rules);
         const std::vector<ProjectWorkload>& rows = project.workloads;
         for (const std::string& f : project.sources)
-            prov.inputs << qs(f);
-        const QString rulesName = qs(project.rules.name()), rulesHash = qs(project.rules.hash());
+            prov.inputs << toQString(f);
+        const QString rulesName = toQString(project.rules.name()), rulesHash = toQString(project.rules.hash());
         prov.rulesName = rulesName;
         prov.rulesHash = rulesHash;
         // Each row's short label beside its whole name (breakdown, headroom, projection).

@@ -31,14 +31,6 @@ namespace {
 constexpr long kDefaultTopText = 10;
 constexpr long kDefaultTopJson = 50;
 
-std::string fixed(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
-std::string times(double v) {
-    return std::isfinite(v) ? fixed(v, 2) + "x" : "inf";
-}
 std::string gpuNames() {
     std::string s;
     for (const GpuSpec& g : gpuTable())

@@ -25,12 +25,6 @@ struct Input {
     bool published = false;
 };
 
-std::string fixed(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
-
 int runProject(const std::vector<std::string>& argv, CliIo& io) {
     std::vector<std::string> rest = argv;
     const std::vector<std::string> records = takeRepeated(rest, "--records");

@@ -18,18 +18,6 @@ namespace reach::cli {
 
 namespace {
 
-std::string fixed(double v, int decimals) {
-    if (!std::isfinite(v))
-        return "inf";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
-
-std::string times(double v) {
-    return fixed(v, 3) + "x";
-}
-
 // The one profile the benchmark was made from: a folder, a project, a study table or records
 // would each mean another projection.
 std::string requireOneProfile(const CliArgs& args) {
@@ -132,10 +120,10 @@ void printText(const ExactProjectionReport& r, const std::string& profile, std::
        << " % interval " << percent(x.savedInterval.lo, 2) << " to "
        << percent(x.savedInterval.hi, 2) << "), " << x.winners << " winner(s) of "
        << r.benchmark.problems.size() << " problems\n";
-    os << "end-to-end     " << times(x.endToEndSpeedup) << " on GPU time ("
-       << times(x.endToEndInterval.lo) << " to " << times(x.endToEndInterval.hi) << ")";
+    os << "end-to-end     " << times(x.endToEndSpeedup, 3) << " on GPU time ("
+       << times(x.endToEndInterval.lo, 3) << " to " << times(x.endToEndInterval.hi, 3) << ")";
     if (const auto wall = x.wallSavedShare())
-        os << "; " << times(*x.wallEndToEndSpeedup()) << " on the profiled wall clock (saves "
+        os << "; " << times(*x.wallEndToEndSpeedup(), 3) << " on the profiled wall clock (saves "
            << percent(*wall, 2) << " of it, GPU busy " << percent(x.wall->busyShare()) << ")";
     else
         os << "; no profiled span: GPU-time basis only";
@@ -149,11 +137,11 @@ void printText(const ExactProjectionReport& r, const std::string& profile, std::
        << (x.medianWinnerSigma ? "" : ": none") << ")\n";
     os << "speed of light ";
     if (x.workloadSolBound) {
-        os << "the workload at most " << times(*x.workloadSolBound) << " (" << r.gpu << ")";
+        os << "the workload at most " << times(*x.workloadSolBound, 3) << " (" << r.gpu << ")";
         if (x.coveredSolSavedShare)
             os << "; the covered kernels at their roofline save "
                << percent(*x.coveredSolSavedShare, 2) << " of GPU time (bound "
-               << times(*x.coveredSolBound()) << "; " << percent(x.coveredEstimatedShare, 2)
+               << times(*x.coveredSolBound(), 3) << "; " << percent(x.coveredEstimatedShare, 2)
                << " of GPU time has an estimate)";
         os << "\n";
     } else {

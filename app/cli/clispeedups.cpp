@@ -26,12 +26,6 @@ namespace reach::cli {
 
 namespace {
 
-std::string fixed(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
-
 std::string speedupText(const std::optional<double>& v) {
     return v ? fixed(*v, 3) + "x" : "-";
 }

@@ -1,6 +1,7 @@
 #include "clitext.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "core/base/textescape.h"
@@ -74,6 +75,24 @@ int TerminalSafeBuf::sync() {
 std::string percent(double share, int decimals) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f %%", decimals, share * 100.0);
+    return buf;
+}
+
+std::string fixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);  // printf spells inf and nan itself
+    return buf;
+}
+
+std::string times(double v, int decimals) {
+    return std::isfinite(v) ? fixed(v, decimals) + "x" : "inf";
+}
+
+std::string formatted(double v, const char* format, const char* missing) {
+    if (!std::isfinite(v))
+        return missing;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
     return buf;
 }
 

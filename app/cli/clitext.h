@@ -10,6 +10,12 @@ namespace reach::cli {
 
 // "12.34 %" with a fixed number of decimals; share is a fraction.
 std::string percent(double share, int decimals = 1);
+// "3.14" with a fixed number of decimals; "inf", "-inf" or "nan" for what is not finite.
+std::string fixed(double v, int decimals);
+// A speedup or a factor: "1.55x" (decimals 2 unless asked), "inf" when it is not finite.
+std::string times(double v, int decimals = 2);
+// v through a printf format of one double ("%.3g"), or `missing` when v is not finite.
+std::string formatted(double v, const char* format, const char* missing = "nan");
 // Microseconds in a readable unit: "850 us", "12.3 ms", "4.56 s".
 std::string duration(double us);
 

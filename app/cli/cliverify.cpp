@@ -32,13 +32,6 @@ namespace reach::cli {
 
 namespace {
 
-std::string num(double v, const char* f = "%.3g") {
-    if (!std::isfinite(v))
-        return "nan";
-    char b[48];
-    std::snprintf(b, sizeof b, f, v);
-    return b;
-}
 
 std::vector<std::string> passThrough(const CliArgs& args) {
     std::vector<std::string> extra;
@@ -98,12 +91,12 @@ void printResult(const VerificationResult& r, CliIo& io) {
     io.out << "problem: " << r.problemId << " (" << r.op << ", " << r.dtype << ", seed " << r.seed
            << ")\ncandidate: " << r.candidateFile << "\ncompile: " << r.compile.status;
     if (r.compile.status == "ok")
-        io.out << " (" << num(r.compile.seconds) << " s)";
+        io.out << " (" << formatted(r.compile.seconds, "%.3g") << " s)";
     io.out << "\n";
     if (!r.phaseSeconds.empty()) {  // where the job's seconds went on the GPU side
         io.out << "seconds:";
         for (const auto& [name, seconds] : r.phaseSeconds)
-            io.out << " " << name << " " << num(seconds, "%.2f");
+            io.out << " " << name << " " << formatted(seconds, "%.2f");
         io.out << "\n";
     }
     if (r.verdict == "compile_error" || r.verdict == "crashed" || r.verdict == "timeout") {
@@ -115,32 +108,32 @@ void printResult(const VerificationResult& r, CliIo& io) {
     if (r.hasMetrics || !r.checks.empty()) {
         TextTable t({"check", "value", "limit", "ok"});
         for (const auto& c : r.checks)
-            t.addRow({c.name, num(c.value), num(c.threshold), c.passed ? "yes" : "NO"});
+            t.addRow({c.name, formatted(c.value, "%.3g"), formatted(c.threshold, "%.3g"), c.passed ? "yes" : "NO"});
         io.out << t.render();
         // KernelBench's tolerance for the result's precision (C++ problems name it f32/f16,
         // KernelBench-format ones fp32/fp16): 1e-4 in fp32, not the 1e-2 of bf16.
         DType d = DType::F32;
         if (!dtypeFromName(r.dtype, &d))
             d = r.dtype == "bf16" ? DType::BF16 : r.dtype == "fp16" ? DType::F16 : DType::F32;
-        io.out << "KernelBench allclose(atol=rtol=" << num(kernelBenchTolerance(d), "%g")
+        io.out << "KernelBench allclose(atol=rtol=" << formatted(kernelBenchTolerance(d), "%g")
                << ") would have passed: "
                << (r.metrics.kernelbenchAllclose ? "yes" : "no")
                << (r.metrics.zerosPassKernelbench ? "  (degenerate: all zeros passes it too)" : "")
                << "\n";
     }
     if (r.timing) {
-        io.out << "time: median " << num(r.timing->medianUs, "%.2f") << " us (p10 "
-               << num(r.timing->p10Us, "%.2f") << ", p90 " << num(r.timing->p90Us, "%.2f") << ", "
+        io.out << "time: median " << formatted(r.timing->medianUs, "%.2f") << " us (p10 "
+               << formatted(r.timing->p10Us, "%.2f") << ", p90 " << formatted(r.timing->p90Us, "%.2f") << ", "
                << r.timing->reps << " reps" << (r.timing->l2Flushed ? ", cold L2" : "")
                << "), SM clock " << r.timing->smClockBeforeMhz << " -> "
                << r.timing->smClockAfterMhz << " MHz\n";
     }
     if (r.baseline)
-        io.out << "baseline: " << r.baseline->kind << " " << num(r.baseline->usedUs, "%.2f")
-               << " us; speedup " << num(r.speedup, "%.3f") << "x\n";
+        io.out << "baseline: " << r.baseline->kind << " " << formatted(r.baseline->usedUs, "%.2f")
+               << " us; speedup " << formatted(r.speedup, "%.3f") << "x\n";
     if (r.roofline)
-        io.out << "roofline floor: " << num(r.roofline->floorUs, "%.2f") << " us ("
-               << num(r.roofline->copyBandwidthGBs, "%.0f") << " GB/s copy)"
+        io.out << "roofline floor: " << formatted(r.roofline->floorUs, "%.2f") << " us ("
+               << formatted(r.roofline->copyBandwidthGBs, "%.0f") << " GB/s copy)"
                << (r.roofline->belowFloor ? "  PHYSICALLY IMPLAUSIBLE" : "") << "\n";
     io.out << "device: "
            << (r.device.available ? r.device.name + " " + r.device.arch
@@ -154,7 +147,7 @@ void printResult(const VerificationResult& r, CliIo& io) {
                        ? kb["correctness_trials"].get<std::string>()
                        : std::string())
                << (kb.value("runtime_ms", -1.0) > 0
-                       ? ", " + num(kb.value("runtime_ms", -1.0) * 1000.0, "%.2f") + " us (mean)"
+                       ? ", " + formatted(kb.value("runtime_ms", -1.0) * 1000.0, "%.2f") + " us (mean)"
                        : std::string())
                << "\n";
         if (kb.contains("reused") && kb["reused"].is_object())
@@ -293,7 +286,7 @@ int runControls(const CliArgs& args, CliIo& io) {
             bad += !j.asDesigned;
             t.addRow({c.name, c.kind, std::to_string(s), c.expectVerdict, r.verdict,
                       j.asDesigned ? "yes" : "NO", j.why,
-                      r.timing ? num(r.timing->medianUs, "%.1f") : "-"});
+                      r.timing ? formatted(r.timing->medianUs, "%.1f") : "-"});
             doc.push_back({{"control", c.name},
                            {"kind", c.kind},
                            {"seed", s},

@@ -3,6 +3,7 @@
 // result in the project as it arrives (core/project/batchverify.h); --slurm hands the same jobs
 // to a Slurm job array instead (cliverifyslurm.cpp). docs/batch.md.
 #include "cliverifybatch.h"
+#include "clitext.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -40,13 +41,6 @@ void onSignal(int) {
     g_interrupted = 1;
 }
 
-std::string fixed(double v, const char* f) {
-    if (!std::isfinite(v))
-        return "-";
-    char b[48];
-    std::snprintf(b, sizeof b, f, v);
-    return b;
-}
 
 std::string projectPath(const CliArgs& args, const BatchPlan& plan) {
     if (auto p = args.value("--project"))
@@ -85,10 +79,10 @@ json spreadJson(const TimingSpread& s) {
 
 std::string spreadLine(const TimingSpread& s) {
     std::string line = "timing spread: " + s.label + ": the median differs by " +
-                       fixed(100 * s.spread, "%.1f") + " % across GPUs (";
+                       formatted(100 * s.spread, "%.1f", "-") + " % across GPUs (";
     bool first = true;
     for (const auto& [uuid, m] : s.medianUsByGpu) {
-        line += (first ? "" : ", ") + uuid + " " + fixed(m, "%.2f") + " us";
+        line += (first ? "" : ", ") + uuid + " " + formatted(m, "%.2f", "-") + " us";
         first = false;
     }
     return line + ")";
@@ -239,9 +233,9 @@ int runPool(const CliArgs& args, BatchPlan plan, CliIo& io) {
                                 : "")
                << "\n";
     } else {
-        io.out << last.done << " of " << last.total << " jobs in " << fixed(wall, "%.1f") << " s";
+        io.out << last.done << " of " << last.total << " jobs in " << formatted(wall, "%.1f", "-") << " s";
         if (wall > 0 && last.done)
-            io.out << " (" << fixed(last.done * 3600.0 / wall, "%.0f") << " jobs/h)";
+            io.out << " (" << formatted(last.done * 3600.0 / wall, "%.0f", "-") << " jobs/h)";
         io.out << ":";
         for (const auto& [v, n] : verdicts)
             io.out << " " << n << " " << v;
@@ -323,8 +317,8 @@ std::string resultLine(const std::string& label, const VerificationResult& r,
     std::snprintf(head, sizeof head, "%-13s GPU %-3s ", r.verdict.c_str(),
                   gpu.empty() ? r.device.visibleDevices.c_str() : gpu.c_str());
     std::string line = head;
-    line += r.timing ? fixed(r.timing->medianUs, "%10.2f us") : std::string(13, ' ');
-    line += r.speedup > 0 ? fixed(r.speedup, " %7.3fx") : std::string(9, ' ');
+    line += r.timing ? formatted(r.timing->medianUs, "%10.2f us", "-") : std::string(13, ' ');
+    line += r.speedup > 0 ? formatted(r.speedup, " %7.3fx", "-") : std::string(9, ' ');
     line += "  " + label;
     if (!r.passed() && !r.reasons.empty())
         line += ": " + r.reasons.front();

@@ -1,4 +1,5 @@
 #include "ui/models/recordsmodel.h"
+#include "ui/qtstrings.h"
 
 #include <QBrush>
 #include <QColor>
@@ -7,10 +8,6 @@
 namespace reach {
 
 namespace {
-
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
 
 QString timeText(const std::optional<double>& us) {
     return us ? QString::number(*us, 'f', *us < 100 ? 2 : 1) : QString();
@@ -178,11 +175,11 @@ QVariant RecordsModel::data(const QModelIndex& index, int role) const {
             case SetColumn:
                 return m_sets[size_t(ref.set)].name;
             case ProblemColumn:
-                return qs(r.problemName.empty() ? r.problemId : r.problemName);
+                return toQString(r.problemName.empty() ? r.problemId : r.problemName);
             case ModelColumn:
-                return qs(r.model);
+                return toQString(r.model);
             case BackendColumn:
-                return qs(r.backend);
+                return toQString(r.backend);
             case CorrectColumn:
                 return r.correct ? tr("yes") : (r.compiled ? tr("no") : tr("no (compile)"));
             case SpeedupColumn:
@@ -192,11 +189,11 @@ QVariant RecordsModel::data(const QModelIndex& index, int role) const {
             case BaselineColumn:
                 return timeText(r.effectiveBaselineUs());
             case VerificationColumn:
-                return qs(std::string(verificationKey(r.verification)));
+                return toQString(std::string(verificationKey(r.verification)));
             case FlagsColumn: {
                 QStringList keys;
                 for (const Suspicion& s : flags)
-                    keys << qs(std::string(suspicionKey(s.kind)));
+                    keys << toQString(std::string(suspicionKey(s.kind)));
                 return keys.join(QStringLiteral(", "));
             }
         }
@@ -205,13 +202,13 @@ QVariant RecordsModel::data(const QModelIndex& index, int role) const {
         if (index.column() == FlagsColumn || index.column() == VerificationColumn) {
             QStringList lines;
             for (const Suspicion& s : flags)
-                lines << qs(s.reason);
+                lines << toQString(s.reason);
             for (const std::string& reason : r.verificationReasons)
-                lines << qs(reason);
+                lines << toQString(reason);
             return lines.join('\n');
         }
         if (index.column() == ProblemColumn) {
-            return qs(r.artifactPath.empty() ? r.problemName : r.artifactPath);
+            return toQString(r.artifactPath.empty() ? r.problemName : r.artifactPath);
         }
     }
     if (role == Qt::ForegroundRole && !flags.empty() &&

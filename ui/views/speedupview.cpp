@@ -33,14 +33,11 @@
 #include "ui/plots/plotrows.h"
 #include "ui/theme.h"
 #include "ui/verify/gpustate.h"
+#include "ui/qtstrings.h"
 
 namespace reach {
 
 namespace {
-
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
 
 }  // namespace
 
@@ -287,7 +284,7 @@ QString SpeedupView::tooltipAt(const QPoint& pos) const {
     // A histogram bin: how many, and the first few by name.
     QStringList names;
     for (size_t i = 0; i < refs.size() && i < 5; ++i)
-        names << qs(m_model->record(refs[i]).problemName);
+        names << toQString(m_model->record(refs[i]).problemName);
     return tr("%n record(s) in this bin:\n", nullptr, int(refs.size())) +
            names.join(QLatin1Char('\n')) + (refs.size() > 5 ? tr("\n...") : QString()) +
            tr("\nclick to select them");
@@ -400,7 +397,7 @@ std::optional<VerifyJob> SpeedupView::defaultJob(const EvalRecord& r, const QStr
                                 ? std::string()
                                 : QFileInfo(projectPath).absolutePath().toStdString();
     else if (!r.source.empty())
-        options.recordDir = QFileInfo(qs(r.source)).absolutePath().toStdString();
+        options.recordDir = QFileInfo(toQString(r.source)).absolutePath().toStdString();
     for (const QString& d : settings.value(QStringLiteral("verify/trustedDirs")).toStringList())
         options.trustedDirs.push_back(d.toStdString());
     options.kernelBenchDir =
@@ -409,17 +406,17 @@ std::optional<VerifyJob> SpeedupView::defaultJob(const EvalRecord& r, const QStr
     const std::optional<RecordJob> resolved = jobForRecord(r, options, &reason);
     if (!resolved) {
         if (why)
-            *why = qs(reason);
+            *why = toQString(reason);
         return std::nullopt;
     }
     // The files, the record's precision and the limits: core/project/recordjob.h's one rule.
     VerifyProcessRequest request = resolved->request;
     setJobTimeout(request, resolved->kernelBenchFormat, std::nullopt);
     VerifyJob job;
-    job.problemPath = qs(request.problemFile);
-    job.candidatePath = qs(request.candidateFile);
+    job.problemPath = toQString(request.problemFile);
+    job.candidatePath = toQString(request.candidateFile);
     for (const std::string& a : request.extraArgs)
-        job.extraArguments << qs(a);
+        job.extraArguments << toQString(a);
     job.timeoutMs = int(request.timeoutSeconds * 1000);
     return job;
 }
@@ -445,14 +442,14 @@ bool SpeedupView::consentToRun(const QList<VerifyJob>& jobs) {
         return true;
     QStringList files;
     for (const std::string& f : fresh)
-        files << qs(f);
+        files << toQString(f);
     const bool yes = m_askConsent ? m_askConsent(files) : askToRun(files);
     if (!yes)
         return false;
     consent.approve(fresh);
     QStringList hashes;
     for (const std::string& h : consent.approvedHashes())
-        hashes << qs(h);
+        hashes << toQString(h);
     settings.setValue(key, hashes);
     return true;
 }
@@ -488,7 +485,7 @@ int SpeedupView::reverify(const std::vector<RecordRef>& refs) {
         QString why;
         std::optional<VerifyJob> job = m_resolver(m_model->record(ref), &why);
         if (!job) {
-            skipped << tr("%1: %2").arg(qs(m_model->record(ref).problemName), why);
+            skipped << tr("%1: %2").arg(toQString(m_model->record(ref).problemName), why);
             continue;
         }
         job->recordKey = RecordsModel::keyFor(ref);
@@ -514,7 +511,7 @@ void SpeedupView::applyOutcome(const VerifyOutcome& outcome) {
     const std::optional<RecordRef> ref = m_model->refForKey(outcome.recordKey);
     if (!ref)
         return;
-    const QString problem = qs(m_model->record(*ref).problemName);
+    const QString problem = toQString(m_model->record(*ref).problemName);
     using S = VerifyOutcome::Status;
     if (outcome.status == S::Cancelled) {
         emit statusMessage(tr("%1: verification cancelled").arg(problem));
@@ -528,8 +525,8 @@ void SpeedupView::applyOutcome(const VerifyOutcome& outcome) {
     const VerificationResult& result = outcome.result;
     if (result.verdict == verdict::kNoGpu) {
         if (m_queue)
-            m_queue->setGpuAvailable(false, noGpuAdvice(qs(result.device.reason)));
-        emit statusMessage(tr("%1: no GPU (%2)").arg(problem, qs(result.device.reason)));
+            m_queue->setGpuAvailable(false, noGpuAdvice(toQString(result.device.reason)));
+        emit statusMessage(tr("%1: no GPU (%2)").arg(problem, toQString(result.device.reason)));
         return;
     }
     // What the verdict means for the record is core's rule (the CLI applies the same one).
@@ -537,12 +534,12 @@ void SpeedupView::applyOutcome(const VerifyOutcome& outcome) {
     if (!applyVerification(updated, result)) {
         emit statusMessage(
             tr("%1: verifier error: %2")
-                .arg(problem, qs(result.reasons.empty() ? result.log : result.reasons.front())));
+                .arg(problem, toQString(result.reasons.empty() ? result.log : result.reasons.front())));
         return;
     }
     m_model->setVerification(*ref, updated.verification, updated.verificationReasons,
                              updated.rooflineFloorUs);
-    emit statusMessage(tr("%1: %2").arg(problem, qs(result.verdict)));
+    emit statusMessage(tr("%1: %2").arg(problem, toQString(result.verdict)));
     if (!m_projectPath.isEmpty()) {
         try {
             ProjectStore store =
