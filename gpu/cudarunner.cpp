@@ -300,10 +300,13 @@ DeviceInfo queryDevice() {
         if (e == cudaErrorInsufficientDriver && !std::filesystem::exists("/proc/driver/nvidia"))
             d.reason = "no GPU: no NVIDIA driver is loaded on this machine" + cuda;
         else if (e == cudaErrorInsufficientDriver)
-            d.reason = "the NVIDIA driver is older than the CUDA runtime Reach was built with" + cuda;
+            d.reason =
+                "the NVIDIA driver is older than the CUDA runtime Reach was built with" + cuda;
         else if (e == cudaSuccess || e == cudaErrorNoDevice)
-            d.reason = "no GPU: no CUDA device visible" +
-                       std::string(std::getenv("CUDA_VISIBLE_DEVICES") ? " (CUDA_VISIBLE_DEVICES is set)" : "");
+            d.reason =
+                "no GPU: no CUDA device visible" +
+                std::string(std::getenv("CUDA_VISIBLE_DEVICES") ? " (CUDA_VISIBLE_DEVICES is set)"
+                                                                : "");
         else
             d.reason = "no usable GPU" + cuda;
         return d;
@@ -375,12 +378,11 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
         size_t freeB = 0, totalB = 0;
         CK(cudaMemGetInfo(&freeB, &totalB));
         const int64_t need = 3 * inBytes + 2 * outBytes + (int64_t(2) << 30);
-        const GpuMemoryBooking memory(GpuMemoryBooking::pathFromEnvironment(), need,
-                                      int64_t(totalB), [] {
-                                          size_t f = 0, t = 0;
-                                          return cudaMemGetInfo(&f, &t) == cudaSuccess ? int64_t(f)
-                                                                                      : int64_t(-1);
-                                      });
+        const GpuMemoryBooking memory(
+            GpuMemoryBooking::pathFromEnvironment(), need, int64_t(totalB), [] {
+                size_t f = 0, t = 0;
+                return cudaMemGetInfo(&f, &t) == cudaSuccess ? int64_t(f) : int64_t(-1);
+            });
         if (memory.waitedSeconds() > 0.5)
             r.log += "waited " + std::to_string(int(memory.waitedSeconds())) +
                      " s for GPU memory beside other jobs\n";

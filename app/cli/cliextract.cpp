@@ -10,9 +10,9 @@
 #include <ostream>
 
 #include "cliargs.h"
-#include "clitext.h"
 #include "clicommand.h"
 #include "cliinputs.h"
+#include "clitext.h"
 #include "core/base/inputerror.h"
 #include "core/base/jsonparse.h"
 #include "core/base/textescape.h"

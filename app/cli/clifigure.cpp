@@ -182,7 +182,8 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
         const std::vector<ProjectWorkload>& rows = project.workloads;
         for (const std::string& f : project.sources)
             prov.inputs << toQString(f);
-        const QString rulesName = toQString(project.rules.name()), rulesHash = toQString(project.rules.hash());
+        const QString rulesName = toQString(project.rules.name()),
+                      rulesHash = toQString(project.rules.hash());
         prov.rulesName = rulesName;
         prov.rulesHash = rulesHash;
         // Each row's short label beside its whole name (breakdown, headroom, projection).

@@ -47,7 +47,8 @@ int listRules(const CliArgs& args, CliIo& io) {
     TextTable t({"#", "category", "family", "pattern"});
     for (size_t i = 0; i < rules.rules().size(); ++i) {
         const Rule& r = rules.rules()[i];
-        t.addRow({std::to_string(i + 1), std::string(categoryLabel(r.category)),  // as the GUI and the docs count
+        // Numbered from 1, as the GUI, the JSON's "rule N" and the docs count.
+        t.addRow({std::to_string(i + 1), std::string(categoryLabel(r.category)),
                   r.family.empty() ? "-" : r.family, r.pattern});
     }
     for (size_t col = 1; col < 4; ++col)

@@ -32,7 +32,6 @@ namespace reach::cli {
 
 namespace {
 
-
 std::vector<std::string> passThrough(const CliArgs& args) {
     std::vector<std::string> extra;
     for (const char* o :
@@ -108,7 +107,8 @@ void printResult(const VerificationResult& r, CliIo& io) {
     if (r.hasMetrics || !r.checks.empty()) {
         TextTable t({"check", "value", "limit", "ok"});
         for (const auto& c : r.checks)
-            t.addRow({c.name, formatted(c.value, "%.3g"), formatted(c.threshold, "%.3g"), c.passed ? "yes" : "NO"});
+            t.addRow({c.name, formatted(c.value, "%.3g"), formatted(c.threshold, "%.3g"),
+                      c.passed ? "yes" : "NO"});
         io.out << t.render();
         // KernelBench's tolerance for the result's precision (C++ problems name it f32/f16,
         // KernelBench-format ones fp32/fp16): 1e-4 in fp32, not the 1e-2 of bf16.
@@ -116,17 +116,16 @@ void printResult(const VerificationResult& r, CliIo& io) {
         if (!dtypeFromName(r.dtype, &d))
             d = r.dtype == "bf16" ? DType::BF16 : r.dtype == "fp16" ? DType::F16 : DType::F32;
         io.out << "KernelBench allclose(atol=rtol=" << formatted(kernelBenchTolerance(d), "%g")
-               << ") would have passed: "
-               << (r.metrics.kernelbenchAllclose ? "yes" : "no")
+               << ") would have passed: " << (r.metrics.kernelbenchAllclose ? "yes" : "no")
                << (r.metrics.zerosPassKernelbench ? "  (degenerate: all zeros passes it too)" : "")
                << "\n";
     }
     if (r.timing) {
         io.out << "time: median " << formatted(r.timing->medianUs, "%.2f") << " us (p10 "
-               << formatted(r.timing->p10Us, "%.2f") << ", p90 " << formatted(r.timing->p90Us, "%.2f") << ", "
-               << r.timing->reps << " reps" << (r.timing->l2Flushed ? ", cold L2" : "")
-               << "), SM clock " << r.timing->smClockBeforeMhz << " -> "
-               << r.timing->smClockAfterMhz << " MHz\n";
+               << formatted(r.timing->p10Us, "%.2f") << ", p90 "
+               << formatted(r.timing->p90Us, "%.2f") << ", " << r.timing->reps << " reps"
+               << (r.timing->l2Flushed ? ", cold L2" : "") << "), SM clock "
+               << r.timing->smClockBeforeMhz << " -> " << r.timing->smClockAfterMhz << " MHz\n";
     }
     if (r.baseline)
         io.out << "baseline: " << r.baseline->kind << " " << formatted(r.baseline->usedUs, "%.2f")
@@ -147,7 +146,8 @@ void printResult(const VerificationResult& r, CliIo& io) {
                        ? kb["correctness_trials"].get<std::string>()
                        : std::string())
                << (kb.value("runtime_ms", -1.0) > 0
-                       ? ", " + formatted(kb.value("runtime_ms", -1.0) * 1000.0, "%.2f") + " us (mean)"
+                       ? ", " + formatted(kb.value("runtime_ms", -1.0) * 1000.0, "%.2f") +
+                             " us (mean)"
                        : std::string())
                << "\n";
         if (kb.contains("reused") && kb["reused"].is_object())

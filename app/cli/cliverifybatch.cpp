@@ -41,7 +41,6 @@ void onSignal(int) {
     g_interrupted = 1;
 }
 
-
 std::string projectPath(const CliArgs& args, const BatchPlan& plan) {
     if (auto p = args.value("--project"))
         return *p;
@@ -233,7 +232,8 @@ int runPool(const CliArgs& args, BatchPlan plan, CliIo& io) {
                                 : "")
                << "\n";
     } else {
-        io.out << last.done << " of " << last.total << " jobs in " << formatted(wall, "%.1f", "-") << " s";
+        io.out << last.done << " of " << last.total << " jobs in " << formatted(wall, "%.1f", "-")
+               << " s";
         if (wall > 0 && last.done)
             io.out << " (" << formatted(last.done * 3600.0 / wall, "%.0f", "-") << " jobs/h)";
         io.out << ":";

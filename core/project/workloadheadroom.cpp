@@ -34,8 +34,8 @@ WorkloadHeadroom workloadHeadroom(const Breakdown& b) {
     }
     out.headroom = computeHeadroom(b, *gpu);
     if (out.headroom->total.estimatedUs <= 0) {
-        out.why = out.headroom->hasShapes ? "no kernel has a work estimate"
-                                          : out.headroom->noShapesWhy();
+        out.why =
+            out.headroom->hasShapes ? "no kernel has a work estimate" : out.headroom->noShapesWhy();
         out.shortWhy = out.headroom->hasShapes ? "no formula" : "without shapes";
     }
     return out;

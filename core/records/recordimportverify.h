@@ -17,10 +17,10 @@ struct VerifierImportOptions {
     std::string suite = "Reach";
 };
 
-// One reach-verify result (docs/verifier.md, core/verify/verification.h) -> one record. The verifier is
-// both the harness and Reach's verifier here: correct = verdict "pass", verification = passed or
-// failed. Results that measured nothing (verdict "no_gpu" or "error") throw InputError: they are
-// not evaluations.
+// One reach-verify result (docs/verifier.md, core/verify/verification.h) -> one record. The
+// verifier is both the harness and Reach's verifier here: correct = verdict "pass", verification =
+// passed or failed. Results that measured nothing (verdict "no_gpu" or "error") throw InputError:
+// they are not evaluations.
 EvalRecord recordFromVerification(const VerificationResult& result, const std::string& file,
                                   int64_t place, const VerifierImportOptions& options = {});
 

@@ -383,8 +383,8 @@ Workload ProjectStore::loadWorkload(int64_t id) const {
         ShapedCall c;
         c.op = cs.columnText(1);
         c.signature = cs.columnText(2);
-        c.calls =
-            int64_t(cs.columnNumber(3, 0, kMaxStoredCount, at("kernel_shaped_calls", row, "calls")));
+        c.calls = int64_t(
+            cs.columnNumber(3, 0, kMaxStoredCount, at("kernel_shaped_calls", row, "calls")));
         c.opCalls = int64_t(
             cs.columnNumber(4, 0, kMaxStoredCount, at("kernel_shaped_calls", row, "op_calls")));
         c.totalUs = cs.columnNumber(5, 0, kMaxStoredUs, at("kernel_shaped_calls", row, "total_us"));

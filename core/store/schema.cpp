@@ -160,8 +160,9 @@ CREATE UNIQUE INDEX workloads_source_hash_unique ON workloads(source_hash)
 )sql"},
         // -- hardening-end
         // -- shapes-begin
-        {7, "kernels: CUDA-graph launches and the shaped calls (operator, input shapes) behind "
-            "headroom, roofline and extraction; workloads: whether they were kept",
+        {7,
+         "kernels: CUDA-graph launches and the shaped calls (operator, input shapes) behind "
+         "headroom, roofline and extraction; workloads: whether they were kept",
          R"sql(
 ALTER TABLE kernels ADD COLUMN graph_calls INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE kernels ADD COLUMN graph_us REAL NOT NULL DEFAULT 0;

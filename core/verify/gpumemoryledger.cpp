@@ -38,7 +38,9 @@ std::string startTimeOf(long pid) {
     return "";
 }
 
-bool alive(const GpuMemoryEntry& e) { return !e.start.empty() && startTimeOf(e.pid) == e.start; }
+bool alive(const GpuMemoryEntry& e) {
+    return !e.start.empty() && startTimeOf(e.pid) == e.start;
+}
 
 bool allDigits(const std::string& s) {
     if (s.empty() || s.size() > 18)
@@ -150,8 +152,8 @@ std::string GpuMemoryBooking::pathFromEnvironment() {
     return p && *p ? std::string(p) + ".memory" : "";
 }
 
-GpuMemoryBooking::GpuMemoryBooking(const std::string& ledgerPath, int64_t need,
-                                   int64_t totalBytes, const std::function<int64_t()>& freeBytes) {
+GpuMemoryBooking::GpuMemoryBooking(const std::string& ledgerPath, int64_t need, int64_t totalBytes,
+                                   const std::function<int64_t()>& freeBytes) {
     if (ledgerPath.empty())
         return;
     const long me = long(::getpid());
@@ -180,8 +182,8 @@ GpuMemoryBooking::GpuMemoryBooking(const std::string& ledgerPath, int64_t need,
                 mine->state = 'A';
                 ledger.write(live);
                 m_path = ledgerPath;
-                m_waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                               .count();
+                m_waited =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 return;
             }
             ledger.write(live);

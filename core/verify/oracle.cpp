@@ -37,12 +37,12 @@ struct Acc {
 // compiler's _Float16: round to nearest even, as the GPU's conversion does.)
 double atPrecision(DType d, double x) {
     switch (d) {
-    case DType::BF16:
-        return double(roundToBf16(float(x)));
-    case DType::F16:
-        return double(static_cast<float>(static_cast<_Float16>(float(x))));
-    default:
-        return double(float(x));
+        case DType::BF16:
+            return double(roundToBf16(float(x)));
+        case DType::F16:
+            return double(static_cast<float>(static_cast<_Float16>(float(x))));
+        default:
+            return double(float(x));
     }
 }
 

@@ -143,7 +143,7 @@ struct VerificationResult {
     // Where a C++ job's seconds went on the GPU side (setup, runner, baseline, candidate, timing,
     // oracle, ...); the KernelBench path's are in reachOracle's own phase_seconds.
     std::map<std::string, double> phaseSeconds;
-    std::string startedAt;    // ISO 8601 UTC
+    std::string startedAt;  // ISO 8601 UTC
 
     // KernelBench-format candidates (docs/kernelbench.md): "kernelbench" for them, "reach" for
     // C++ candidates. The two verdicts as the Python worker printed them, whether KernelBench's

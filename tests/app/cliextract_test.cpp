@@ -225,14 +225,14 @@ std::vector<std::string> firstLines(const std::string& path, size_t n) {
 // nlohmann writes them): the reader keeps the shapes of an event whose category comes last.
 TEST_F(CliExtract, AHostileTraceWritesNoCode) {
     const std::string trace = dir.path("hostile.json");
-    const json op = traceOf(
-        {{"aten::relu", json::array({json::array({256, 256})}), {"float"}, {""}},
-         {"aten::add",
-          json::array({json::array({4}), json::array({4}), json::array()}),
-          {"float", "float", "Scalar"},
-          {"", "", "__import__('os').system('id')"}},
-         {"evil::op\nimport os", json::array({json::array({4})}), {"float"}, {""}}},
-        "vectorized_elementwise_kernel\nimport os\nos.system('touch /tmp/pwned')#");
+    const json op =
+        traceOf({{"aten::relu", json::array({json::array({256, 256})}), {"float"}, {""}},
+                 {"aten::add",
+                  json::array({json::array({4}), json::array({4}), json::array()}),
+                  {"float", "float", "Scalar"},
+                  {"", "", "__import__('os').system('id')"}},
+                 {"evil::op\nimport os", json::array({json::array({4})}), {"float"}, {""}}},
+                "vectorized_elementwise_kernel\nimport os\nos.system('touch /tmp/pwned')#");
     std::ofstream(trace) << op.dump();
     const std::string out = dir.path("hostile-bench");
     const auto r = runCli({"extract", trace, "--out", out, "--category", "all", "--cover", "1"});
@@ -255,7 +255,6 @@ TEST_F(CliExtract, AHostileTraceWritesNoCode) {
     EXPECT_EQ(status, 0) << log;
     EXPECT_FALSE(fs::exists("/tmp/pwned"));
 }
-
 
 // Issue 37: extract wrote the trace's file name on line 2 of every problem, where Python honours
 // a coding declaration (PEP 263): a name holding `coding=unicode_escape` turned the `\x0a` that

@@ -1,8 +1,8 @@
 // reach-cli rules: listing a rule set and checking what it leaves unclassified.
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "clirunner.h"
 #include "core/base/category.h"
@@ -42,7 +42,8 @@ TEST(CliRules, ListsTheBuiltInSet) {
     while (std::getline(lines, line)) {
         std::istringstream words(line);
         std::string w;
-        if (words >> w && line.find(doc["rules"][0]["pattern"].get<std::string>()) != std::string::npos)
+        if (words >> w &&
+            line.find(doc["rules"][0]["pattern"].get<std::string>()) != std::string::npos)
             firstWords.push_back(w);
     }
     ASSERT_FALSE(firstWords.empty()) << text.out;

@@ -27,8 +27,8 @@ struct RecordRef {
 };
 
 // The evaluation records of every set, one row each: the single source of truth that the speedup
-// plot copies from. Suspicion flags are computed here (core/records/suspicion.h) and recomputed when a
-// verification result changes a record, so the plot and the table never disagree.
+// plot copies from. Suspicion flags are computed here (core/records/suspicion.h) and recomputed
+// when a verification result changes a record, so the plot and the table never disagree.
 class RecordsModel : public QAbstractTableModel {
     Q_OBJECT
 public:

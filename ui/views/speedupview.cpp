@@ -31,15 +31,13 @@
 #include "core/verify/verification.h"
 #include "ui/figure/figurestyle.h"
 #include "ui/plots/plotrows.h"
+#include "ui/qtstrings.h"
 #include "ui/theme.h"
 #include "ui/verify/gpustate.h"
-#include "ui/qtstrings.h"
 
 namespace reach {
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
     m_model = new RecordsModel(this);
@@ -534,7 +532,8 @@ void SpeedupView::applyOutcome(const VerifyOutcome& outcome) {
     if (!applyVerification(updated, result)) {
         emit statusMessage(
             tr("%1: verifier error: %2")
-                .arg(problem, toQString(result.reasons.empty() ? result.log : result.reasons.front())));
+                .arg(problem,
+                     toQString(result.reasons.empty() ? result.log : result.reasons.front())));
         return;
     }
     m_model->setVerification(*ref, updated.verification, updated.verificationReasons,

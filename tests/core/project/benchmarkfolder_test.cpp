@@ -24,9 +24,7 @@ namespace {
 
 class BenchmarkFolderRead : public ::testing::Test {
 protected:
-    void SetUp() override {
-        fs::create_directories(dir);
-    }
+    void SetUp() override { fs::create_directories(dir); }
 
     void problem(const std::string& file, const std::string& bytes) {
         std::ofstream(dir / file, std::ios::binary) << bytes;
