@@ -15,7 +15,8 @@ import random
 import time
 import traceback
 
-from . import categories, channel, gpulock, gpumemory, procwatch, resultcache, thresholds as thresholds_mod
+from . import categories, channel, gpulock, gpumemory, procwatch, resultcache
+from . import thresholds as thresholds_mod
 from .environment import set_seed, synchronize
 from .errors import UserError
 from .judge import CHECKED_REPS, KB_SEED, Judge, _is_oom
@@ -152,8 +153,9 @@ def _job(j, res, cache_in):
     t2 = time.perf_counter()
     j.hello(runner_env(args))
     res["phase_seconds"]["setup"] = round(time.perf_counter() - t0, 3)
-    # Its parts, for the warm re-verify's budget (docs/measurements/2026-12-04-the-calibration-loop-and-the-warm-reverify.md):
-    # the judge's draws and reference call, the timing bench, the runner's start and hello.
+    # Its parts, for the warm re-verify's budget (docs/measurements/
+    # 2026-12-04-the-calibration-loop-and-the-warm-reverify.md): the judge's draws and reference
+    # call, the timing bench, the runner's start and hello.
     res["phase_seconds"]["setup_parts"] = {"learn": round(t1 - t0, 3), "bench": round(t2 - t1, 3),
                                            "runner_hello": round(time.perf_counter() - t2, 3)}
     timing = not args.no_timing
@@ -221,7 +223,8 @@ def _trusted_phase(j, res, cache_in):
     cached = resultcache.lookup(cache_in, "baselines", key) if key and not args.fresh else None
     # The calibration loop is the candidate's loop in every respect but the callable: as many
     # repetitions and warm-up calls. A shorter one (30 after 3, tried first) read the host's part
-    # of the exchange in its first, slower calls (docs/measurements/2026-12-04-the-calibration-loop-and-the-warm-reverify.md).
+    # of the exchange in its first, slower calls (docs/measurements/
+    # 2026-12-04-the-calibration-loop-and-the-warm-reverify.md).
     j.use("eager")
     eager, _ = j.timed_loop(args.reps, args.warmup, j.gather())
     _loop_failure(j, eager, "the problem's Model (eager)")

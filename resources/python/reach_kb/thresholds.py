@@ -64,7 +64,8 @@ def kernelbench_tolerance(precision, worker_dir=None):
     """KernelBench's allclose tolerance at `precision`, from the same table (its key
     kernelbench_tolerance): one number for the judge, the reproduction and the C++ oracle."""
     path = default_path(worker_dir or os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    table = _read_json(path).get("kernelbench_tolerance")
+    data = _read_json(path)
+    table = data.get("kernelbench_tolerance") if isinstance(data, dict) else None
     v = table.get(precision) if isinstance(table, dict) else None
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
         raise UserError(f"{path}: key kernelbench_tolerance.{precision}: expected a number > 0")
