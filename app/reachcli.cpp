@@ -28,7 +28,8 @@ void printHelp(std::ostream& os) {
     }
     os << "\n`reach-cli COMMAND --help` shows a command's arguments. Exit status: 0 ok, 1 the "
           "data\n"
-          "says no, 2 bad usage or unreadable input (one line on stderr).\n";
+          "says no, 2 bad usage or unreadable input (one line on stderr). `reach-cli --version`\n"
+          "says which Reach this is.\n";
 }
 
 // Error text must stay one line and inert even when it quotes input (kernel names, paths).
@@ -43,6 +44,10 @@ int run(const std::vector<std::string>& args) {
     const std::string& name = args[0];
     if (name == "--help" || name == "-h" || name == "help") {
         printHelp(std::cout);
+        return reach::cli::kExitOk;
+    }
+    if (name == "--version") {
+        std::cout << "reach-cli " << REACH_VERSION << "\n";
         return reach::cli::kExitOk;
     }
     for (const CliCommand& c : reach::cli::cliCommands()) {

@@ -152,6 +152,9 @@ TEST(CliBreakdown, HelpExitsZero) {
     const auto h = runCli({"breakdown", "--help"});
     EXPECT_EQ(h.status, 0);
     EXPECT_NE(h.out.find("--rules"), std::string::npos);
+    const auto v = runCli({"--version"});  // issue 40
+    EXPECT_EQ(v.status, 0) << v.err;
+    EXPECT_EQ(v.out.rfind("reach-cli ", 0), 0u) << v.out;
 }
 
 TEST(CliBreakdown, NoInputBreaksDownTheBundledSample) {
