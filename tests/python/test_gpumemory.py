@@ -86,7 +86,7 @@ class Admit(unittest.TestCase):
             return parse(f.read())
 
     def test_a_job_that_does_not_fit_waits_says_so_and_starts_when_the_other_ends(self):
-        other = hold(self.ledger, 70, 100, 1.5)
+        other = hold(self.ledger, 70, 100, 3.0)
         t0 = time.monotonic()
         b = gpumemory.admit(50, 100, path=self.ledger, poll_s=0.05)
         waited = time.monotonic() - t0

@@ -98,8 +98,8 @@ TEST(GpuMemoryLedger, ACppJobAndAPythonJobWaitForEachOther) {
     ASSERT_FALSE(queue.path().empty());
     setenv("REACH_QUEUE_FILE", queue.path().c_str(), 1);
 
-    // Python books 70 of 100 for 1.5 s; C++ asks 50: it waits, and says it waited.
-    PythonJob py = pythonBooks(ledger, 70, 100, 1.5);
+    // Python books 70 of 100 for 3 s; C++ asks 50: it waits, and says it waited.
+    PythonJob py = pythonBooks(ledger, 70, 100, 3.0);
     ASSERT_TRUE(readsBooked(py.out)) << "python3 could not book (reach_kb importable?)";
     const auto t0 = std::chrono::steady_clock::now();
     {
@@ -115,11 +115,17 @@ TEST(GpuMemoryLedger, ACppJobAndAPythonJobWaitForEachOther) {
         fclose(py.out);
 
         // Now C++ holds 50: a Python job asking 60 waits until it ends.
+        // Waited for by what the ledger says, not by a sleep: a Python start takes seconds on a
+        // busy machine.
         py = pythonBooks(ledger, 60, 100, 0);
-        std::this_thread::sleep_for(std::chrono::milliseconds(800));
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (slurp(ledger).find(" W ") == std::string::npos &&
+               std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        EXPECT_NE(slurp(ledger).find(" W "), std::string::npos) << slurp(ledger);
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));  // a few of its polls
         int st = 0;
         EXPECT_EQ(waitpid(py.pid, &st, WNOHANG), 0) << "the Python job started beside it";
-        EXPECT_NE(slurp(ledger).find(" W "), std::string::npos) << slurp(ledger);
     }
     EXPECT_TRUE(readsBooked(py.out));
     int status = 0;
