@@ -33,14 +33,29 @@ struct Acc {
     bool errNaN = false;
 };
 
-// A value as KernelBench's check holds it: in the output's precision. (fp16 through the
-// compiler's _Float16: round to nearest even, as the GPU's conversion does.)
+// x rounded to fp16 (round to nearest even, as the GPU's conversion; past 65504 it is inf),
+// without _Float16, which clang 14 lacks on x86: fp16 spacing is 2^(e-11) for |x| in
+// [2^(e-1), 2^e), and 2^-24 below the smallest normal 2^-14.
+double roundToF16(double x) {
+    const float f = float(x);
+    if (!std::isfinite(f))
+        return f;
+    const double a = std::fabs(double(f));
+    if (a >= 65520.0)
+        return std::copysign(std::numeric_limits<double>::infinity(), double(f));
+    int e = 0;
+    std::frexp(a, &e);
+    const double q = a < 0x1p-14 ? 0x1p-24 : std::ldexp(1.0, e - 11);
+    return std::nearbyint(double(f) / q) * q;
+}
+
+// A value as KernelBench's check holds it: in the output's precision.
 double atPrecision(DType d, double x) {
     switch (d) {
         case DType::BF16:
             return double(roundToBf16(float(x)));
         case DType::F16:
-            return double(static_cast<float>(static_cast<_Float16>(float(x))));
+            return roundToF16(x);
         default:
             return double(float(x));
     }
