@@ -31,7 +31,7 @@ import fcntl
 import os
 import time
 
-from . import gpulock
+from . import gpulock, procwatch
 
 SUFFIX = ".memory"
 ADMIT_SHARE = 0.92  # of the GPU's memory: the rest for contexts, fragmentation and other users
@@ -48,12 +48,8 @@ def ledger_path():
 
 def _start_time(pid):
     """The process's start time in clock ticks since boot (/proc/PID/stat field 22), or None."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            text = f.read().decode("ascii", "replace")
-        return text[text.rindex(")") + 2:].split()[19]
-    except (OSError, ValueError, IndexError):
-        return None
+    fields = procwatch.stat_fields(pid)
+    return fields[19] if fields and len(fields) > 19 else None
 
 
 class Entry:

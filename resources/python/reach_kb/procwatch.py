@@ -84,18 +84,24 @@ def drop_privileges():
     return notes
 
 
-def _stat(pid):
-    """(state, ppid) of a process, None when it is gone."""
+def stat_fields(pid):
+    """The fields of /proc/PID/stat after the command name (state first: field 3 of proc(5)),
+    as strings; None when the process is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             data = f.read()
     except OSError:
         return None
     # The command name is in parentheses and may hold spaces or parentheses: split after the last.
-    rest = data[data.rfind(b")") + 2:].split()
-    if len(rest) < 2:
+    return data[data.rfind(b")") + 2:].decode("ascii", "replace").split()
+
+
+def _stat(pid):
+    """(state, ppid) of a process, None when it is gone."""
+    rest = stat_fields(pid)
+    if not rest or len(rest) < 2:
         return None
-    return rest[0].decode("ascii", "replace"), int(rest[1])
+    return rest[0], int(rest[1])
 
 
 def _all_parents():
