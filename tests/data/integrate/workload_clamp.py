@@ -3,7 +3,8 @@
 # a float32 copy of the first (two signatures it was not verified at), then marks the step.
 # --out DIR: each run writes what it computed to DIR/<pid>.json (the runs must agree). --nan puts
 # a NaN in the activation, which clamp_min keeps and a torch.where(x > 0, x, 0) does not.
-# --steps bounds the loop, as a real workload's data would.
+# --steps bounds the loop, as a real workload's data would; --device puts the activations on a GPU
+# (the device run of integrate, scripts/device/session_accept.sh).
 import argparse
 import json
 import os
@@ -16,12 +17,14 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--steps", type=int, default=1000)
 ap.add_argument("--out")
 ap.add_argument("--nan", action="store_true")
+ap.add_argument("--device", default="cpu")
 a = ap.parse_args()
 torch.manual_seed(0)
 x = torch.randn(4096, 128).to(torch.bfloat16)
 if a.nan:
     x[7, 3] = float("nan")
 y = torch.randn(4096, 64).to(torch.bfloat16)
+x, y = x.to(a.device), y.to(a.device)
 results = []
 for step in range(a.steps):
     with torch.no_grad():
