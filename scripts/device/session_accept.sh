@@ -1,7 +1,9 @@
 #!/bin/bash
 # Device call: the GPU acceptance of issues 36, 37 and 38 that session_load.sh does not cover, in
 # one call (stage first: scripts/device/stage.sh; KernelBench's suite files in .kbsuite/).
-# Phases (PHASES=a,b,...; each under its own timeout; everything lands in $OUT):
+# Phases (PHASES=a,b,...; each under its own timeout; everything lands in $OUT), in this order:
+#   load19    issue 38: KernelBench's 19_ReLU, honest, twice at once (seeds 1 and 2) beside other
+#             red-team cases of both formats, JOBS19 (4) at a time on one lock and one ledger
 #   gputests  every test of reach_gpu_tests (the C++ runner, the judge's clock, the kernels)
 #   evidence  issue 37 on the GPU: DLRM's clamp_min problem verified here, its signature
 #             stripped (a claimed pass), then `reach-cli integrate --device cuda` must verify it
@@ -19,11 +21,36 @@ mkdir -p /tmp/reach-cache && chmod 700 /tmp/reach-cache
 W=/tmp/accept; mkdir -p $W
 V=$ROOT/.devrun/reach-verify
 CLI=$ROOT/.devrun/reach-cli
-PHASES=${PHASES:-gputests,evidence,timing,reverify,serial}
+PHASES=${PHASES:-load19,gputests,evidence,timing,reverify,serial}
 has() { [[ ",$PHASES," == *",$1,"* ]]; }
 cleanup() { pkill -9 -f reach_kbworker 2>/dev/null; pkill -9 -f reach-verify 2>/dev/null; sleep 1; }
 t_start=$(date +%s)
 echo "=== start $(date -u +%H:%M:%S) $(nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv,noheader)"
+
+if has load19; then
+  echo "=== load19 $(date -u +%H:%M:%S)"
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 > $W/mem19.txt &
+  sampler=$!
+  REACH_GPU_LOCK=/tmp/reach-gpu0.lock timeout ${LOAD19_T:-220} python3 scripts/redteam.py --verifier $V \
+    --device cuda --suite $ROOT/.kbsuite --seeds 1,2 --reps 30 --warmup 5 --jobs ${JOBS19:-4} --timeout 300 \
+    --out $W/load19 --only ${LOAD19_ONLY:-gpu_honest_relu_19,gpu_honest_matmul,cpp_honest_add,gpu_clock_spread,gpu_relu_identity} \
+    > $W/load19.log 2>&1
+  echo "load19 exit $?"; cat $W/load19.log
+  kill $sampler; echo "peak GPU memory used: $(sort -n $W/mem19.txt | tail -1) MiB"
+  python3 - $W/load19 <<'PY'
+import json, sys, glob, os
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "docs", "*.json"))):
+    d = json.load(open(f)); r = d.get("reach") or {}; ri = r.get("roofline_inputs") or {}
+    m = r.get("memory") or {}
+    print(os.path.basename(f), d.get("verdict"), "wall", round(d.get("wall_seconds") or 0, 1),
+          "queue", round(d.get("queue_s") or 0, 1), "median", (r.get("timing") or {}).get("median_us"),
+          "copy GB/s", ri.get("copy_bandwidth_gbs") and round(ri["copy_bandwidth_gbs"]),
+          "est GiB", m.get("estimated_bytes") and round(m["estimated_bytes"] / 2**30, 1),
+          "admit_wait", m.get("admission_wait_s"), "reasons", [x[:100] for x in d.get("reasons", [])][:2])
+PY
+  cleanup
+  tar czf $OUT/load19.tgz -C $W load19 load19.log mem19.txt 2>/dev/null
+fi
 
 if has gputests; then
   echo "=== gputests $(date -u +%H:%M:%S)"
