@@ -237,7 +237,7 @@ private slots:
                                      projection.figureData());
         check(ppdf);
         const QString text = runTool("pdftotext", {ppdf, "-"}).simplified();
-        QVERIFY2(text.contains(QStringLiteral("speed of light, addressable kernels")),
+        QVERIFY2(text.contains(QStringLiteral("speed of light: addressable")),
                  qPrintable(text.left(400)));
     }
 

@@ -9,17 +9,98 @@
 #include <QFile>
 #include <QFontMetricsF>
 #include <QScreen>
+#include <QSlider>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QtTest>
 
+#include "core/base/evidence.h"
+#include "core/benchmark/extract.h"
+#include "core/project/benchmarkfolder.h"
 #include "ui/mainwindow.h"
+#include "ui/plots/projectionbarplot.h"
 #include "ui/session.h"
 #include "ui/views/breakdownview.h"
 #include "ui/views/projectionview.h"
 #include "uitestsupport.h"
 
 using namespace reach;
+
+namespace {
+
+QByteArray readBytes(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void writeBytes(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    if (f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        f.write(bytes);
+}
+
+// What the projection shows in the window as it is now; empty when every number is readable:
+// the window within the screen, every row named on the axis, every value label painted whole
+// inside the bars' plot and beside its own row.
+QString projectionUnreadable(MainWindow& window, const QString& state) {
+    const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
+    QTest::qWait(30);
+    ProjectionView* view = window.projectionView();
+    ProjectionBarPlot* plot = view->barPlot();
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    plot->replot(QCustomPlot::rpImmediateRefresh);  // the layout the first replot settled
+    const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
+    if (minimum.width() > screen.width() || minimum.height() > screen.height() ||
+        window.height() > screen.height()) {
+        for (const QWidget* w : window.findChildren<QWidget*>())  // say what asks for it
+            if (w->minimumSizeHint().height() > screen.height() / 4)
+                qWarning("%s %s: minimum height %d", w->metaObject()->className(),
+                         qPrintable(w->objectName()), w->minimumSizeHint().height());
+        return QStringLiteral("%1: the window needs %2x%3 and is %4 px high")
+            .arg(state)
+            .arg(minimum.width())
+            .arg(minimum.height())
+            .arg(window.height());
+    }
+    const int rows = view->model()->rowCount();
+    const auto ticker = plot->yAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    if (!ticker || ticker->ticks().size() != rows)
+        return QStringLiteral("%1: %2 of %3 rows named")
+            .arg(state)
+            .arg(ticker ? ticker->ticks().size() : 0)
+            .arg(rows);
+    const QRect area = plot->axisRect()->rect();
+    const double rowPx = std::abs(plot->yAxis->coordToPixel(1) - plot->yAxis->coordToPixel(0));
+    for (int row = 0; row < rows; ++row) {
+        const QRectF r = plot->valueLabelRect(row);
+        const double centre = plot->yAxis->coordToPixel(rows - 1 - row);
+        if (r.isEmpty())
+            return QStringLiteral("%1: row %2's value is not painted (rows %3 px apart)")
+                .arg(state)
+                .arg(row)
+                .arg(rowPx);
+        if (r.left() < area.left() || r.right() > area.right() + 1 || r.top() < area.top() - 1 ||
+            r.bottom() > area.bottom() + 1 || std::abs(r.center().y() - centre) > rowPx / 2)
+            return QStringLiteral(
+                       "%1: row %2's value \"%3\" is painted at %4,%5-%6,%7, "
+                       "the plot is %8,%9-%10,%11")
+                .arg(state)
+                .arg(row)
+                .arg(plot->valueLabel(row))
+                .arg(r.left())
+                .arg(r.top())
+                .arg(r.right())
+                .arg(r.bottom())
+                .arg(area.left())
+                .arg(area.top())
+                .arg(area.right())
+                .arg(area.bottom());
+    }
+    return {};
+}
+
+}  // namespace
 
 class ScreenFitTest : public QObject {
     Q_OBJECT
@@ -96,6 +177,111 @@ private slots:
         QVERIFY2(rowPx >= linePx,
                  qPrintable(
                      QStringLiteral("rows %1 px apart, labels %2 px high").arg(rowPx).arg(linePx)));
+    }
+
+    // Issue 40, defect 1: at 1280x720 one step of the win-rate slider added four lines under the
+    // plot, every value label and 6 of 13 row names went, a preset did not bring them back, and
+    // with the exact and measured bars the legend took 5 rows. Every state here keeps every
+    // number: slider steps, both presets, the exact and measured overlays, the Assumptions
+    // panel open, the Messages dock open.
+    void theProjectionKeepsItsNumbersAt1280x720() {
+        const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        const QString dlrm =
+            QStringLiteral(REACH_DATASETS "/profiles/h200-shapes/dlrm_inference.json.gz");
+        window.session()->importProfiles({dlrm});
+        QVERIFY(test::waitIdle(*window.session()));
+        // As a window manager leaves it on a 720 px screen: less its title bar.
+        window.resize(screen.width(), screen.height() - 32);
+        window.tabs()->setCurrentWidget(window.projectionView());
+        ProjectionView* view = window.projectionView();
+        QVERIFY(view->model()->rowCount() >= 13);
+        QString why = projectionUnreadable(window, QStringLiteral("opened"));
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+
+        auto* win = view->findChild<QSlider*>(QStringLiteral("winRateSlider"));
+        auto* median = view->findChild<QSlider*>(QStringLiteral("medianSlider"));
+        QVERIFY(win && median);
+        for (int step = 0; step < 3; ++step) {
+            win->triggerAction(QAbstractSlider::SliderSingleStepAdd);
+            why = projectionUnreadable(window, QStringLiteral("win rate step %1").arg(step + 1));
+            QVERIFY2(why.isEmpty(), qPrintable(why));
+            median->triggerAction(QAbstractSlider::SliderPageStepAdd);
+            why = projectionUnreadable(window, QStringLiteral("median step %1").arg(step + 1));
+            QVERIFY2(why.isEmpty(), qPrintable(why));
+        }
+        for (int preset : {0, 1}) {
+            QVERIFY(view->applyPreset(preset));
+            why = projectionUnreadable(window, QStringLiteral("preset %1").arg(preset));
+            QVERIFY2(why.isEmpty(), qPrintable(why));
+        }
+
+        // DLRM's own benchmark with its verified embedding bag (signed here), and an integration
+        // run of it (signed here): the exact and the measured bars, two more legend entries.
+        int row = -1;
+        for (int r = 0; r < view->model()->rowCount(); ++r)
+            if (!view->model()->workload(r).published &&
+                view->model()->workload(r).name.find("dlrm_inference") != std::string::npos)
+                row = r;
+        QVERIFY(row >= 0);
+        QTemporaryDir tmp;
+        const std::string dir = (tmp.path() + QStringLiteral("/bench")).toStdString();
+        ExtractOptions options;
+        options.cover = 0.99;
+        const nlohmann::json written =
+            writeBenchmarkFolder(extractBenchmark(*view->model()->workload(row).breakdown, options),
+                                 dir, "dlrm_inference.json.gz", window.session()->rules().name(),
+                                 window.session()->rules().hash());
+        const QString problem =
+            QString::fromStdString(dir + "/" + written["problems"][0]["file"].get<std::string>());
+        QVERIFY(QFile::remove(problem));
+        QVERIFY(QFile::copy(
+            QStringLiteral(REACH_TEST_DATA "/benchmark/dlrm_001_embedding_bag_h200_verified.py"),
+            problem));
+        nlohmann::json record = nlohmann::json::parse(readBytes(
+            QStringLiteral(REACH_TEST_DATA "/benchmark/h200_verify_dlrm_embedding_bag.json")));
+        QCOMPARE(QString::fromStdString(signEvidence(record)), QString());
+        const QString recordPath = tmp.path() + QStringLiteral("/verify.json");
+        writeBytes(recordPath, QByteArray::fromStdString(record.dump()));
+        QString error;
+        QVERIFY2(view->attachBenchmark(row, QString::fromStdString(dir), {recordPath}, &error),
+                 qPrintable(error));
+        QVERIFY(view->model()->exact(row));
+        nlohmann::json run = nlohmann::json::parse(readBytes(
+            QStringLiteral(REACH_TEST_DATA "/integrate/h200_integrate_dlrm_inference.json")));
+        QCOMPARE(QString::fromStdString(signEvidence(run)), QString());
+        const QString runPath = tmp.path() + QStringLiteral("/integrate.json");
+        writeBytes(runPath, QByteArray::fromStdString(run.dump()));
+        QVERIFY2(view->attachIntegration(runPath, &error), qPrintable(error));
+        QVERIFY(view->model()->measured(row));
+        why = projectionUnreadable(window, QStringLiteral("exact and measured bars"));
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        QCPLegend* legend = view->barPlot()->legend;
+        QVERIFY2(legend->rowCount() <= 2,
+                 qPrintable(QStringLiteral("the legend takes %1 rows").arg(legend->rowCount())));
+        win->triggerAction(QAbstractSlider::SliderSingleStepAdd);
+        why = projectionUnreadable(window, QStringLiteral("overlays, then a win rate step"));
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+
+        // The explanations are one click away and keep the numbers readable when shown.
+        auto* details = view->findChild<QToolButton*>(QStringLiteral("assumptionsToggle"));
+        QVERIFY(details);
+        details->setChecked(true);
+        why = projectionUnreadable(window, QStringLiteral("Assumptions open"));
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        details->setChecked(false);
+        for (QDockWidget* dock : window.findChildren<QDockWidget*>())
+            dock->show();
+        why = projectionUnreadable(window, QStringLiteral("Messages dock open"));
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        if (const QString shots = qEnvironmentVariable("REACH_SCREENSHOTS"); !shots.isEmpty()) {
+            QDir().mkpath(shots);
+            window.grab().save(shots + QStringLiteral("/projection_1280x720_overlays.png"));
+        }
     }
 
     // A hundred workloads (the sample's rows repeated under numbered names): the window still

@@ -13,6 +13,10 @@
 
 namespace reach {
 
+namespace {
+const QString kFooterSeparator = QStringLiteral("  \u00b7  ");
+}  // namespace
+
 ProjectionBarPlot::ProjectionBarPlot(const ProjectionModel* model, QWidget* parent)
     : QCustomPlot(parent), m_model(model) {
     setMinimumWidth(kPlotMinimumWidth);
@@ -22,25 +26,26 @@ ProjectionBarPlot::ProjectionBarPlot(const ProjectionModel* model, QWidget* pare
     m_gainBars->setPen(Qt::NoPen);
     m_gainBars->setBrush(Theme::categoryColor(Category::Addressable));
     m_gainBars->setSelectable(QCP::stNone);
+    // Legend names short enough for three to a row at 1280x720 (issue 40: five rows of legend
+    // left the bars a strip); the footer and the F1 guide say the rest.
     m_gainBars->setName(tr("study's projection A*w*(1-1/m)"));
     // The exact projection, where a workload has one: a narrower bar inside the study's, so the
     // two read as a pair without moving any row (docs/benchmark.md, "The exact projection").
     m_exact = makeRangeBars(0.26, Theme::categoryColor(Category::LibraryOptimized),
-                            tr("exact projection: its own benchmark's verified kernels"));
+                            tr("exact projection (its own benchmark)"));
     // Measured in place (reach-cli integrate): thinner still, in the addressable colour, so the
     // three read as a set: the study's, the exact projection, what putting the kernels back did.
     m_measured = makeRangeBars(0.1, Theme::categoryColor(Category::Addressable).darker(140),
-                               tr("measured: the verified kernels put back (reach-cli integrate)"));
+                               tr("measured: kernels put back"));
     // An integration document Reach did not measure here (unsigned, edited, another user's, or
     // past the speed of light): drawn where it says, in grey, and never called measured.
-    m_claimed = makeRangeBars(0.1, QColor(150, 150, 150),
-                              tr("claimed: an integration document Reach did not measure here"));
+    m_claimed = makeRangeBars(0.1, QColor(150, 150, 150), tr("claimed: not measured here"));
     // The speed-of-light bound (core/headroom) is drawn across each bar as a line item; these
     // graphs hold no data and only give the lines their legend entries.
     m_boundLegend = addGraph(yAxis, xAxis);
-    m_boundLegend->setName(tr("speed of light, addressable kernels"));
+    m_boundLegend->setName(tr("speed of light: addressable"));
     m_boundAllLegend = addGraph(yAxis, xAxis);
-    m_boundAllLegend->setName(tr("speed of light, all kernels"));
+    m_boundAllLegend->setName(tr("speed of light: all kernels"));
     for (QCPGraph* g : {m_boundLegend, m_boundAllLegend})
         g->setSelectable(QCP::stNone);
     addLegendRowAbove(this, 3);
@@ -173,6 +178,13 @@ QString ProjectionBarPlot::valueLabel(int row) const {
     return m_valueLabels[size_t(row)]->text();
 }
 
+QRectF ProjectionBarPlot::valueLabelRect(int row) const {
+    if (row < 0 || row >= int(m_valueLabels.size()) || !m_valueLabels[size_t(row)]->visible())
+        return {};
+    const QCPItemText* t = m_valueLabels[size_t(row)];
+    return QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition());
+}
+
 // Where a row's value label starts: after its longest bar (the study's, or the exact one's
 // interval).
 double ProjectionBarPlot::labelAnchor(int row) const {
@@ -264,11 +276,14 @@ void ProjectionBarPlot::updateBars() {
         } else if (w.published) {
             label += tr("  (published: no span)");
         }
+        // The short form: every value, none of the details (a narrow plot prints it).
+        QString brief = QString::number(gain, 'f', 2) + QLatin1Char('%');
         if (const auto x = m_model->exact(row)) {
             label += tr("; exact %1% (%2 of %3 verified)")
                          .arg(x->savedPercent, 0, 'f', 2)
                          .arg(x->winners)
                          .arg(x->problems);
+            brief += tr("; exact %1%").arg(x->savedPercent, 0, 'f', 2);
             maxGain = std::max(maxGain, x->hiPercent);
         }
         if (const auto m = m_model->measured(row)) {
@@ -276,10 +291,13 @@ void ProjectionBarPlot::updateBars() {
                                       : tr("; claimed %1% (%2 pairs of runs; not measured here)"))
                          .arg(m->savedPercent, 0, 'f', 2)
                          .arg(m->pairs);
+            brief += (m->measuredHere ? tr("; measured %1%") : tr("; claimed %1%"))
+                         .arg(m->savedPercent, 0, 'f', 2);
             maxGain = std::max(maxGain, m->highPercent);
         }
         t->setText(label);
         t->setProperty("reach_full_label", label);
+        t->setProperty("reach_brief_label", brief);
         t->setColor(plotTextColor());
         QFont f = t->font();
         f.setBold(row == m_emphasized);
@@ -320,6 +338,7 @@ void ProjectionBarPlot::fitValueLabels() {
     const double width = axisRect()->width();
     if (width <= 0)
         return;
+    fitFooter(plotLayout()->outerRect().width() - 8);
     const int n = m_model->rowCount();
     const double rowPx = std::abs(yAxis->coordToPixel(1.0) - yAxis->coordToPixel(0.0));
     const double linePx = QFontMetricsF(yAxis->tickLabelFont()).height();
@@ -349,12 +368,18 @@ void ProjectionBarPlot::fitValueLabels() {
         QCPItemText* t = m_valueLabels[size_t(row)];
         const double gain = m_model->gainPercent(row), anchor = labelAnchor(row);
         const QFontMetricsF tm(t->font());
-        QString text = t->property("reach_full_label").toString();
-        // In a figure the bars keep at least 30 % of the page's width; a label that leaves them
-        // less is cut to the gain (on screen the axis makes room instead).
-        if (property(kExportingProperty).toBool() &&
-            width * 0.99 - tm.horizontalAdvance(text) - 8 < width * 0.3)
-            text = QString::number(gain, 'f', 2) + QLatin1Char('%');
+        // The bars keep at least 30 % of the plot's width, on a page and on a screen (at
+        // 1280x720 the label with the exact and measured values was wider than the plot): the
+        // whole label where it leaves them that, else every value without its details, else the
+        // gain. The hover and the CSV have the whole label always.
+        QString text;
+        for (const QString& candidate : {t->property("reach_full_label").toString(),
+                                         t->property("reach_brief_label").toString(),
+                                         QString::number(gain, 'f', 2) + QLatin1Char('%')}) {
+            text = candidate;
+            if (width * 0.99 - tm.horizontalAdvance(text) - 8 >= width * 0.3)
+                break;
+        }
         t->setText(text);
         const double room = width * 0.99 - tm.horizontalAdvance(text) - 8;
         if (room > 0)
@@ -368,24 +393,45 @@ void ProjectionBarPlot::fitValueLabels() {
     }
 }
 
+// The footer's parts: the rule set, what the lines are, what the warning sign means. Their
+// number depends on the data, never on the sliders; fitFooter lays them out.
 void ProjectionBarPlot::updateFooter() {
-    QString text = tr("Rule set: %1 (%2)").arg(m_rulesName, m_rulesHash.left(12));
+    m_footerParts = {tr("Rule set: %1 (%2)").arg(m_rulesName, m_rulesHash.left(12))};
     bool anyBound = false;
     for (const auto& lines : m_boundLines)
         anyBound = anyBound || lines.first;
     if (anyBound)
-        text +=
-            tr("\nLines: GPU time saved if those kernels\nran at their roofline (speed of light)");
+        m_footerParts << tr("lines: GPU time saved at the roofline (speed of light)");
     bool anyIdle = false;
     for (int row = 0; row < m_model->rowCount(); ++row) {
         const Projection& p = m_model->projection(row);
         anyIdle = anyIdle || (p.wall && p.wall->mostlyIdle());
     }
     if (anyIdle)
-        text += tr("\n\u26a0 GPU busy under %1% of the profiled span: faster kernels\nshorten "
-                   "only that part of the wall clock")
-                    .arg(100.0 * kLowBusyShare, 0, 'f', 0);
+        m_footerParts << tr("\u26a0 GPU busy under %1% of the span: the wall clock gains less")
+                             .arg(100.0 * kLowBusyShare, 0, 'f', 0);
+    m_footer->setText(m_footerParts.join(kFooterSeparator));
+}
+
+// One line where it fits the plot's width (a screen), else as few lines as fit (a 3.5 in
+// figure): the parts are never cut.
+void ProjectionBarPlot::fitFooter(double width) {
+    const QFontMetricsF fm(m_footer->font());
+    QStringList lines;
+    for (const QString& part : m_footerParts) {
+        const QString joined = lines.isEmpty() ? part : lines.back() + kFooterSeparator + part;
+        if (!lines.isEmpty() && fm.horizontalAdvance(joined) <= width)
+            lines.back() = joined;
+        else
+            lines << part;
+    }
+    const QString text = lines.join(QLatin1Char('\n'));
+    if (text == m_footer->text())
+        return;
     m_footer->setText(text);
+    plotLayout()->update(QCPLayoutElement::upPreparation);
+    plotLayout()->update(QCPLayoutElement::upMargins);
+    plotLayout()->update(QCPLayoutElement::upLayout);
 }
 
 int ProjectionBarPlot::rowAt(const QPointF& pos) const {

@@ -48,6 +48,8 @@ public:
     QCPBars* claimedBars() const { return m_claimed.bars; }
     QCPErrorBars* measuredErrors() const { return m_measured.errors; }
     QString valueLabel(int row) const;  // the text printed at a workload's bar
+    // Where that text is painted (widget pixels); empty when it is not (rows too close).
+    QRectF valueLabelRect(int row) const;
     // The speed-of-light bound drawn across a workload's bar (percent of GPU time, as the bar):
     // core/headroom's headroom share of the addressable kernels, or of all kernels; nullopt when
     // the row has no estimate (nothing is drawn then).
@@ -71,6 +73,7 @@ private:
     void updateBounds();
     void updateFooter();
     void fitValueLabels();
+    void fitFooter(double width);
     double farthestBound() const;
     double labelAnchor(int row) const;
     std::vector<ProjectWorkload> rows() const;
@@ -98,6 +101,7 @@ private:
     void setRangeBars(const RangeBars& r, const std::vector<RangePoint>& points);
     RangeBars m_exact, m_measured, m_claimed;
     QCPTextElement* m_footer = nullptr;
+    QStringList m_footerParts;  // joined on one line where the plot is wide enough (fitFooter)
     std::vector<QCPItemText*> m_valueLabels;
     std::vector<RowLabel> m_labels;  // per row (core's rowLabels), made when the rows change
     // Per row: the speed-of-light lines (addressable, all kernels; null without an estimate).

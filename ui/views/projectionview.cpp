@@ -12,9 +12,11 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSplitter>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
@@ -234,10 +236,41 @@ void ProjectionView::createHeatMarkers() {
 }
 
 void ProjectionView::createLayout(QFormLayout* form) {
+    // One line under the plots, whatever the data: at 1280x720 a paragraph here took the bars'
+    // height after one slider step (issue 40). It never widens the window; the tooltip and the
+    // panel hold all of it.
+    m_currentPoint = new QLabel(this);
+    m_currentPoint->setTextFormat(Qt::PlainText);
+    m_currentPoint->setObjectName(QStringLiteral("currentPoint"));
+    m_currentPoint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    m_details = new QToolButton(this);
+    m_details->setObjectName(QStringLiteral("assumptionsToggle"));
+    m_details->setCheckable(true);
+    m_details->setAutoRaise(true);
+    m_details->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_details->setArrowType(Qt::RightArrow);
+    m_details->setText(tr("Assumptions"));
+    m_details->setToolTip(tr("The projection's assumptions and what the lines mean"));
     m_assumptions = new QLabel(this);
     m_assumptions->setWordWrap(true);
     m_assumptions->setTextFormat(Qt::PlainText);
     m_assumptions->setObjectName(QStringLiteral("assumptions"));
+    // Opened, the panel is at most five lines high and scrolls: the plots keep a line per row.
+    auto* panel = new QScrollArea(this);
+    panel->setObjectName(QStringLiteral("assumptionsPanel"));
+    panel->setWidget(m_assumptions);
+    panel->setWidgetResizable(true);
+    panel->setFrameShape(QFrame::NoFrame);
+    panel->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    panel->setMaximumHeight(m_assumptions->fontMetrics().lineSpacing() * 5 + 4);
+    panel->setVisible(false);
+    connect(m_details, &QToolButton::toggled, this, [this, panel](bool open) {
+        m_details->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+        panel->setVisible(open);
+    });
+    auto* pointRow = new QHBoxLayout;
+    pointRow->addWidget(m_details);
+    pointRow->addWidget(m_currentPoint, 1);
 
     auto* plots = new QSplitter(Qt::Horizontal, this);
     plots->setObjectName(QStringLiteral("projectionSplitter"));
@@ -248,7 +281,8 @@ void ProjectionView::createLayout(QFormLayout* form) {
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(plots, 1);
-    layout->addWidget(m_assumptions);
+    layout->addLayout(pointRow);
+    layout->addWidget(panel);
 }
 
 void ProjectionView::connectControls() {
@@ -327,18 +361,26 @@ void ProjectionView::syncControls() {
     m_winSpin->setValue(100.0 * m_model->winRate());
     m_medianSlider->setValue(sliderFromMedian(m_model->medianSpeedup()));
     m_medianSpin->setValue(m_model->medianSpeedup());
-    m_assumptions->setText(tr("Current point: w = %1%, m = %2, from %3. ")
-                               .arg(100.0 * m_model->winRate(), 0, 'f', 1)
-                               .arg(formatSpeedup(m_model->medianSpeedup()))
-                               .arg(m_source) +
+    const QString point = tr("Current point: w = %1%, m = %2, from %3.")
+                              .arg(100.0 * m_model->winRate(), 0, 'f', 1)
+                              .arg(formatSpeedup(m_model->medianSpeedup()))
+                              .arg(m_source);
+    const QString idle = idleWarnings();
+    const int idleCount = int(idle.count(QLatin1Char('\n')));
+    m_currentPoint->setText(
+        idleCount == 0
+            ? point
+            : point + tr("  \u26a0 %n workload(s) with a mostly idle GPU (see Assumptions).", "",
+                         idleCount));
+    m_currentPoint->setToolTip(point + idle);
+    m_assumptions->setText(point + QLatin1Char(' ') +
                            QString::fromStdString(projectionAssumptions()) +
                            tr(" The bold value is the workload shown in the heat map.") +
-                           tr(" The lines across a bar are the speed-of-light bound "
-                              "(core/headroom, docs/headroom.md): the GPU time saved if the "
-                              "addressable kernels (solid) or all kernels (dashed) ran at their "
-                              "roofline; no kernel, generated or hand-written, saves more on "
-                              "this profile.") +
-                           idleWarnings());
+                           tr(" The lines across a bar are the speed-of-light bound: the GPU time "
+                              "saved if the addressable kernels (solid) or all kernels (dashed) "
+                              "ran at their roofline; no kernel, generated or hand-written, saves "
+                              "more on this profile.") +
+                           idle);
 }
 
 QString ProjectionView::idleWarnings() const {

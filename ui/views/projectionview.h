@@ -23,6 +23,7 @@ class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
 class QSlider;
+class QToolButton;
 
 namespace reach {
 
@@ -31,9 +32,11 @@ struct EvaluationSet;
 
 // What-if projection: win rate and median speedup (sliders + spin boxes, presets) -> projected
 // gain per workload (the bars of ui/plots/projectionbarplot.h) and, for one workload, a heat map
-// of the gain over (win rate, median) with the current point marked. The assumptions of the
-// formula are printed under the plots. Slider moves touch only the bars and the marker (on its
-// own buffered layer).
+// of the gain over (win rate, median) with the current point marked. Under the plots, one line
+// says where the current point came from; the formula's assumptions and the idle-GPU warnings
+// are in a panel the user opens (its height never changes with a slider, so the plots keep
+// theirs at 1280x720). Slider moves touch only the bars and the marker (on its own buffered
+// layer).
 class ProjectionView : public QWidget {
     Q_OBJECT
 public:
@@ -126,7 +129,9 @@ private:
     QDoubleSpinBox* m_medianSpin;
     QComboBox* m_presets;
     QComboBox* m_heatWorkload;
-    QLabel* m_assumptions;
+    QLabel* m_currentPoint;  // one line: w, m, where they came from, how many idle GPUs
+    QToolButton* m_details;  // opens and closes m_assumptions
+    QLabel* m_assumptions;   // the formula's assumptions, the bound lines, the idle warnings
     // Where the current (w, m) came from, printed with the assumptions under the plot.
     QString m_source = QStringLiteral("the DLRM-Bench summary, 5/12, 1.552x (published)");
     ProjectionBarPlot* m_bars;
