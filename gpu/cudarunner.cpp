@@ -701,7 +701,8 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
             r.speedup = speedupOver(baseline, *r.timing);
             enter("roofline");
             r.roofline = rooflineFloor(op.minimalBytes(p, inputs), op.flops(p), copyGBs,
-                                       peakTflops(r.device.arch, p.dtype), r.timing->medianUs);
+                                       peakTflops(r.device.arch, p.dtype), r.timing->medianUs,
+                                       baseline.timing ? baseline.timing->medianUs : 0);
         }
         runner->end();
         r.log += runner->log();

@@ -102,9 +102,13 @@ void addControllerChecks(VerificationResult& r, const json& re, const std::strin
             dt = DType::BF16;
         else if (precision == "fp16")
             dt = DType::F16;
-        r.roofline = rooflineFloor(number(ri, "minimal_bytes", 0), number(ri, "flops", 0),
-                                   number(ri, "copy_bandwidth_gbs", 0),
-                                   peakTflops(text(ri, "arch"), dt), r.timing->medianUs);
+        // The baseline's time measured in this job (never a recorded one: a file's word).
+        const double baselineUs =
+            r.baseline && r.baseline->timing ? r.baseline->timing->medianUs : 0;
+        r.roofline =
+            rooflineFloor(number(ri, "minimal_bytes", 0), number(ri, "flops", 0),
+                          number(ri, "copy_bandwidth_gbs", 0), peakTflops(text(ri, "arch"), dt),
+                          r.timing->medianUs, baselineUs);
         applyRooflineCheck(r);
     }
 }

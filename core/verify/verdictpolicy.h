@@ -24,10 +24,13 @@ double speedupOver(const BaselineInfo& b, const TimingStats& candidate);
 // arithmetic ceiling of the roofline, so the floor stays a lower bound; 0 when unknown.
 double peakTflops(const std::string& arch, DType d);
 
-// max(bytes / copy bandwidth, flops / peak); below the floor by more than 10 % is physically
-// implausible.
+// max(bytes / bandwidth, flops / peak); below the floor by more than 10 % is physically
+// implausible. The bandwidth is the copy's, or, when faster, what the baseline reached on this
+// problem in this job (minimal bytes / baselineUs; 0: none timed): a correct kernel that moved
+// the bytes that fast proves the GPU can, so a floor above its time would not be a floor. A
+// candidate cannot shape it (the judge times the baseline, in its own process).
 Roofline rooflineFloor(double minimalBytes, double flops, double copyBandwidthGBs,
-                       double peakTflops, double candidateMedianUs);
+                       double peakTflops, double candidateMedianUs, double baselineUs = 0);
 
 // The runner's clock held against the judge's (docs/verifier.md, "A time the candidate cannot
 // rewrite"). Per timed repetition: judgeUs, the judge's own clock around the whole exchange

@@ -184,6 +184,8 @@ json VerificationResult::toJson() const {
         j["roofline"] = {{"minimal_bytes", roofline->minimalBytes},
                          {"flops", roofline->flops},
                          {"copy_bandwidth_gbs", num(roofline->copyBandwidthGBs)},
+                         {"bandwidth_gbs", num(roofline->bandwidthGBs)},
+                         {"bandwidth_basis", roofline->bandwidthBasis},
                          {"peak_tflops", roofline->peakTflops},
                          {"floor_us", num(roofline->floorUs)},
                          {"below_floor", roofline->belowFloor}};
@@ -296,6 +298,9 @@ VerificationResult VerificationResult::fromJson(const json& j, const std::string
         rf.minimalBytes = r.get<double>(f, "minimal_bytes", "roofline.", 0);
         rf.flops = r.get<double>(f, "flops", "roofline.", 0);
         rf.copyBandwidthGBs = r.num(f, "copy_bandwidth_gbs", "roofline.");
+        // Documents before 2026-12-07 divided by the copy's bandwidth alone.
+        rf.bandwidthGBs = r.get<double>(f, "bandwidth_gbs", "roofline.", rf.copyBandwidthGBs);
+        rf.bandwidthBasis = r.get<std::string>(f, "bandwidth_basis", "roofline.", "copy");
         rf.peakTflops = r.get<double>(f, "peak_tflops", "roofline.", 0);
         rf.floorUs = r.num(f, "floor_us", "roofline.");
         rf.belowFloor = r.get<bool>(f, "below_floor", "roofline.", false);

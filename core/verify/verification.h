@@ -80,6 +80,12 @@ struct Roofline {
     double peakTflops = 0;        // assumed peak for the dtype (documented), 0 when unknown
     double floorUs = 0;           // max(bytes / bandwidth, flops / peak)
     bool belowFloor = false;      // candidate median < 0.9 * floor: physically implausible
+    // The bandwidth the floor divides by: the copy's, or the baseline's (minimal bytes over the
+    // baseline's median measured in this job) where a correct kernel of this very problem moved
+    // its bytes faster than the copy ran (an honest 19_ReLU: 3.0 TB/s against a 2.48 TB/s copy
+    // on an H100, docs/measurements/2026-12-07-verdicts-under-load.md).
+    double bandwidthGBs = 0;
+    std::string bandwidthBasis;  // "copy" or "baseline"
 };
 
 struct DeviceInfo {

@@ -52,6 +52,30 @@ TEST(VerdictPolicy, RooflineFloorIsTheLargerOfMemoryAndComputeTime) {
     EXPECT_DOUBLE_EQ(peakTflops("sm_42", DType::F32), 0.0);
 }
 
+// Measured on an H100 (docs/measurements/2026-12-07-verdicts-under-load.md): KernelBench's
+// 19_ReLU moves 12.83 GB; the judge's copy ran at 2480-2490 GB/s in that job (floor ~5160 us),
+// the eager baseline at 4320 us and an honest candidate at 4240-4274 us: "faster than physics".
+// A correct kernel of the problem, timed in the job, bounds the floor: its bandwidth counts
+// when it beats the copy's; a cheat that skips half the work is still below the floor.
+TEST(VerdictPolicy, TheBaselineOfTheProblemBoundsTheFloor) {
+    const double bytes = 12832473088.0;
+    const Roofline copyOnly = rooflineFloor(bytes, 0, 2485, 494.7, 4274.0);
+    EXPECT_TRUE(copyOnly.belowFloor);  // what the H100 run said of the honest candidate
+    EXPECT_EQ(copyOnly.bandwidthBasis, "copy");
+    const Roofline honest = rooflineFloor(bytes, 0, 2485, 494.7, 4274.0, 4320.0);
+    EXPECT_EQ(honest.bandwidthBasis, "baseline");
+    EXPECT_NEAR(honest.bandwidthGBs, bytes / 4320e-6 / 1e9, 1e-6);
+    EXPECT_NEAR(honest.floorUs, 4320.0, 1e-6);
+    EXPECT_DOUBLE_EQ(honest.copyBandwidthGBs, 2485);  // what was measured stays on record
+    EXPECT_FALSE(honest.belowFloor);
+    const Roofline half = rooflineFloor(bytes, 0, 2485, 494.7, 1957.0, 4320.0);  // relu_poison
+    EXPECT_TRUE(half.belowFloor);
+    // A slower baseline than the copy changes nothing: the copy's bandwidth stands.
+    const Roofline slowBaseline = rooflineFloor(4e9, 0, 4000, 989.4, 950, 2000);
+    EXPECT_EQ(slowBaseline.bandwidthBasis, "copy");
+    EXPECT_NEAR(slowBaseline.floorUs, 1000.0, 1e-9);
+}
+
 TEST(VerdictPolicy, VerdictPassesOnlyWhenEveryCheckPasses) {
     OracleVerdict clean;
     clean.checks = {{"rel_frobenius", 1e-4, 1e-2, true, ""}};
@@ -222,6 +246,26 @@ TEST(RooflineCheck, AddedOnlyWithAFloor) {
     applyRooflineCheck(r);
     EXPECT_EQ(r.verdict, verdict::kFail);
     EXPECT_EQ(r.checks.back().name, "roofline_plausible");
+}
+
+// Measured on an H100: DLRM's 1 MiB clamp_min, honest, a median of 0.0 us (below the judge's
+// resolution: a few microseconds under a harness gap of ~330 us) against a floor of 0.36 us was
+// called "faster than physically possible". Such a figure claims no time and no speedup; the
+// check says it did not judge it, and the verdict stays the oracle's.
+TEST(RooflineCheck, AFigureBelowTheJudgesResolutionIsNotJudged) {
+    VerificationResult r;
+    r.verdict = verdict::kPass;
+    r.timing = timing(0.0);
+    r.roofline = rooflineFloor(1048576.0, 0, 2934.6, 989.4, 0.0);
+    ASSERT_TRUE(r.roofline->belowFloor);
+    applyRooflineCheck(r);
+    EXPECT_EQ(r.verdict, verdict::kPass);
+    ASSERT_EQ(r.checks.size(), 1u);
+    EXPECT_TRUE(r.checks[0].passed);
+    EXPECT_NE(r.checks[0].detail.find("not judged"), std::string::npos);
+    BaselineInfo b;
+    b.usedUs = 6.1;
+    EXPECT_EQ(speedupOver(b, *r.timing), 0.0);  // and no speedup is claimed from it
 }
 
 }  // namespace reach_test_verdictpolicy_test
