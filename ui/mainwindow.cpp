@@ -5,6 +5,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDoubleSpinBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFile>
@@ -76,7 +77,7 @@ QString csvField(const QString& s) {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     initReachResources();
-    setWindowTitle(tr("Reach"));
+    setWindowTitle(tr("Reach[*]"));
     setWindowIcon(QIcon(QStringLiteral(":/reach/icons/reach.svg")));
     setAcceptDrops(true);
     m_session = new Session(this);
@@ -91,6 +92,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_verifyQueue = new VerifyQueue(this);
     BatchDialog::restoreSlots(m_verifyQueue);  // one worker per configured GPU slot
     m_speedups->setVerifyQueue(m_verifyQueue);
+    // One win threshold for every summary of the session (the browser, the projection's
+    // preset, the Speedups view).
+    m_session->setWinThreshold(m_speedups->winThresholdBox()->value());
+    connect(m_speedups->winThresholdBox(), &QDoubleSpinBox::valueChanged, m_session,
+            &Session::setWinThreshold);
     addView(
         QStringLiteral("breakdown"), tr("Breakdown"), m_breakdown, m_breakdown->plot(),
         [this] { return m_breakdown->figureData(); }, m_breakdown->model());
@@ -159,6 +165,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_session, &Session::loadWarning, this,
             [this](const QString& message) { report(MessageLog::Severity::Warning, message); });
     connect(m_session, &Session::projectOpened, this, &MainWindow::onProjectOpened);
+    // The title says when something would be lost on quitting ("[*]": Qt's modified mark).
+    connect(m_session, &Session::unsavedChanged, this, &QWidget::setWindowModified);
+    connect(m_session, &Session::rulesChanged, this, [this] {
+        setWindowModified(m_session->hasUnsavedContent() || m_session->hasUnsavedRuleEdits());
+    });
     connect(m_session, &Session::mappingNeeded, this, &MainWindow::openMappingDialog);
     connect(m_browser->rulesModel(), &RuleSetModel::editRejected, this,
             [this](const QString& message) { report(MessageLog::Severity::Error, message); });
@@ -213,7 +224,7 @@ void MainWindow::report(MessageLog::Severity severity, const QString& text) {
 
 // The session shows a new project: only now does it name the window and count as recent.
 void MainWindow::onProjectOpened() {
-    setWindowTitle(tr("Reach - %1").arg(m_session->projectName()));
+    updateTitle();
     if (!m_opening)
         return;
     const QString path = *m_opening;
@@ -671,7 +682,7 @@ bool MainWindow::saveProjectAndReport(QString path) {
     try {
         const SavedProject saved = saveProjectAs(m_session->project(), path.toStdString());
         m_session->adoptStorePath(path);
-        setWindowTitle(tr("Reach - %1").arg(m_session->projectName()));
+        updateTitle();
         m_speedups->setProjectPath(path);  // re-verified records are stored there from now on
         report(MessageLog::Severity::Info, tr("Saved %1: %2 workload(s), %3 record set(s)")
                                                .arg(path)
@@ -837,8 +848,39 @@ bool MainWindow::confirmDiscardRuleEdits() {
     }
 }
 
+void MainWindow::updateTitle() {
+    setWindowTitle(tr("Reach - %1[*]").arg(m_session->projectName()));
+    setWindowModified(m_session->hasUnsavedContent() || m_session->hasUnsavedRuleEdits());
+}
+
+bool MainWindow::confirmDiscardChanges() {
+    if (!m_session->hasUnsavedContent())
+        return confirmDiscardRuleEdits();
+    QMessageBox box(
+        QMessageBox::Question, tr("Unsaved project"),
+        tr("\"%1\" has imports or edits that no project file holds.").arg(m_session->projectName()),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("unsavedProjectPrompt"));
+    box.setInformativeText(tr("Save the project before quitting?"));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+        case QMessageBox::Discard:
+            return true;
+        case QMessageBox::Save: {
+            QSettings settings;
+            const QString path = QFileDialog::getSaveFileName(
+                this, tr("Save project"), settings.value(QStringLiteral("export/dir")).toString(),
+                tr("Reach project (*.reach)"));
+            // The project keeps its rules too: saved, nothing is left to ask about.
+            return !path.isEmpty() && saveProjectAndReport(path);
+        }
+        default:
+            return false;
+    }
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
-    if (!confirmDiscardRuleEdits()) {
+    if (!confirmDiscardChanges()) {
         event->ignore();
         return;
     }

@@ -96,6 +96,11 @@ public:
 
     // Asks what to do with rule edits that would be lost (save, discard, cancel); true: go on.
     bool confirmDiscardRuleEdits();
+    // Asks what to do with imports, removals and renames no file holds (save the project,
+    // discard, cancel); true: go on. Then the rule edits' question, where no project was saved.
+    bool confirmDiscardChanges();
+    // "Reach - <project>", marked while something would be lost on quitting.
+    void updateTitle();
     // Puts a message in the session's log and, unless it is only information, in the bar.
     void report(MessageLog::Severity severity, const QString& text);
 

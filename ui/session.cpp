@@ -7,6 +7,7 @@
 
 #include "core/analysis/ruleedit.h"
 #include "core/base/inputerror.h"
+#include "core/records/recordimportkernelbench.h"
 #include "core/store/projectstore.h"
 
 namespace reach {
@@ -79,6 +80,8 @@ void Session::install(Project project) {
     const bool rulesChangedNow = project.rules.hash() != m_project.rules.hash() ||
                                  project.rules.name() != m_project.rules.name();
     m_project = std::move(project);
+    if (m_winThreshold != 1.0)
+        resummarize();
     startRuleHistory();
     if (rulesChangedNow)
         emit rulesChanged();
@@ -86,6 +89,7 @@ void Session::install(Project project) {
 }
 
 void Session::emitProjectReplaced() {
+    setContentChanged(false);
     emit projectOpened();
     emit workloadsChanged();
     emit evaluationsChanged();
@@ -121,6 +125,8 @@ void Session::addReadyParts(OpenPlan& plan) {
         m_project.workloads.push_back(std::move(w));
     for (EvaluationSet& e : plan.evaluations)
         m_project.evaluations.push_back(std::move(e));
+    if (m_winThreshold != 1.0 && !plan.evaluations.empty())
+        resummarize();
     for (std::string& s : plan.sources)
         m_project.sources.push_back(std::move(s));
     for (const std::string& w : plan.warnings)
@@ -132,15 +138,33 @@ void Session::addReadyParts(OpenPlan& plan) {
 }
 
 void Session::importProfiles(const QStringList& paths) {
-    OpenPlan all;
+    // KernelBench's baseline timing files go with the run results imported beside them (the
+    // CLI's --baseline); alone they are no input of their own.
+    OpenOptions options;
+    QStringList inputs;
     for (const QString& path : paths) {
+        if (looksLikeKernelBenchBaseline(path.toStdString()))
+            options.records.kernelBench.baselines.push_back({path.toStdString()});
+        else
+            inputs << path;
+    }
+    if (inputs.isEmpty() && !paths.isEmpty())
+        emit loadError(tr("%1: a KernelBench baseline timing file: import it together with the "
+                          "run's eval_results.json")
+                           .arg(paths.front()));
+    OpenPlan all;
+    for (const QString& path : inputs) {
         try {
             if (needsColumnMapping(path.toStdString())) {
                 emit mappingNeeded(path);
                 continue;
             }
-            OpenPlan one = planOpen({path.toStdString()});
+            OpenPlan one = planOpen({path.toStdString()}, options);
+            const bool adds =
+                !one.published.empty() || !one.evaluations.empty() || one.hasWorkloadsToRead();
             addReadyParts(one);
+            if (adds)
+                setContentChanged(true);
             for (std::string& p : one.profiles)
                 all.profiles.push_back(std::move(p));
             for (std::string& s : one.stores)
@@ -167,6 +191,7 @@ bool Session::importMapped(const QString& path, const ColumnMapping& mapping, QS
         // Read whole before anything is added: a bad row leaves the project as it was.
         OpenPlan plan = planOpen({path.toStdString()}, options);
         addReadyParts(plan);
+        setContentChanged(true);
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromUtf8(e.what());
@@ -180,6 +205,8 @@ void Session::adoptLoaded(Project project) {
     ++m_generation;
     m_pending.reset();
     m_project = std::move(project);
+    if (m_winThreshold != 1.0)
+        resummarize();
     startRuleHistory();
     emit rulesChanged();
     emitProjectReplaced();
@@ -187,6 +214,9 @@ void Session::adoptLoaded(Project project) {
 
 void Session::addEvaluationSet(EvaluationSet set) {
     m_project.evaluations.push_back(std::move(set));
+    if (m_winThreshold != 1.0)
+        resummarize();
+    setContentChanged(true);
     emit evaluationsChanged();
 }
 
@@ -194,6 +224,7 @@ bool Session::removeWorkload(int index) {
     if (index < 0 || index >= int(m_project.workloads.size()))
         return false;
     m_project.workloads.erase(m_project.workloads.begin() + index);
+    setContentChanged(true);
     emit workloadsChanged();
     return true;
 }
@@ -202,6 +233,7 @@ bool Session::renameWorkload(int index, const QString& name) {
     if (index < 0 || index >= int(m_project.workloads.size()) || name.trimmed().isEmpty())
         return false;
     m_project.workloads[size_t(index)].name = name.trimmed().toStdString();
+    setContentChanged(true);
     emit workloadsChanged();
     return true;
 }
@@ -210,6 +242,7 @@ bool Session::removeEvaluationSet(int index) {
     if (index < 0 || index >= int(m_project.evaluations.size()))
         return false;
     m_project.evaluations.erase(m_project.evaluations.begin() + index);
+    setContentChanged(true);
     emit evaluationsChanged();
     return true;
 }
@@ -218,6 +251,7 @@ bool Session::renameEvaluationSet(int index, const QString& name) {
     if (index < 0 || index >= int(m_project.evaluations.size()) || name.trimmed().isEmpty())
         return false;
     m_project.evaluations[size_t(index)].name = name.trimmed().toStdString();
+    setContentChanged(true);
     emit evaluationsChanged();
     return true;
 }
@@ -234,6 +268,35 @@ void Session::adoptStorePath(const QString& path) {
     m_project.storePath = path.toStdString();
     m_project.name = QFileInfo(path).fileName().toStdString();
     markRulesSaved();
+    setContentChanged(false);
+}
+
+void Session::setWinThreshold(double threshold) {
+    if (!(threshold > 0) || threshold == m_winThreshold)
+        return;
+    m_winThreshold = threshold;
+    resummarize();
+    emit evaluationsChanged();
+}
+
+void Session::resummarize() {
+    for (EvaluationSet& set : m_project.evaluations) {
+        if (set.published || set.records.empty())
+            continue;
+        StatsOptions options;
+        options.winThreshold = m_winThreshold;
+        if (set.denominator != set.attempted)
+            options.denominator = set.denominator;  // a set counted over a given denominator
+        EvaluationSet again = summarizeRecords(std::move(set.name), std::move(set.origin),
+                                               std::move(set.records), set.basis, options);
+        again.storeId = set.storeId;
+        set = std::move(again);
+    }
+}
+
+void Session::setContentChanged(bool changed) {
+    m_contentChanged = changed;
+    emit unsavedChanged(m_contentChanged || hasUnsavedRuleEdits());
 }
 
 bool Session::hasUnsavedRuleEdits() const {

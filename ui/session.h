@@ -81,6 +81,16 @@ public:
     // (undoing every edit leaves nothing unsaved).
     bool hasUnsavedRuleEdits() const;
     void markRulesSaved();
+    // Workloads or evaluation sets imported, removed or renamed since the project was opened or
+    // saved: quitting would lose them (issue 40). The rules' own edits are hasUnsavedRuleEdits.
+    bool hasUnsavedContent() const { return m_contentChanged; }
+
+    // What counts as a win in every evaluation set's summary (the Speedups view's "win
+    // above"): the project browser, the projection's preset and the Speedups view then give
+    // one answer (issue 40: raising it left the browser's win rate stale). Sets that come in
+    // later are summarized with it too.
+    void setWinThreshold(double threshold);
+    double winThreshold() const { return m_winThreshold; }
 
     bool isBusy() const { return m_activeJobs > 0; }
 
@@ -99,6 +109,7 @@ signals:
     void idle();                               // no background job left
     void loadError(const QString& message);    // one line, as reach-cli prints it
     void loadWarning(const QString& message);  // loaded, with a problem (one line)
+    void unsavedChanged(bool unsaved);         // hasUnsavedContent() || hasUnsavedRuleEdits()
     void openFailed();  // nothing of a pending open could be read; the open project stays
     void mappingNeeded(const QString& path);  // a records file that only a mapping can read
 
@@ -109,6 +120,9 @@ private:
     void install(Project project);
     void applyRules(RuleSet rules, bool keepInProject);
     void emitProjectReplaced();
+    void setContentChanged(bool changed);
+    // Each set with records summarized again at m_winThreshold (summarizeRecords, as loaded).
+    void resummarize();
     void startRuleHistory();
     void startLoad(const QString& label, OpenPlan plan);
     void startReclassify();
@@ -116,6 +130,8 @@ private:
     void jobEnded();
 
     Project m_project;
+    bool m_contentChanged = false;
+    double m_winThreshold = 1.0;
     // A project made only of profiles waits here until its first workload has been read.
     std::optional<Project> m_pending;
     std::vector<RuleSet> m_undo, m_redo;  // rule sets before (after) each hand edit

@@ -225,8 +225,9 @@ int runFigure(const std::vector<std::string>& argv, CliIo& io) {
             written = FigureExporter::exportFigure(plot, fa.out, o, prov, plot.figureData());
         } else {
             // The study's projection (DLRM-Bench 5/12, 1.552x) unless told otherwise.
-            const double w = args.number("--win-rate", 0.0, 1.0).value_or(0.417);
-            const double med = args.number("--median", 1.0, 1000.0).value_or(1.552);
+            const double w = args.number("--win-rate", 0.0, 1.0).value_or(kDlrmBenchWinRate);
+            const double med =
+                args.number("--median", 1.0, 1000.0).value_or(kDlrmBenchMedianSpeedup);
             ProjectionModel model;
             model.setWorkloads(rows);
             // As given (the GUI's slider stops at 10x; a figure of 20x is drawn at 20x).

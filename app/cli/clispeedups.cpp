@@ -50,7 +50,7 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
     const auto baselines = takeRepeated(remaining, "--baseline");
     const auto profiles = takeRepeated(remaining, "--profile");
     const CliArgs args(
-        remaining, {{"--json", "--verified-only"},
+        remaining, {{"--json", "--verified-only", "--pool"},
                     {"--basis", "--group-by", "--denominator", "--level", "--model", "--backend",
                      "--dtype", "--categories", "--project", "--seed", "--resamples", "--threshold",
                      "--win-threshold", "--degenerate", "--preset", "--save-preset", "--rules"}});
@@ -125,6 +125,9 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
     std::vector<OpenPlan> plans;
     plans.reserve(inputs.size() + 1);  // published summaries below point into them
     std::vector<EvalRecord> records;
+    // Each set's records apart: unrelated sets are summarized apart, as the GUI shows them
+    // (issue 40: the sample's sets were pooled into one "all" row); --pool pools them.
+    std::vector<std::pair<std::string, std::vector<EvalRecord>>> sets;
     std::vector<const EvaluationSet*> published;
     auto take = [&](OpenPlan plan) {
         plans.push_back(std::move(plan));
@@ -142,6 +145,8 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
                 options.denominator = set.denominator;  // a project's stored denominator
             for (const EvalRecord& r : set.records)
                 records.push_back(r);
+            if (!set.records.empty())
+                sets.emplace_back(set.name, set.records);
         }
     };
     if (inputs.empty())
@@ -160,9 +165,21 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
                          "read with --map FIELD=COLUMN, e.g. --map problem=name --map "
                          "speedup=speedup; see reach-cli speedups --help)");
 
-    const std::vector<RecordStats> groups = records.empty()
-                                                ? std::vector<RecordStats>{}
-                                                : computeGroupedStats(records, groupBy, options);
+    std::vector<RecordStats> groups;
+    const bool perSet = sets.size() > 1 && !args.flag("--pool");
+    if (perSet) {
+        for (const auto& [name, setRecords] : sets) {
+            StatsOptions one = options;
+            if (basis == "auto")
+                one.basis = defaultBasis(setRecords);  // each set's own, as the GUI's summary
+            for (RecordStats& g : computeGroupedStats(setRecords, groupBy, one)) {
+                g.key = groupBy == GroupBy::None ? name : name + " / " + g.key;
+                groups.push_back(std::move(g));
+            }
+        }
+    } else if (!records.empty()) {
+        groups = computeGroupedStats(records, groupBy, options);
+    }
     // Projection per profiled workload (only when asked: the plain JSON stays the contract).
     std::vector<RecordProjection> projections;
     if (!profiles.empty()) {
@@ -245,9 +262,11 @@ int runSpeedups(const std::vector<std::string>& argv, CliIo& io) {
     if (options.winThreshold != 1.0)
         io.out << "; a win is a speedup above " << options.winThreshold << "x";
     io.out << "\n\n";
-    TextTable t({std::string(groupBy == GroupBy::None ? "set" : groupByKey(groupBy)), "attempted",
-                 "compiled", "correct", "winners", "win rate [95% CI]", "median [95% CI]",
-                 "geomean", "max", "median correct", "fast_1", "fast_2"});
+    TextTable t({groupBy == GroupBy::None ? std::string("set")
+                 : perSet                 ? "set / " + std::string(groupByKey(groupBy))
+                                          : std::string(groupByKey(groupBy)),
+                 "attempted", "compiled", "correct", "winners", "win rate [95% CI]",
+                 "median [95% CI]", "geomean", "max", "median correct", "fast_1", "fast_2"});
     for (const RecordStats& s : groups) {
         t.addRow({s.key, std::to_string(s.attempted), std::to_string(s.compiled),
                   std::to_string(s.correct),
@@ -348,7 +367,7 @@ CliCommand speedupsCommand() {
         "         [--categories level1_categories.csv] [--project P.reach]\n"
         "         [--preset NAME] [--save-preset NAME] [--seed S] [--resamples R]\n"
         "         [--win-threshold W] [--threshold X] [--degenerate kb_level1_h200_bf16.json]\n"
-        "         [--profile TRACE ... [--rules R.json]]\n"
+        "         [--profile TRACE ... [--rules R.json]] [--pool]\n"
         "  RECORDS        Reach JSONL (docs/records.md), KernelBench eval_results.json (with\n"
         "                 --baseline baseline_time_*.json, repeatable; the fastest is used),\n"
         "                 reach-verify output (a file or a folder of them), or a CSV/JSON list\n"
@@ -357,6 +376,9 @@ CliCommand speedupsCommand() {
         "                 also a folder of reach-verify outputs (one set), a .reach project\n"
         "                 (its record sets), a published study table (its summaries); none:\n"
         "                 the bundled sample's evaluation sets\n"
+        "  --pool         one summary of every set's records together; by default each\n"
+        "                 evaluation set is its own row (\"set\" or \"set / group\"), as in\n"
+        "                 the GUI\n"
         "  --denominator  win-rate denominator (e.g. 56); attempted problems by default\n"
         "  --win-threshold  a win is a best correct speedup above W (default 1: any speedup;\n"
         "                 1.05 leaves timing noise out); the GUI's \"win above\" box\n"

@@ -69,8 +69,11 @@ BreakdownBar breakdownBar(const ProjectWorkload& w, bool span) {
         const size_t i = size_t(c);
         bar.ms[i] = b.categoryUs[i] / 1000.0;
         bar.share[i] = denominator > 0 ? b.categoryUs[i] * scale / denominator : 0.0;
-        if (b.hasOpSplit && b.gpuTimeUs > 0)
-            bar.opShare[i] = b.opCategoryUs[i] / b.gpuTimeUs;
+        // The operator-based split on the same axis as the name-based one: in span mode a
+        // share of the wall clock too (it was drawn as a share of GPU time on the wall-clock
+        // axis: DLRM's name bar stopped at 36 %, its operator bar at 100 %, issue 40).
+        if (b.hasOpSplit && denominator > 0)
+            bar.opShare[i] = b.opCategoryUs[i] * scale / denominator;
     }
     bar.hasOpSplit = b.hasOpSplit;
     if (span && b.spanUs > 0)

@@ -337,7 +337,18 @@ MappedTable readMappedTable(const std::string& path) {
     const std::string text = readAll(path);
     const auto first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
     MappedTable table;
-    if (first != std::string::npos && (text[first] == '[' || text[first] == '{')) {
+    const bool startsJson =
+        first != std::string::npos && (text[first] == '[' || text[first] == '{');
+    // A picture or an archive renamed .json or .csv is no table: named by what it is, it never
+    // reaches the column-mapping dialog as a "header" of binary bytes (issue 40).
+    const std::string_view name(path);
+    if (!startsJson && (name.ends_with(".json") || name.ends_with(".JSON")))
+        throw InputError(path, "byte " + std::to_string(first == std::string::npos ? 0 : first),
+                         "a JSON list or object (this file is not JSON)");
+    if (const auto nul = text.find('\0'); nul != std::string::npos && !startsJson)
+        throw InputError(path, "byte " + std::to_string(nul),
+                         "text (a CSV table); this file is binary");
+    if (startsJson) {
         table.isJson = true;
         table.doc = parseJson(text, path, "expected a JSON list");
         if (table.doc.is_object()) {

@@ -135,6 +135,21 @@ bool looksLikeKernelBenchRun(const std::string& path) {
     return sample->is_object() && sample->contains("correctness");
 }
 
+bool looksLikeKernelBenchBaseline(const std::string& path) {
+    const std::optional<json> parsed = trySniffJsonFile(path);
+    if (!parsed || !parsed->is_object() || parsed->empty())
+        return false;
+    for (const auto& [key, level] : parsed->items()) {
+        if (!key.starts_with("level") || !level.is_object() || level.empty())
+            return false;
+        const auto first = level.begin();
+        if (!first.key().ends_with(".py") || !first.value().is_object() ||
+            !first.value().contains("mean"))
+            return false;
+    }
+    return true;
+}
+
 std::vector<EvalRecord> importKernelBenchRun(const std::string& evalResultsPath,
                                              const KernelBenchImportOptions& options) {
     if (options.baselines.empty()) {

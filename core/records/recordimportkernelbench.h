@@ -55,4 +55,9 @@ std::vector<EvalRecord> importKernelBenchRun(const std::string& evalResultsPath,
 // True when the JSON text looks like KernelBench run results (used to pick the importer).
 bool looksLikeKernelBenchRun(const std::string& path);
 
+// True when the file looks like a KernelBench baseline timing file ({"level1": {"1_X.py":
+// {"mean": ...}}}): the GUI pairs it with the run results imported with it, never reads it as
+// a trace (issue 40).
+bool looksLikeKernelBenchBaseline(const std::string& path);
+
 }  // namespace reach

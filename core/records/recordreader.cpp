@@ -75,8 +75,9 @@ std::vector<EvalRecord> readRecords(const std::string& path, const RecordReadOpt
     if (format == "kernelbench") {
         if (options.kernelBench.baselines.empty()) {
             throw InputError(path, "",
-                             "KernelBench run results need baseline timing files (--baseline "
-                             "baseline_time_torch.json) to compute speedups");
+                             "KernelBench run results need the baseline timing file of their "
+                             "GPU (baseline_time_torch.json) to compute speedups: reach-cli "
+                             "--baseline FILE, or in the GUI both files imported together");
         }
         return importKernelBenchRun(path, options.kernelBench);
     }

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "clirunner.h"
 #include "core/store/projectstore.h"
@@ -206,6 +207,32 @@ TEST(CliSpeedups, NoInputSummarizesTheBundledSample) {
     EXPECT_GT(doc["groups"][0]["attempted"].get<int>(), 10);
     ASSERT_EQ(doc["published_summaries"].size(), 3u);
     EXPECT_EQ(doc["published_summaries"][2]["winners"], 5);
+}
+
+// Issue 40, defect 24: unrelated record sets were pooled into one "all" row by default while
+// the GUI shows them apart. Each set is its own row now, named as the GUI names it; --pool
+// pools them (and its counts are the sets' sums).
+TEST(CliSpeedups, UnrelatedSetsAreSummarizedApartUnlessPooled) {
+    const json apart = parseOk(runCli({"speedups", "--json"}));
+    const json pooled = parseOk(runCli({"speedups", "--json", "--pool"}));
+    ASSERT_GE(apart["groups"].size(), 2u);
+    ASSERT_EQ(pooled["groups"].size(), 1u);
+    EXPECT_EQ(pooled["groups"][0]["key"], "all");
+    int attempted = 0;
+    std::set<std::string> keys;
+    for (const json& g : apart["groups"]) {
+        attempted += g["attempted"].get<int>();
+        keys.insert(g["key"].get<std::string>());
+    }
+    EXPECT_EQ(keys.size(), apart["groups"].size());
+    EXPECT_TRUE(keys.count("H200 reach-verify (measured)")) << apart["groups"].dump();
+    EXPECT_EQ(attempted, pooled["groups"][0]["attempted"].get<int>());
+    // Grouped too: "set / model" rows.
+    const json byModel = parseOk(runCli({"speedups", "--json", "--group-by", "model"}));
+    for (const json& g : byModel["groups"])
+        EXPECT_NE(g["key"].get<std::string>().find(" / "), std::string::npos) << g["key"];
+    // One set: as before, one "all" row.
+    EXPECT_EQ(parseOk(runCli({"speedups", kSmall, "--json"}))["groups"][0]["key"], "all");
 }
 
 TEST(CliSpeedups, ProjectsAProfiledWorkloadBothWays) {

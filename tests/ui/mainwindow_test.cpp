@@ -11,10 +11,13 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidget>
 
+#include "core/records/evaluationset.h"
 #include "ui/mainwindow.h"
 #include "ui/session.h"
 #include "ui/views/breakdownview.h"
+#include "ui/views/projectbrowser.h"
 #include "ui/views/projectionview.h"
 #include "ui/views/speedupview.h"
 #include "uitestsupport.h"
@@ -209,6 +212,48 @@ private slots:
         // The speedup view now holds those records too.
         QCOMPARE(window.speedupView()->model()->rowCount(), rowsBefore + int(set.records.size()));
         QVERIFY(QSettings().value("project/recent").toStringList().front().endsWith("small.jsonl"));
+    }
+
+    // Issue 40, defect 17: raising "win above" in the Speedups view left the project browser's
+    // win rate (and the projection's preset) at the old threshold. One threshold for every
+    // summary: each set's winners are summarizeRecords' at the box's threshold.
+    void theWinThresholdIsOneAnswerEverywhere() {
+        MainWindow window;
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        window.importFiles({QStringLiteral(REACH_TEST_DATA "/records/small.jsonl")});
+        const size_t index = window.session()->evaluations().size() - 1;
+        const auto winnersAt = [&](double threshold) {
+            const EvaluationSet& set = window.session()->evaluations()[index];
+            StatsOptions options;
+            options.winThreshold = threshold;
+            return summarizeRecords(set.name, set.origin, set.records, set.basis, options).winners;
+        };
+        const int atOne = window.session()->evaluations()[index].winners;
+        QCOMPARE(atOne, winnersAt(1.0));
+        double raised = 1.0;
+        while (winnersAt(raised) == atOne && raised < 20)
+            raised += 0.25;
+        QVERIFY2(winnersAt(raised) < atOne, "no threshold changes this set's winners");
+        window.speedupView()->winThresholdBox()->setValue(raised);
+        const EvaluationSet& now = window.session()->evaluations()[index];
+        QCOMPARE(now.winners, winnersAt(raised));
+        QCOMPARE(window.session()->winThreshold(), raised);
+        // The browser's row says so.
+        QTreeWidgetItem* sets = nullptr;
+        QTreeWidget* tree = window.browser()->tree();
+        for (int i = 0; i < tree->topLevelItemCount(); ++i)
+            if (tree->topLevelItem(i)->text(0) == QStringLiteral("Evaluation sets"))
+                sets = tree->topLevelItem(i);
+        QVERIFY(sets && sets->childCount() == int(index) + 1);
+        QVERIFY2(sets->child(int(index))
+                     ->text(1)
+                     .startsWith(QStringLiteral("%1/%2").arg(now.winners).arg(now.denominator)),
+                 qPrintable(sets->child(int(index))->text(1)));
+        // A set imported later is summarized at the same threshold.
+        window.importFiles({QStringLiteral(REACH_TEST_DATA "/records/small.jsonl")});
+        QCOMPARE(window.session()->evaluations().back().winners, winnersAt(raised));
+        window.speedupView()->winThresholdBox()->setValue(1.0);
     }
 
     void layoutPersists() {

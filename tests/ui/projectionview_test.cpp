@@ -148,7 +148,7 @@ private slots:
     void dlrmPresetReproducesTheStudy() {
         // The study's Table 3: A * 0.417 * (1 - 1/1.552); DLRM inference 8.63%, 70B 1.32%.
         QVERIFY(m_view->applyPreset(1));
-        QCOMPARE(m_view->winRate(), 5.0 / 12.0);
+        QCOMPARE(m_view->winRate(), 0.417);  // the study's, everywhere (issue 40)
         QCOMPARE(m_view->medianSpeedup(), 1.552);
         const ProjectionModel& model = *m_view->model();
         const struct {
@@ -162,7 +162,7 @@ private slots:
         for (const auto& t : table3) {
             const int row = rowNamed(model, QString::fromUtf8(t.name));
             QVERIFY2(row >= 0, t.name);
-            QVERIFY2(std::abs(model.gainPercent(row) - t.gain) < 0.01, t.name);
+            QVERIFY2(std::abs(model.gainPercent(row) - t.gain) < 0.005, t.name);
         }
     }
 

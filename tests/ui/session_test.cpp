@@ -112,6 +112,44 @@ private slots:
         QVERIFY(test::waitIdle(session));
     }
 
+    // Issue 40, defect 3: KernelBench's own eval_results.json could not be imported in the GUI
+    // (it asked for a CLI flag), and its baseline timing file selected beside it was read as a
+    // trace. Selected together they are one evaluation set with speedups; alone, each says what
+    // it needs in one line.
+    void kernelBenchRunResultsImportWithTheirBaseline() {
+        Session session;
+        QVERIFY(session.openDefault());
+        QVERIFY(test::waitIdle(session));
+        const size_t before = session.evaluations().size();
+        const QString run = QStringLiteral(REACH_TEST_DATA "/kernelbench/eval_results.json");
+        const QString baseline =
+            QStringLiteral(REACH_DATASETS "/kernelbench/H100_Modal_baseline_time_torch.json");
+        QSignalSpy errors(&session, &Session::loadError);
+        session.importProfiles({baseline});
+        QVERIFY(test::waitIdle(session));
+        QCOMPARE(errors.size(), 1);
+        QVERIFY2(errors[0][0].toString().startsWith(baseline + QStringLiteral(": a KernelBench "
+                                                                              "baseline timing")),
+                 qPrintable(errors[0][0].toString()));
+        session.importProfiles({run});
+        QVERIFY(test::waitIdle(session));
+        QCOMPARE(errors.size(), 2);
+        QVERIFY2(errors[1][0].toString().contains(QStringLiteral("both files imported together")),
+                 qPrintable(errors[1][0].toString()));
+        QCOMPARE(session.evaluations().size(), before);
+        session.importProfiles({baseline, run});
+        QVERIFY(test::waitIdle(session));
+        QCOMPARE(errors.size(), 2);
+        QCOMPARE(session.evaluations().size(), before + 1);
+        const EvaluationSet& set = session.evaluations().back();
+        QVERIFY(!set.records.empty());
+        int timed = 0;
+        for (const EvalRecord& r : set.records)
+            timed += r.speedup.has_value();
+        QVERIFY(timed > 0);
+        QVERIFY(set.winners > 0);
+    }
+
     void badFileIsReportedNotFatal() {
         Session session;
         QSignalSpy errors(&session, &Session::loadError);

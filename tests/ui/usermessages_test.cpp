@@ -258,6 +258,36 @@ private slots:
         QVERIFY(window.close());
     }
 
+    // Issue 40, defect 19: quitting after an import into an open project lost it without a
+    // word, and the title never said so. The title is marked while something would be lost;
+    // quitting asks (save, discard, cancel); a saved project asks nothing.
+    void importsIntoAProjectAskBeforeQuitting() {
+        MainWindow window;
+        window.show();
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        QVERIFY(!window.isWindowModified());
+        QVERIFY(window.windowTitle().contains(QStringLiteral("[*]")));
+        window.importFiles(
+            {QStringLiteral(REACH_DATASETS "/profiles/h200-shapes/dlrm_inference.json.gz")});
+        QVERIFY(test::waitIdle(*window.session()));
+        QVERIFY(window.session()->hasUnsavedContent());
+        QVERIFY(window.isWindowModified());
+        answerNextPrompt(QStringLiteral("unsavedProjectPrompt"), QMessageBox::Cancel);
+        QVERIFY(!window.close());
+        QVERIFY(window.isVisible());
+
+        QTemporaryDir dir;
+        QVERIFY(window.saveProjectAndReport(dir.filePath(QStringLiteral("kept.reach"))));
+        QVERIFY(!window.session()->hasUnsavedContent());
+        QVERIFY(!window.isWindowModified());
+
+        QVERIFY(window.session()->renameWorkload(0, QStringLiteral("renamed")));
+        QVERIFY(window.isWindowModified());
+        answerNextPrompt(QStringLiteral("unsavedProjectPrompt"), QMessageBox::Discard);
+        QVERIFY(window.close());
+    }
+
     // Ctrl+Q after undoing every rule edit of the sample: nothing to ask, the window closes.
     void undoneEditsAreNotUnsaved() {
         MainWindow window;

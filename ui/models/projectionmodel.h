@@ -115,8 +115,8 @@ private:
     std::vector<Row> m_rows;
     std::map<std::string, Exact> m_exact;
     std::map<std::string, Measured> m_measured;
-    double m_winRate = 0.417;
-    double m_median = 1.552;
+    double m_winRate = kDlrmBenchWinRate;
+    double m_median = kDlrmBenchMedianSpeedup;
 };
 
 }  // namespace reach

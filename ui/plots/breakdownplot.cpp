@@ -162,7 +162,9 @@ void BreakdownPlot::rebuild() {
                 linked += v;
             }
             unlinkedKeys << okey;
-            unlinked << std::max(0.0, 100.0 - linked);
+            // What no operator claims, up to the bar's busy part (all of it in GPU-time mode;
+            // the span less the GPU's idle time on the wall-clock axis).
+            unlinked << std::max(0.0, 100.0 * (1.0 - m_model->idle(row)) - linked);
         }
         addBarLabels(row, key);
     }

@@ -13,6 +13,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -449,9 +450,16 @@ QMenu* BreakdownView::barsContextMenu(const QPoint& pos) {
                                    "addressable time (reach-cli extract)")
                               : tr("Right-click a profiled workload's bar"));
     connect(make, &QAction::triggered, this, [this, row] {
-        const QString dir = QFileDialog::getExistingDirectory(
-            this, tr("A new or empty folder for the benchmark of %1")
-                      .arg(QString::fromStdString(m_model->workload(row).name)));
+        // A name typed for a folder that does not exist yet is what the user means (a folder
+        // chooser answered "Directory not found", issue 40): the benchmark folder is made.
+        const QString name = QString::fromStdString(m_model->workload(row).name);
+        QString suggested = name;
+        suggested.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")),
+                          QStringLiteral("_"));
+        const QString dir = QFileDialog::getSaveFileName(
+            this, tr("A new or empty folder for the benchmark of %1").arg(name),
+            suggested + QStringLiteral("_benchmark"), QString(), nullptr,
+            QFileDialog::DontConfirmOverwrite);
         if (dir.isEmpty())
             return;
         QString message;

@@ -133,7 +133,7 @@ private:
     QToolButton* m_details;  // opens and closes m_assumptions
     QLabel* m_assumptions;   // the formula's assumptions, the bound lines, the idle warnings
     // Where the current (w, m) came from, printed with the assumptions under the plot.
-    QString m_source = QStringLiteral("the DLRM-Bench summary, 5/12, 1.552x (published)");
+    QString m_source = QStringLiteral("the DLRM-Bench summary, 5/12 (0.417), 1.552x (published)");
     ProjectionBarPlot* m_bars;
     QCustomPlot* m_heat;
     QCPColorMap* m_map = nullptr;

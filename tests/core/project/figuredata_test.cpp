@@ -52,6 +52,33 @@ TEST(FigureData, BreakdownBarsSplitEachWorkloadIntoItsCategories) {
     EXPECT_EQ(t.rows.size(), 8u);
 }
 
+// Issue 40, defect 4: on the wall-clock axis the operator-based bar was a share of GPU time
+// (DLRM inference: the name-based bar stopped at 36 %, the operator bar at 100 %). Both bars
+// are now on the axis they are drawn on: the operator split scaled onto the busy time and
+// divided by the span, as the name-based one.
+TEST(FigureData, TheOperatorSplitIsOnTheSameAxisAsTheNameSplit) {
+    const Project p =
+        openInputs({kDatasets + "/profiles/h200-shapes/dlrm_inference.json.gz"}, std::nullopt);
+    ASSERT_EQ(p.workloads.size(), 1u);
+    const ProjectWorkload& w = p.workloads[0];
+    const Breakdown& b = *w.breakdown;
+    ASSERT_TRUE(b.hasOpSplit);
+    const BreakdownBar gpu = breakdownBar(w, false), span = breakdownBar(w, true);
+    double nameSpan = 0, opSpan = 0, opGpu = 0;
+    for (Category c : kCategories) {
+        const size_t i = size_t(c);
+        nameSpan += span.share[i];
+        opSpan += span.opShare[i];
+        opGpu += gpu.opShare[i];
+        EXPECT_NEAR(span.opShare[i], gpu.opShare[i] * b.busyTimeUs / b.spanUs, 1e-12);
+    }
+    EXPECT_LE(opGpu, 1.0 + 1e-9);
+    EXPECT_LE(opSpan, 1.0 - span.idle + 1e-9);  // never past the busy part of the span
+    EXPECT_LT(span.idle, 0.9);
+    EXPECT_GT(span.idle, 0.1);  // DLRM's GPU is idle much of the span
+    EXPECT_NEAR(nameSpan + span.idle, 1.0, 1e-9);
+}
+
 TEST(FigureData, ProjectionTableIsTheFormula) {
     const Project p = openInputs({kDatasets + "/paper/table3.json"}, std::nullopt);
     const FigureTable t = projectionFigureTable(p.workloads, 0.417, 1.552);

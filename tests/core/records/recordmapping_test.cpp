@@ -131,6 +131,26 @@ TEST(RecordMapping, OnlyUnknownTablesAskForAMapping) {
     EXPECT_FALSE(needsColumnMapping(
         write(dir, "events.json", R"([{"ph": "X", "ts": 1, "dur": 2, "name": "k"}])")));
     EXPECT_FALSE(needsColumnMapping(write(dir, "scalar.json", "[1, 2, 3]")));
+    // A PNG renamed .json or .csv (issue 40: it opened the mapping dialog with its bytes as
+    // columns): no table; the reader the name asks for says what it is.
+    const std::string png =
+        std::string("\x89PNG\r\n\x1a\n") + std::string(3, '\0') + "\rIHDR,x\n1,2\n";
+    EXPECT_FALSE(needsColumnMapping(write(dir, "figure.json", png)));
+    EXPECT_FALSE(needsColumnMapping(write(dir, "figure.csv", png)));
+    try {
+        mappableColumns(dir.path("figure.json"));
+        FAIL() << "a PNG was read as a table";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.place(), "byte 0");
+        EXPECT_NE(std::string(e.what()).find("not JSON"), std::string::npos) << e.what();
+    }
+    try {
+        mappableColumns(dir.path("figure.csv"));
+        FAIL() << "a PNG was read as a table";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.place(), "byte 8");
+        EXPECT_NE(std::string(e.what()).find("binary"), std::string::npos) << e.what();
+    }
     EXPECT_FALSE(needsColumnMapping(dir.root()));
 }
 
