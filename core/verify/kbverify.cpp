@@ -94,7 +94,8 @@ void addControllerChecks(VerificationResult& r, const json& re, const std::strin
     const json& t = re["timing"];
     const bool host = text(t, "clock_source") == "host";
     const json calibration = re.value("calibration", json());
-    applyClockAgreement(r, clockAgreement(clockOf(t), clockOf(calibration), host));
+    const ClockAgreement agreement = clockAgreement(clockOf(t), clockOf(calibration), host);
+    applyClockAgreement(r, agreement);
     const json ri = re.value("roofline_inputs", json());
     if (ri.is_object()) {
         DType dt = DType::F32;
@@ -109,7 +110,7 @@ void addControllerChecks(VerificationResult& r, const json& re, const std::strin
             rooflineFloor(number(ri, "minimal_bytes", 0), number(ri, "flops", 0),
                           number(ri, "copy_bandwidth_gbs", 0), peakTflops(text(ri, "arch"), dt),
                           r.timing->medianUs, baselineUs);
-        applyRooflineCheck(r);
+        applyRooflineCheck(r, agreement.allowanceUs);
     }
 }
 

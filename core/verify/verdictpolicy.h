@@ -60,7 +60,10 @@ ClockAgreement clockAgreement(const ClockSamples& candidate, const ClockSamples&
 void applyClockAgreement(VerificationResult& r, const ClockAgreement& a);
 // Adds "roofline_plausible" for r.roofline and r.timing (set by the caller); a failure makes a
 // pass a fail.
-void applyRooflineCheck(VerificationResult& r);
+// resolutionUs: what the judge's clock cannot tell apart (the clock agreement's allowance;
+// 0 when unknown). A median at or below 0 on a problem whose floor is within it is no time at
+// all and is not judged; on a problem whose floor is above it, it is work done off the clock.
+void applyRooflineCheck(VerificationResult& r, double resolutionUs = 0);
 
 // The checks and verdict of a finished correctness run: the candidate's return code, every
 // oracle check, and roofline_plausible when a roofline was measured. `pass` only when all pass.

@@ -258,7 +258,7 @@ TEST(RooflineCheck, AFigureBelowTheJudgesResolutionIsNotJudged) {
     r.timing = timing(0.0);
     r.roofline = rooflineFloor(1048576.0, 0, 2934.6, 989.4, 0.0);
     ASSERT_TRUE(r.roofline->belowFloor);
-    applyRooflineCheck(r);
+    applyRooflineCheck(r, 120.7);  // that job's clock agreement allowed 120.7 us
     EXPECT_EQ(r.verdict, verdict::kPass);
     ASSERT_EQ(r.checks.size(), 1u);
     EXPECT_TRUE(r.checks[0].passed);
@@ -266,6 +266,15 @@ TEST(RooflineCheck, AFigureBelowTheJudgesResolutionIsNotJudged) {
     BaselineInfo b;
     b.usedUs = 6.1;
     EXPECT_EQ(speedupOver(b, *r.timing), 0.0);  // and no speedup is claimed from it
+    // A floor the judge can resolve: a figure at or below 0 is work done off the clock (the C++
+    // first-call-only cheat on add_32M: -2.8 us against a floor of 97.3 us, 23.9 us allowed).
+    VerificationResult cheat;
+    cheat.verdict = verdict::kPass;
+    cheat.timing = timing(-2.8);
+    cheat.roofline = rooflineFloor(389e6, 0, 4000, 494.7, -2.8);
+    applyRooflineCheck(cheat, 23.9);
+    EXPECT_EQ(cheat.verdict, verdict::kFail);
+    EXPECT_FALSE(cheat.checks.back().passed);
 }
 
 }  // namespace reach_test_verdictpolicy_test
