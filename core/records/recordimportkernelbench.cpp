@@ -136,6 +136,22 @@ bool looksLikeKernelBenchRun(const std::string& path) {
 }
 
 bool looksLikeKernelBenchBaseline(const std::string& path) {
+    // Asked of every file the GUI imports, traces of hundreds of MB included: only a small
+    // .json whose first key is a level is parsed (KernelBench's files are ~100 KB).
+    std::error_code ec;
+    if (!path.ends_with(".json") || !std::filesystem::is_regular_file(path, ec) ||
+        std::filesystem::file_size(path, ec) > (std::uintmax_t(16) << 20))
+        return false;
+    std::ifstream in(path, std::ios::binary);
+    char head[64] = {};
+    in.read(head, sizeof head);
+    const std::string start(head, size_t(in.gcount()));
+    const auto brace = start.find_first_not_of(" \t\r\n");
+    if (brace == std::string::npos || start[brace] != '{')
+        return false;
+    const auto firstKey = start.find_first_not_of(" \t\r\n", brace + 1);
+    if (firstKey == std::string::npos || start.compare(firstKey, 6, "\"level") != 0)
+        return false;
     const std::optional<json> parsed = trySniffJsonFile(path);
     if (!parsed || !parsed->is_object() || parsed->empty())
         return false;

@@ -184,6 +184,18 @@ TEST(KernelBenchRun, DetectedByContent) {
     expectError([&] { readRecords(kRun, o); }, kRun, {"baseline"});
     o.kernelBench.baselines = {{kEager}};
     EXPECT_EQ(readRecords(kRun, o).size(), 10u);
+    // The baseline timing files are told apart too (the GUI pairs them with the run), without
+    // parsing what cannot be one: a trace, a run, a gzip, a file whose first key is not a level.
+    EXPECT_TRUE(looksLikeKernelBenchBaseline(kEager));
+    EXPECT_TRUE(looksLikeKernelBenchBaseline(kCompile));
+    EXPECT_FALSE(looksLikeKernelBenchBaseline(kRun));
+    EXPECT_FALSE(looksLikeKernelBenchBaseline(kSmall));
+    EXPECT_FALSE(looksLikeKernelBenchBaseline(std::string(REACH_DATASETS) +
+                                              "/profiles/h200/dlrm_inference.json.gz"));
+    TempFile other("other.json", R"({"level1": {"1_X.py": {"median": 1}}})");
+    EXPECT_FALSE(looksLikeKernelBenchBaseline(other.path));
+    TempFile second("second.json", R"({"levels": 1, "level1": {"1_X.py": {"mean": 1}}})");
+    EXPECT_FALSE(looksLikeKernelBenchBaseline(second.path));
 }
 
 TEST(ReachJsonl, ReadsTheDocumentedSchemaAndRoundTrips) {
