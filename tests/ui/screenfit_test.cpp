@@ -8,6 +8,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFontMetricsF>
+#include <QLabel>
 #include <QScreen>
 #include <QSlider>
 #include <QTabWidget>
@@ -202,6 +203,12 @@ private slots:
         QVERIFY(view->model()->rowCount() >= 13);
         QString why = projectionUnreadable(window, QStringLiteral("opened"));
         QVERIFY2(why.isEmpty(), qPrintable(why));
+        // The line under the plots counts the loaded rows' idle GPUs from the start, not only
+        // after a slider moves.
+        auto* point = view->findChild<QLabel*>(QStringLiteral("currentPoint"));
+        QVERIFY(point);
+        QVERIFY2(point->text().contains(QStringLiteral("mostly idle GPU")),
+                 qPrintable(point->text()));
 
         auto* win = view->findChild<QSlider*>(QStringLiteral("winRateSlider"));
         auto* median = view->findChild<QSlider*>(QStringLiteral("medianSlider"));

@@ -454,6 +454,7 @@ void ProjectionView::onWorkloadsChanged() {
     m_model->setWorkloads(m_session->workloads());
     m_bars->setRows();
     updateFooter();
+    syncControls();  // the line under the plots counts the idle GPUs of these rows
     {
         const QSignalBlocker block(m_heatWorkload);
         m_heatWorkload->clear();
