@@ -591,6 +591,18 @@ private slots:
         const size_t c = size_t(col - t.columns.begin());
         QVERIFY(std::abs(std::get<double>(t.rows[0][c]) - m->savedPercent) < 1e-9);
         QCOMPARE(std::get<std::string>(t.rows[0].back()), dlrm.toStdString());
+        // Issue 40, defect 14: the overlays can be removed, and a project opened drops them.
+        {
+            auto* clear = view.findChild<QAction*>(QStringLiteral("clearOverlays"));
+            QVERIFY(clear);
+            ProjectionModel::Measured kept = *view.model()->measured(0);
+            clear->trigger();
+            QVERIFY(!view.model()->measured(0));
+            QCOMPARE(view.barPlot()->measuredBars()->dataCount(), 0);
+            QVERIFY(!view.barPlot()->legend->hasItemWithPlottable(view.barPlot()->measuredBars()));
+            view.model()->setMeasured(view.model()->workload(0).breakdown->sourceHash, kept);
+            QVERIFY(view.model()->measured(0));
+        }
         // Both runs of every pair, for the provenance.
         const nlohmann::json prov = view.model()->integrationProvenance();
         QCOMPARE(int(prov.size()), 1);
@@ -625,6 +637,17 @@ private slots:
         view.barPlot()->replot(QCustomPlot::rpImmediateRefresh);
         if (qEnvironmentVariableIsSet("REACH_SHOT"))
             view.grab().save(qEnvironmentVariable("REACH_SHOT"));
+
+        // Another project opened, then this one again: the run is not carried over.
+        QVERIFY(session.openDefault());
+        QVERIFY(test::waitIdle(session));
+        QVERIFY2(test::openAndWait(
+                     session,
+                     QStringLiteral(REACH_DATASETS "/profiles/h200-shapes/dlrm_inference.json.gz"),
+                     &error),
+                 qPrintable(error));
+        QVERIFY(!view.model()->measured(0));
+        QVERIFY(!view.model()->anyMeasured());
     }
 
 private:

@@ -151,6 +151,14 @@ bool ProjectionModel::anyExact() const {
     return false;
 }
 
+void ProjectionModel::clearOverlays() {
+    if (m_exact.empty() && m_measured.empty())
+        return;
+    m_exact.clear();
+    m_measured.clear();
+    emit exactChanged();
+}
+
 void ProjectionModel::setMeasured(const std::string& profileSha256,
                                   std::optional<Measured> measured) {
     keep(m_measured, profileSha256, std::move(measured));

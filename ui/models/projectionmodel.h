@@ -90,6 +90,9 @@ public:
     // documents (a figure's inputs).
     nlohmann::json integrationProvenance() const;
     QStringList integrationDocuments() const;
+    // Every exact projection and measured run dropped: the user's "Remove", and a project opened
+    // (issue 40: they survived reopening the sample and could not be removed).
+    void clearOverlays();
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -142,6 +142,12 @@ QFormLayout* ProjectionView::createControls() {
         tr("The GPU time the verified kernels saved when put back into the "
            "workload (reach-cli integrate), beside the projections"));
     connect(integration, &QAction::triggered, this, &ProjectionView::onIntegrationRun);
+    menu->addSeparator();
+    QAction* clear = menu->addAction(tr("Remove the exact and measured bars"));
+    clear->setObjectName(QStringLiteral("clearOverlays"));
+    connect(clear, &QAction::triggered, this, [this] { m_model->clearOverlays(); });
+    connect(menu, &QMenu::aboutToShow, this,
+            [this, clear] { clear->setEnabled(m_model->anyExact() || m_model->anyMeasured()); });
     exact->setMenu(menu);
     presetRow->addWidget(exact);
     presetRow->addStretch(1);
@@ -307,6 +313,8 @@ void ProjectionView::connectControls() {
                     setHeatRow(m_model->rowCount() - 1 - qRound(bars->data()->at(i)->key));
             });
     connect(m_session, &Session::workloadsChanged, this, &ProjectionView::onWorkloadsChanged);
+    // Another project: the last one's benchmark and integration runs are not its.
+    connect(m_session, &Session::projectOpened, m_model, &ProjectionModel::clearOverlays);
 
     // While a slider is held, the gain axis only grows: the bars do not rescale under the
     // cursor. Released, it fits the values again.
