@@ -620,6 +620,11 @@ bool MainWindow::exportFigure(const QString& path, QString* error, QStringList* 
             provenance.extra["integration_runs"] = runs;
             provenance.inputs << m_projection->model()->integrationDocuments();
         }
+        // And the benchmark folder and verify results behind each exact projection (issue 40).
+        if (const nlohmann::json exact = m_projection->model()->exactProvenance(); !exact.empty()) {
+            provenance.extra["exact_projections"] = exact;
+            provenance.inputs << m_projection->model()->exactInputs();
+        }
     }
     try {
         const FigureExporter::Written out = FigureExporter::exportFigure(

@@ -479,6 +479,12 @@ private slots:
         QVERIFY(view.barPlot()->legend->hasItemWithPlottable(view.barPlot()->exactBars()));
         QVERIFY2(view.valueLabel(0).contains(QStringLiteral("exact 24.53% (1 of 8 verified)")),
                  qPrintable(view.valueLabel(0)));
+        // A figure's provenance names the benchmark folder and the verify results behind it.
+        const nlohmann::json exactProv = view.model()->exactProvenance();
+        QCOMPARE(int(exactProv.size()), 1);
+        QCOMPARE(exactProv[0]["benchmark"].get<std::string>(), dir);
+        QCOMPARE(exactProv[0]["verify_results"][0].get<std::string>(), signedPath.toStdString());
+        QVERIFY(view.model()->exactInputs().contains(signedPath));
         const FigureTable t = view.figureData();
         const auto col = std::find(t.columns.begin(), t.columns.end(),
                                    std::string("exact_saved_percent_of_gpu_time"));

@@ -223,6 +223,31 @@ nlohmann::json ProjectionModel::integrationProvenance() const {
     return out;
 }
 
+nlohmann::json ProjectionModel::exactProvenance() const {
+    nlohmann::json out = nlohmann::json::array();
+    for (int row = 0; row < rowCount(); ++row)
+        if (const auto x = exact(row)) {
+            nlohmann::json records = nlohmann::json::array();
+            for (const QString& r : x->records)
+                records.push_back(r.toStdString());
+            out.push_back({{"workload", workload(row).name},
+                           {"benchmark", x->benchmark.toStdString()},
+                           {"verify_results", records},
+                           {"exact_saved_percent_of_gpu_time", x->savedPercent},
+                           {"winners", x->winners},
+                           {"problems", x->problems}});
+        }
+    return out;
+}
+
+QStringList ProjectionModel::exactInputs() const {
+    QStringList out;
+    for (int row = 0; row < rowCount(); ++row)
+        if (const auto x = exact(row))
+            out << x->benchmark << x->records;
+    return out;
+}
+
 QStringList ProjectionModel::integrationDocuments() const {
     QStringList out;
     for (int row = 0; row < rowCount(); ++row)

@@ -53,7 +53,8 @@ public:
         double savedPercent = 0;              // of GPU time
         double loPercent = 0, hiPercent = 0;  // its bootstrap interval
         int winners = 0, problems = 0;
-        QString benchmark;  // the folder it came from
+        QString benchmark;    // the folder it came from
+        QStringList records;  // the verify results it counted or showed
     };
     void setExact(const std::string& profileSha256, std::optional<Exact> exact);
     std::optional<Exact> exact(int row) const;
@@ -90,6 +91,10 @@ public:
     // documents (a figure's inputs).
     nlohmann::json integrationProvenance() const;
     QStringList integrationDocuments() const;
+    // The rows' exact projections, for a figure's provenance (the benchmark folder and the verify
+    // results behind each; empty when none), and those paths (a figure's inputs).
+    nlohmann::json exactProvenance() const;
+    QStringList exactInputs() const;
     // Every exact projection and measured run dropped: the user's "Remove", and a project opened
     // (issue 40: they survived reopening the sample and could not be removed).
     void clearOverlays();

@@ -659,10 +659,11 @@ bool ProjectionView::attachBenchmark(int row, const QString& dir, const QStringL
         const ExactProjectionReport report =
             exactProjectionOf(*w.breakdown, w.breakdown->source, std::move(benchmark), runs);
         const ExactProjection& x = report.projection;
-        m_model->setExact(w.breakdown->sourceHash,
-                          ProjectionModel::Exact{100.0 * x.savedShare, 100.0 * x.savedInterval.lo,
-                                                 100.0 * x.savedInterval.hi, x.winners,
-                                                 int(report.benchmark.problems.size()), dir});
+        m_model->setExact(
+            w.breakdown->sourceHash,
+            ProjectionModel::Exact{100.0 * x.savedShare, 100.0 * x.savedInterval.lo,
+                                   100.0 * x.savedInterval.hi, x.winners,
+                                   int(report.benchmark.problems.size()), dir, records});
         if (warnings) {
             for (const std::string& w : report.otherPrecision)
                 warnings->push_back(QString::fromStdString(w));
