@@ -831,18 +831,29 @@ void MainWindow::saveSettings() const {
     settings.setValue(QStringLiteral("window/tab"), m_tabs->currentIndex());
 }
 
+namespace {
+
+// Save / Discard / Cancel about what quitting would lose (objectName: what tests answer).
+int askBeforeQuitting(QWidget* parent, const QString& objectName, const QString& title,
+                      const QString& text, const QString& question) {
+    QMessageBox box(QMessageBox::Question, title, text,
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, parent);
+    box.setObjectName(objectName);
+    box.setInformativeText(question);
+    box.setDefaultButton(QMessageBox::Save);
+    return box.exec();
+}
+
+}  // namespace
+
 bool MainWindow::confirmDiscardRuleEdits() {
     if (!m_session->hasUnsavedRuleEdits())
         return true;
-    QMessageBox box(QMessageBox::Question, tr("Unsaved rule edits"),
-                    tr("The rule set \"%1\" has edits that are not saved in a rule file or a "
-                       "project.")
-                        .arg(QString::fromStdString(m_session->rules().name())),
-                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
-    box.setObjectName(QStringLiteral("unsavedRulesPrompt"));
-    box.setInformativeText(tr("Save them before quitting?"));
-    box.setDefaultButton(QMessageBox::Save);
-    switch (box.exec()) {
+    switch (askBeforeQuitting(
+        this, QStringLiteral("unsavedRulesPrompt"), tr("Unsaved rule edits"),
+        tr("The rule set \"%1\" has edits that are not saved in a rule file or a project.")
+            .arg(QString::fromStdString(m_session->rules().name())),
+        tr("Save them before quitting?"))) {
         case QMessageBox::Discard:
             return true;
         case QMessageBox::Save:
@@ -861,14 +872,10 @@ void MainWindow::updateTitle() {
 bool MainWindow::confirmDiscardChanges() {
     if (!m_session->hasUnsavedContent())
         return confirmDiscardRuleEdits();
-    QMessageBox box(
-        QMessageBox::Question, tr("Unsaved project"),
+    switch (askBeforeQuitting(
+        this, QStringLiteral("unsavedProjectPrompt"), tr("Unsaved project"),
         tr("\"%1\" has imports or edits that no project file holds.").arg(m_session->projectName()),
-        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
-    box.setObjectName(QStringLiteral("unsavedProjectPrompt"));
-    box.setInformativeText(tr("Save the project before quitting?"));
-    box.setDefaultButton(QMessageBox::Save);
-    switch (box.exec()) {
+        tr("Save the project before quitting?"))) {
         case QMessageBox::Discard:
             return true;
         case QMessageBox::Save: {

@@ -136,8 +136,8 @@ ClockAgreement clockAgreement(const ClockSamples& candidate, const ClockSamples&
     const double claimed = median(candidate.runnerUs);
     const double se = std::sqrt(2.0) * medianStandardError(gb);
     const double drift = hostClocks ? 0.0 : kGpuGapDrift * std::max(0.0, a.calibrationGapUs);
-    a.allowanceUs = std::max({hostClocks ? kMinHostUs : kMinGpuUs, kSigmas * se + drift,
-                              (hostClocks ? kHostShare : kGpuShare) * claimed});
+    a.resolutionUs = std::max(hostClocks ? kMinHostUs : kMinGpuUs, kSigmas * se + drift);
+    a.allowanceUs = std::max(a.resolutionUs, (hostClocks ? kHostShare : kGpuShare) * claimed);
     a.judgeTimeUs = median(candidate.judgeUs) - a.calibrationGapUs;
     // The runner's event window lies inside the judge's exchange: a claim longer than the
     // exchange is not a time.
@@ -176,7 +176,7 @@ void applyRooflineCheck(VerificationResult& r, double resolutionUs) {
         return;
     // A figure below the judge's resolution on a problem whose floor is below it too (a kernel
     // of a few microseconds under a harness gap of hundreds, measured on an H100: DLRM's 1 MiB
-    // clamp_min at 0.0 us against a floor of 0.36 us, 120.7 us allowed) is no time at all: no
+    // clamp_min at 0.0 us against a floor of 0.36 us, ~120 us resolved) is no time at all: no
     // speedup is claimed from it, and it says nothing about physics either way. Where the floor
     // is above the resolution (the C++ first-call-only cheat: -2.8 us against 97.3 us), the work
     // was not in the window, and the check fails as before.

@@ -43,10 +43,13 @@ struct ClockSamples {
     std::vector<double> runnerUs;
 };
 struct ClockAgreement {
-    double candidateGapUs = 0;        // median(judge - runner) of the candidate's repetitions
-    double calibrationGapUs = 0;      // the same for the problem's own code
-    double hiddenUs = 0;              // the difference: time the runner's clock did not show
-    double allowanceUs = 0;           // what jitter and the runner's own overhead explain
+    double candidateGapUs = 0;    // median(judge - runner) of the candidate's repetitions
+    double calibrationGapUs = 0;  // the same for the problem's own code
+    double hiddenUs = 0;          // the difference: time the runner's clock did not show
+    double allowanceUs = 0;       // what jitter and the runner's own overhead explain
+    // What the judge's clock cannot tell apart, from the calibration alone (the allowance less
+    // its share of the runner's claim, which the candidate writes).
+    double resolutionUs = 0;
     double judgeTimeUs = 0;           // the judge's own estimate: median(judge) - calibration gap
     bool runnerExceedsJudge = false;  // the runner claimed more than the judge's whole exchange
     bool agrees = false;
@@ -60,9 +63,10 @@ ClockAgreement clockAgreement(const ClockSamples& candidate, const ClockSamples&
 void applyClockAgreement(VerificationResult& r, const ClockAgreement& a);
 // Adds "roofline_plausible" for r.roofline and r.timing (set by the caller); a failure makes a
 // pass a fail.
-// resolutionUs: what the judge's clock cannot tell apart (the clock agreement's allowance;
-// 0 when unknown). A median at or below 0 on a problem whose floor is within it is no time at
-// all and is not judged; on a problem whose floor is above it, it is work done off the clock.
+// resolutionUs: what the judge's clock cannot tell apart (ClockAgreement::resolutionUs, from
+// the calibration alone; 0 when unknown). A median at or below 0 on a problem whose floor is within
+// it is no time at all and is not judged; on a problem whose floor is above it, it is work done off
+// the clock.
 void applyRooflineCheck(VerificationResult& r, double resolutionUs = 0);
 
 // The checks and verdict of a finished correctness run: the candidate's return code, every

@@ -41,6 +41,19 @@ void writeBytes(const QString& path, const QByteArray& bytes) {
         f.write(bytes);
 }
 
+// Every widget whose minimum size hint passes `beyond` in that direction, on the test's log:
+// what made the window too large.
+void sayWhatAsksFor(const QWidget& window, Qt::Orientation o, int beyond) {
+    for (const QWidget* w : window.findChildren<QWidget*>()) {
+        const QSize hint = w->minimumSizeHint();
+        const int size = o == Qt::Horizontal ? hint.width() : hint.height();
+        if (size > beyond)
+            qWarning("%s %s: minimum %s %d (visible: %d)", w->metaObject()->className(),
+                     qPrintable(w->objectName()), o == Qt::Horizontal ? "width" : "height", size,
+                     int(w->isVisible()));
+    }
+}
+
 // What the projection shows in the window as it is now; empty when every number is readable:
 // the window within the screen, every row named on the axis, every value label painted whole
 // inside the bars' plot and beside its own row.
@@ -54,10 +67,7 @@ QString projectionUnreadable(MainWindow& window, const QString& state) {
     const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
     if (minimum.width() > screen.width() || minimum.height() > screen.height() ||
         window.height() > screen.height()) {
-        for (const QWidget* w : window.findChildren<QWidget*>())  // say what asks for it
-            if (w->minimumSizeHint().height() > screen.height() / 4)
-                qWarning("%s %s: minimum height %d", w->metaObject()->className(),
-                         qPrintable(w->objectName()), w->minimumSizeHint().height());
+        sayWhatAsksFor(window, Qt::Vertical, screen.height() / 4);
         return QStringLiteral("%1: the window needs %2x%3 and is %4 px high")
             .arg(state)
             .arg(minimum.width())
@@ -138,11 +148,8 @@ private slots:
             const QString name = window.views()[size_t(i)].key;
             // Nothing in the view asks for more than the screen: the window can be made to fit.
             const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
-            if (minimum.width() > screen.width())  // say what asks for it
-                for (const QWidget* w : window.findChildren<QWidget*>())
-                    if (w->isVisible() && w->minimumSizeHint().width() > screen.width() / 2)
-                        qWarning("%s %s: minimum width %d", w->metaObject()->className(),
-                                 qPrintable(w->objectName()), w->minimumSizeHint().width());
+            if (minimum.width() > screen.width())
+                sayWhatAsksFor(window, Qt::Horizontal, screen.width() / 2);
             QVERIFY2(minimum.width() <= screen.width() && minimum.height() <= screen.height(),
                      qPrintable(QStringLiteral("%1 needs at least %2x%3")
                                     .arg(name)

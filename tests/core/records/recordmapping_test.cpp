@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <tuple>
 
 #include "core/base/inputerror.h"
 #include "core/project/openplan.h"
@@ -137,19 +138,15 @@ TEST(RecordMapping, OnlyUnknownTablesAskForAMapping) {
         std::string("\x89PNG\r\n\x1a\n") + std::string(3, '\0') + "\rIHDR,x\n1,2\n";
     EXPECT_FALSE(needsColumnMapping(write(dir, "figure.json", png)));
     EXPECT_FALSE(needsColumnMapping(write(dir, "figure.csv", png)));
-    try {
-        mappableColumns(dir.path("figure.json"));
-        FAIL() << "a PNG was read as a table";
-    } catch (const InputError& e) {
-        EXPECT_EQ(e.place(), "byte 0");
-        EXPECT_NE(std::string(e.what()).find("not JSON"), std::string::npos) << e.what();
-    }
-    try {
-        mappableColumns(dir.path("figure.csv"));
-        FAIL() << "a PNG was read as a table";
-    } catch (const InputError& e) {
-        EXPECT_EQ(e.place(), "byte 8");
-        EXPECT_NE(std::string(e.what()).find("binary"), std::string::npos) << e.what();
+    for (const auto& [file, place, words] :
+         {std::tuple{"figure.json", "byte 0", "not JSON"}, {"figure.csv", "byte 8", "binary"}}) {
+        try {
+            mappableColumns(dir.path(file));
+            ADD_FAILURE() << file << ": a PNG was read as a table";
+        } catch (const InputError& e) {
+            EXPECT_EQ(e.place(), place);
+            EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+        }
     }
     EXPECT_FALSE(needsColumnMapping(dir.root()));
 }

@@ -275,6 +275,13 @@ TEST(RooflineCheck, AFigureBelowTheJudgesResolutionIsNotJudged) {
     applyRooflineCheck(cheat, 23.9);
     EXPECT_EQ(cheat.verdict, verdict::kFail);
     EXPECT_FALSE(cheat.checks.back().passed);
+    // The resolution is the calibration's alone: a long claim widens the allowance (5 % of it)
+    // but never what the roofline check takes for unresolvable.
+    const ClockAgreement a =
+        clockAgreement(samples(3000, 3000, 300), samples(250, 250, 300), false);
+    EXPECT_GT(a.allowanceUs, a.resolutionUs);
+    EXPECT_NEAR(a.allowanceUs, 0.05 * 3000, 1e-9);
+    EXPECT_LT(a.resolutionUs, 0.05 * 3000);
 }
 
 }  // namespace reach_test_verdictpolicy_test
