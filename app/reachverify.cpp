@@ -23,7 +23,7 @@
 #include "core/base/jsonparse.h"
 #include "core/base/resourcepaths.h"
 #include "core/base/textescape.h"
-#include "core/project/benchmarkfolder.h"
+#include "core/ownbenchmark/benchmarkfolder.h"
 #include "core/verify/childprocess.h"
 #include "core/verify/gpumemoryledger.h"
 #include "core/verify/gputiminglock.h"
@@ -248,8 +248,9 @@ std::vector<std::string> sandboxed(int argc, char** argv,
 }  // namespace
 
 // The precision a problem is verified in when --precision is not given: KernelBench's fp32, or
-// for an extracted problem the precision of the call it was made from (its folder's
-// benchmark.json): verified in another, it is another call, and its run never counts for the
+// for an extracted problem the precision of the call it was made from (the file's own
+// `# reach-precision:` line, else its folder's benchmark.json: recordedCallPrecision): verified
+// in another, it is another call, and its run never counts for the
 // workload (docs/benchmark.md). Said on stderr, so the choice is never silent.
 std::string defaultPrecision(const std::string& problem, const std::string& fallback) {
     std::optional<std::string> recorded;
@@ -266,7 +267,8 @@ std::string defaultPrecision(const std::string& problem, const std::string& fall
         if (*recorded != fallback)
             std::cerr << "reach-verify: " << reach::escapeControls(problem) << ": verifying in "
                       << *recorded << ", the precision of the call it was extracted from "
-                      << "(its benchmark.json; --precision to choose another)\n";
+                      << "(its '# reach-precision:' line, or its folder's benchmark.json; "
+                         "--precision to choose another)\n";
         return *recorded;
     }
     std::cerr << "reach-verify: " << reach::escapeControls(problem) << ": its recorded call is "
@@ -304,6 +306,191 @@ int runKernelBench(const reach::VerifyOptions& o, reach::KernelBenchJob job) {
     }
 }
 
+namespace {
+
+// The command line, read: the job's options, the KernelBench worker's, and what to do instead
+// of a job (--help, --device-info, --compile-only).
+struct VerifyArgs {
+    reach::VerifyOptions o;
+    reach::KernelBenchJob kb;
+    bool precisionGiven = false;
+    std::string python;
+    bool deviceInfo = false;
+    bool bandwidth = false;
+    bool compileOnly = false;
+    bool help = false;
+};
+
+// The value of the option at args[i], which moves i past it.
+std::string optionValue(const std::vector<std::string>& args, size_t& i) {
+    if (i + 1 >= args.size())
+        usage(args[i] + " needs a value");
+    return args[++i];
+}
+
+// The option at args[i] when it is one of a C++ job's (or of what runs instead of one), with its
+// value; false when it is not. Every value is checked as it is read.
+bool readJobOption(const std::vector<std::string>& args, size_t& i, VerifyArgs& v) {
+    const std::string& a = args[i];
+    reach::VerifyOptions& o = v.o;
+    if (a == "--problem")
+        o.problemFile = optionValue(args, i);
+    else if (a == "--candidate")
+        o.candidateFile = optionValue(args, i);
+    else if (a == "--reps")
+        o.reps = int(number(a, optionValue(args, i)));
+    else if (a == "--warmup")
+        o.warmup = int(number(a, optionValue(args, i)));
+    else if (a == "--seed")
+        o.seed = unsignedInteger(a, optionValue(args, i));
+    else if (a == "--scale")
+        o.scale = number(a, optionValue(args, i));
+    else if (a == "--thresholds")
+        o.thresholdsFile = optionValue(args, i);
+    else if (a == "--baseline-us")
+        o.recordedBaselineUs = number(a, optionValue(args, i));
+    else if (a == "--baseline-source")
+        o.recordedBaselineSource = optionValue(args, i);
+    else if (a == "--no-timing")
+        o.timing = false;
+    else if (a == "--no-baseline")
+        o.baseline = false;
+    else if (a == "--resources")
+        o.resourceDir = optionValue(args, i);
+    else if (a == "--cache-dir")
+        o.cacheDir = optionValue(args, i);
+    else if (a == "--device-info")
+        v.deviceInfo = true;
+    else if (a == "--bandwidth")
+        v.bandwidth = true;
+    else if (a == "--compile-only")
+        v.compileOnly = true;
+    else if (a == "--arch") {
+        o.arch = optionValue(args, i);
+        if (o.arch.rfind("sm_", 0) != 0)
+            usage("--arch: expected sm_XY (e.g. sm_90)");
+    } else
+        return false;
+    return true;
+}
+
+// The option at args[i] when it is one of a KernelBench-format job's, with its value; false
+// when it is not.
+bool readKernelBenchOption(const std::vector<std::string>& args, size_t& i, VerifyArgs& v) {
+    const std::string& a = args[i];
+    reach::KernelBenchJob& kb = v.kb;
+    if (a == "--python")
+        v.python = optionValue(args, i);
+    else if (a == "--precision") {
+        v.precisionGiven = true;
+        kb.precision = optionValue(args, i);
+        if (kb.precision != "fp32" && kb.precision != "bf16" && kb.precision != "fp16")
+            usage("--precision: expected fp32, bf16 or fp16");
+    } else if (a == "--kb-tolerance")
+        kb.kbTolerance = number(a, optionValue(args, i));
+    else if (a == "--worker-timeout")
+        kb.timeoutSeconds = number(a, optionValue(args, i));
+    else if (a == "--queue-timeout")
+        kb.queueLimitSeconds = number(a, optionValue(args, i));
+    else if (a == "--seed-count") {
+        const double n = number(a, optionValue(args, i));
+        if (n < 1 || n > 100)
+            usage("--seed-count: expected 1..100");
+        kb.seedCount = int(n);
+    } else if (a == "--no-compile-baseline")
+        kb.compileBaseline = false;
+    else if (a == "--fresh")
+        kb.fresh = true;
+    else if (a == "--worker-device") {
+        kb.device = optionValue(args, i);
+        if (kb.device != "cuda" && kb.device != "cpu")
+            usage("--worker-device: expected cuda or cpu");
+    } else
+        return false;
+    return true;
+}
+
+// Reads the options in order, each checked as it comes (the first bad one is the one said);
+// --help stops the reading, so what follows it is not judged.
+VerifyArgs parseArguments(const std::vector<std::string>& args) {
+    VerifyArgs v;
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (readJobOption(args, i, v) || readKernelBenchOption(args, i, v))
+            continue;
+        if (args[i] == "--help" || args[i] == "-h") {
+            v.help = true;
+            return v;
+        }
+        usage("unknown argument '" + args[i] + "'");
+    }
+    return v;
+}
+
+// --device-info: the device as one JSON document (and, with --bandwidth, its measured copy
+// bandwidth). Exit status 1 when there is no GPU.
+int printDeviceInfo(bool bandwidth) {
+    reach::VerificationResult r;
+    r.device = reach::queryDevice();
+    r.verdict = r.device.available ? "device" : reach::verdict::kNoGpu;
+    nlohmann::json device = r.toJson()["device"];
+    // How many GPUs this process sees: a batch's `--gpus all` starts one worker per GPU.
+    device["device_count"] = reach::visibleDeviceCount();
+    if (bandwidth && r.device.available) {
+        try {
+            device["copy_bandwidth_gbs"] = reach::measureCopyBandwidthGBs();
+        } catch (const std::exception& e) {  // a CUDA error: said, not a crash
+            device["copy_bandwidth_error"] = e.what();
+        }
+    }
+    std::cout << reach::dumpJson(device) << "\n";
+    return r.device.available ? 0 : 1;
+}
+
+// --compile-only: warms the compile cache (scripts compile many candidates in parallel first).
+int runCompileOnly(const reach::VerifyOptions& o) {
+    if (o.candidateFile.empty())
+        usage("--compile-only needs --candidate");
+    reach::CompileInfo c = reach::compileCandidateOnly(o);
+    std::cout << reach::dumpJson(nlohmann::json{{"candidate_file", o.candidateFile},
+                                                {"status", c.status},
+                                                {"seconds", c.seconds},
+                                                {"shared_object", c.sharedObject},
+                                                {"log", c.log}})
+              << "\n";
+    return c.status == "error" ? 1 : 0;
+}
+
+// One verification job: KernelBench format (a .py problem and candidate) or C++.
+int runJob(VerifyArgs& v, const std::optional<reach::SandboxSpec>& kbSandbox) {
+    const reach::VerifyOptions& o = v.o;
+    if (o.problemFile.empty() || o.candidateFile.empty())
+        usage("--problem and --candidate are required");
+    if (o.reps < 1 || o.reps > 100000)
+        usage("--reps: expected 1..100000");
+    if (o.warmup < 0)
+        usage("--warmup: expected >= 0");
+    if (reach::isKernelBenchFormat(o.problemFile, o.candidateFile)) {
+        if (!v.precisionGiven)
+            v.kb.precision = defaultPrecision(o.problemFile, v.kb.precision);
+        v.kb.python = reach::findPython(v.python);
+        v.kb.sandbox = kbSandbox;
+        v.kb.killLeftovers = true;
+        return runKernelBench(o, v.kb);
+    }
+    if (o.problemFile.ends_with(".py") || o.candidateFile.ends_with(".py"))
+        usage("a KernelBench-format job needs a .py problem AND a .py candidate");
+    try {
+        reach::VerificationResult r = reach::runVerifyJob(o);
+        printResult(r.toJson());
+        return r.passed() ? 0 : 1;
+    } catch (const reach::InputError& e) {
+        std::cerr << e.what() << "\n";
+        return 2;
+    }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     // Before anything can start a process: the worker server's connection the owner passed (if
     // any) is taken, made close-on-exec and its variable removed, so no child sees either.
@@ -318,149 +505,16 @@ int main(int argc, char** argv) {
     reach::guardProcessFromCandidates();
     reach::becomeSubreaper();
     std::optional<reach::SandboxSpec> kbSandbox;
-    std::vector<std::string> argList = sandboxed(argc, argv, &kbSandbox);
-    std::vector<char*> argPtrs = {argv[0]};
-    for (std::string& a : argList)
-        argPtrs.push_back(a.data());
-    argc = int(argPtrs.size());
-    argPtrs.push_back(nullptr);
-    argv = argPtrs.data();
-    reach::VerifyOptions o;
-    reach::KernelBenchJob kb;
-    bool precisionGiven = false;
-    std::string python;
-    bool deviceInfo = false;
-    bool bandwidth = false;
-    bool compileOnly = false;
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        auto next = [&]() -> std::string {
-            if (i + 1 >= argc)
-                usage(a + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--problem")
-            o.problemFile = next();
-        else if (a == "--candidate")
-            o.candidateFile = next();
-        else if (a == "--reps")
-            o.reps = int(number(a, next()));
-        else if (a == "--warmup")
-            o.warmup = int(number(a, next()));
-        else if (a == "--seed")
-            o.seed = unsignedInteger(a, next());
-        else if (a == "--scale")
-            o.scale = number(a, next());
-        else if (a == "--thresholds")
-            o.thresholdsFile = next();
-        else if (a == "--baseline-us")
-            o.recordedBaselineUs = number(a, next());
-        else if (a == "--baseline-source")
-            o.recordedBaselineSource = next();
-        else if (a == "--no-timing")
-            o.timing = false;
-        else if (a == "--no-baseline")
-            o.baseline = false;
-        else if (a == "--resources")
-            o.resourceDir = next();
-        else if (a == "--cache-dir")
-            o.cacheDir = next();
-        else if (a == "--device-info")
-            deviceInfo = true;
-        else if (a == "--bandwidth")
-            bandwidth = true;
-        else if (a == "--python")
-            python = next();
-        else if (a == "--precision") {
-            precisionGiven = true;
-            kb.precision = next();
-            if (kb.precision != "fp32" && kb.precision != "bf16" && kb.precision != "fp16")
-                usage("--precision: expected fp32, bf16 or fp16");
-        } else if (a == "--kb-tolerance")
-            kb.kbTolerance = number(a, next());
-        else if (a == "--worker-timeout")
-            kb.timeoutSeconds = number(a, next());
-        else if (a == "--queue-timeout")
-            kb.queueLimitSeconds = number(a, next());
-        else if (a == "--seed-count") {
-            const double n = number(a, next());
-            if (n < 1 || n > 100)
-                usage("--seed-count: expected 1..100");
-            kb.seedCount = int(n);
-        } else if (a == "--no-compile-baseline")
-            kb.compileBaseline = false;
-        else if (a == "--fresh")
-            kb.fresh = true;
-        else if (a == "--worker-device") {
-            kb.device = next();
-            if (kb.device != "cuda" && kb.device != "cpu")
-                usage("--worker-device: expected cuda or cpu");
-        } else if (a == "--compile-only")
-            compileOnly = true;
-        else if (a == "--arch") {
-            o.arch = next();
-            if (o.arch.rfind("sm_", 0) != 0)
-                usage("--arch: expected sm_XY (e.g. sm_90)");
-        } else if (a == "--help" || a == "-h") {
-            std::cout << kUsage;
-            return 0;
-        } else
-            usage("unknown argument '" + a + "'");
+    VerifyArgs v = parseArguments(sandboxed(argc, argv, &kbSandbox));
+    if (v.help) {
+        std::cout << kUsage;
+        return 0;
     }
-    if (deviceInfo) {
-        reach::VerificationResult r;
-        r.device = reach::queryDevice();
-        r.verdict = r.device.available ? "device" : reach::verdict::kNoGpu;
-        nlohmann::json device = r.toJson()["device"];
-        // How many GPUs this process sees: a batch's `--gpus all` starts one worker per GPU.
-        device["device_count"] = reach::visibleDeviceCount();
-        if (bandwidth && r.device.available) {
-            try {
-                device["copy_bandwidth_gbs"] = reach::measureCopyBandwidthGBs();
-            } catch (const std::exception& e) {  // a CUDA error: said, not a crash
-                device["copy_bandwidth_error"] = e.what();
-            }
-        }
-        std::cout << reach::dumpJson(device) << "\n";
-        return r.device.available ? 0 : 1;
-    }
-    if (bandwidth && !deviceInfo)
+    if (v.deviceInfo)
+        return printDeviceInfo(v.bandwidth);
+    if (v.bandwidth && !v.deviceInfo)
         usage("--bandwidth goes with --device-info");
-    if (compileOnly) {
-        // Warms the compile cache (scripts compile many candidates in parallel first).
-        if (o.candidateFile.empty())
-            usage("--compile-only needs --candidate");
-        reach::CompileInfo c = reach::compileCandidateOnly(o);
-        std::cout << reach::dumpJson(nlohmann::json{{"candidate_file", o.candidateFile},
-                                                    {"status", c.status},
-                                                    {"seconds", c.seconds},
-                                                    {"shared_object", c.sharedObject},
-                                                    {"log", c.log}})
-                  << "\n";
-        return c.status == "error" ? 1 : 0;
-    }
-    if (o.problemFile.empty() || o.candidateFile.empty())
-        usage("--problem and --candidate are required");
-    if (o.reps < 1 || o.reps > 100000)
-        usage("--reps: expected 1..100000");
-    if (o.warmup < 0)
-        usage("--warmup: expected >= 0");
-    if (reach::isKernelBenchFormat(o.problemFile, o.candidateFile)) {
-        if (!precisionGiven)
-            kb.precision = defaultPrecision(o.problemFile, kb.precision);
-        kb.python = reach::findPython(python);
-        kb.sandbox = kbSandbox;
-        kb.killLeftovers = true;
-        return runKernelBench(o, kb);
-    }
-    if (o.problemFile.ends_with(".py") || o.candidateFile.ends_with(".py"))
-        usage("a KernelBench-format job needs a .py problem AND a .py candidate");
-    try {
-        reach::VerificationResult r = reach::runVerifyJob(o);
-        printResult(r.toJson());
-        return r.passed() ? 0 : 1;
-    } catch (const reach::InputError& e) {
-        std::cerr << e.what() << "\n";
-        return 2;
-    }
+    if (v.compileOnly)
+        return runCompileOnly(v.o);
+    return runJob(v, kbSandbox);
 }

@@ -270,6 +270,531 @@ std::vector<HostTensor> readOutputs(const std::vector<SharedRegion>& out,
     return r;
 }
 
+// Where the job's seconds go, phase by phase (issue 38: a first softmax verify took 58.5 s
+// where it had taken 14): `phase` names the one running, for errors and for this clock.
+struct PhaseClock {
+    VerificationResult& r;
+    std::string phase = "host_inputs";
+    std::chrono::steady_clock::time_point phaseStart = std::chrono::steady_clock::now();
+
+    void enter(const char* next) {
+        const auto now = std::chrono::steady_clock::now();
+        r.phaseSeconds[phase] += std::chrono::duration<double>(now - phaseStart).count();
+        phase = next;
+        phaseStart = now;
+    }
+};
+
+// The job as runOnDevice holds it across its phases: the request, the result, the host's inputs
+// and their reference (computed in the background), and what outlives the device set-up (the
+// private memory, the runner, which runOnDevice's handlers end when a phase throws).
+struct DeviceJob {
+    const DeviceRunRequest& req;
+    VerificationResult& r;
+    const Problem& p;
+    const Operator& op;
+    const VerifyOptions& o;
+    PhaseClock& phases;
+    const std::vector<HostTensor>& inputs;
+    std::shared_future<std::vector<std::vector<double>>>& refFuture;
+    const std::vector<TensorSpec>& inSpecs;
+    const std::vector<TensorSpec>& outSpecs;
+    NvmlClocks& nvml;
+    Arena& arena;
+    std::unique_ptr<RunnerClient>& runner;
+    const double callTimeout;
+
+    void enter(const char* next) { phases.enter(next); }
+};
+
+// The controller's device state once set up (runOnGpu), for the phases after it: the shared
+// buffers, its stream, the GPU's lock and the bench, and the timed calls' input sets and
+// sampled positions.
+//
+// Timed calls, baseline's and candidate's alike (docs/verifier.md, "Every timed call can
+// be checked"): two input sets drawn here and kept in private memory (set 0 the
+// correctness run's, set 1 from the next seed); every call gets one of them, chosen by a
+// schedule the runner never sees, with every floating element multiplied by its own
+// factor from a secret seed (core/verify/perturb.h) as it is written into the shared
+// buffers: no two calls see the same inputs, so no cache of any key is ever right. Each
+// call's outputs are sampled at secret positions on the GPU; after the loop, calls chosen
+// then are checked against the reference of their own inputs.
+struct Controller {
+    Controller(DeviceJob& job, GpuTimingLock& gpuLock, const cuda::Stream& stream,
+               const std::vector<SharedRegion>& in, const std::vector<SharedRegion>& out,
+               Bench& bench)
+        : job(job),
+          p(job.p),
+          op(job.op),
+          outSpecs(job.outSpecs),
+          arena(job.arena),
+          gpuLock(gpuLock),
+          stream(stream),
+          in(in),
+          out(out),
+          bench(bench),
+          timing(job.o.timing) {}
+
+    DeviceJob& job;
+    const Problem& p;
+    const Operator& op;
+    const std::vector<TensorSpec>& outSpecs;
+    Arena& arena;
+    GpuTimingLock& gpuLock;
+    const cuda::Stream& stream;
+    const std::vector<SharedRegion>& in;
+    const std::vector<SharedRegion>& out;
+    Bench& bench;
+
+    const bool timing;
+    InputSet sets[2];
+    std::vector<TimedCall> calls;  // numbered per loop: the loop now running
+    SamplePositions positions;
+    std::vector<void*> positionsDevice;
+    std::mt19937_64 rng;
+    std::vector<std::vector<void*>> gatheredBuffers;  // per timed call, per output
+
+    void sentinelOutputs() const {
+        for (size_t k = 0; k < out.size(); ++k)
+            CK(cudaMemsetAsync(out[k].data(), kSentinelByte, outSpecs[k].bytes(), stream.get()));
+    }
+
+    // The two input sets in private memory, the secret seed and the sampled positions.
+    void drawInputSets() {
+        sets[0].host = job.inputs;
+        sets[1].host = op.makeInputs(p, job.req.seed + 1);
+        for (InputSet& s : sets)
+            for (const HostTensor& t : s.host) {
+                s.device.push_back(arena.raw(t.bytes.size()));
+                CK(cudaMemcpy(s.device.back(), t.bytes.data(), t.bytes.size(),
+                              cudaMemcpyHostToDevice));
+            }
+        std::random_device seedSource;
+        rng.seed((uint64_t(seedSource()) << 32) ^ seedSource());
+        positions = drawSamplePositions(outSpecs, rng);
+        for (const auto& pos : positions.perOutput) {
+            positionsDevice.push_back(arena.raw(pos.size() * sizeof(int64_t)));
+            CK(cudaMemcpy(positionsDevice.back(), pos.data(), pos.size() * sizeof(int64_t),
+                          cudaMemcpyHostToDevice));
+        }
+    }
+
+    void newCalls(int n) {
+        calls.assign(size_t(n), TimedCall{});
+        for (TimedCall& c : calls) {
+            c.set = int(rng() & 1);
+            c.seed = rng();
+        }
+    }
+
+    static uint64_t inputSeed(uint64_t callSeed, size_t k) {
+        return perturbHash(callSeed, uint64_t(k) + 1);
+    }
+
+    void loadSet(int rep) const {
+        const TimedCall& c = calls[size_t(rep)];
+        const InputSet& s = sets[c.set];
+        for (size_t k = 0; k < in.size(); ++k)
+            DeviceKernels::get().perturb(in[k].data(), s.device[k], s.host[k].numel(),
+                                         s.host[k].spec.dtype, inputSeed(c.seed, k), stream.get());
+        sentinelOutputs();
+    }
+
+    void gather(int timedRep) const {
+        if (size_t(timedRep) >= gatheredBuffers.size())
+            return;
+        for (size_t k = 0; k < out.size(); ++k)
+            DeviceKernels::get().gather(gatheredBuffers[size_t(timedRep)][k], out[k].data(),
+                                        static_cast<const int64_t*>(positionsDevice[k]),
+                                        int64_t(positions.perOutput[k].size()),
+                                        int(dtypeSize(outSpecs[k].dtype)), stream.get());
+    }
+
+    void prepareGathers(int reps) {
+        if (!gatheredBuffers.empty())
+            return;  // one set of buffers for every loop (as many timed calls each)
+        for (int t = 0; t < reps; ++t) {
+            std::vector<void*> perOutput;
+            for (size_t k = 0; k < out.size(); ++k)
+                perOutput.push_back(
+                    arena.raw(positions.perOutput[k].size() * dtypeSize(outSpecs[k].dtype)));
+            gatheredBuffers.push_back(std::move(perOutput));
+        }
+    }
+
+    // After a loop: calls chosen now (the last, one of each set, the others at random, those
+    // of the second half first) against the reference of their own inputs at the sampled
+    // positions: ten, or as many as the host computes references for in about 10 s (at least
+    // three).
+    std::optional<std::string> checkCalls(int warmup, int reps) {
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<int> chosen = {reps - 1};
+        std::vector<int> order(size_t(std::max(0, reps - 1)));
+        std::iota(order.begin(), order.end(), 0);
+        std::shuffle(order.begin(), order.end(), rng);
+        std::stable_partition(order.begin(), order.end(), [&](int t) { return t >= reps / 2; });
+        bool sets01[2] = {false, false};
+        sets01[calls[size_t(warmup + reps - 1)].set] = true;
+        for (int t : order) {
+            const int set = calls[size_t(warmup + t)].set;
+            if (!sets01[set]) {
+                sets01[set] = true;
+                chosen.push_back(t);
+            }
+        }
+        for (int t : order)
+            if (int(chosen.size()) < std::min(10, reps) &&
+                std::find(chosen.begin(), chosen.end(), t) == chosen.end())
+                chosen.push_back(t);
+        int checked = 0;
+        for (int t : chosen) {
+            if (checked >= 3 &&
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > 10)
+                break;
+            ++checked;
+            const TimedCall& c = calls[size_t(warmup + t)];
+            std::vector<HostTensor> given = sets[c.set].host;
+            for (size_t k = 0; k < given.size(); ++k)
+                perturbHost(given[k], inputSeed(c.seed, k));
+            const auto want = op.referenceAt(p, given, positions.perOutput);
+            std::vector<HostTensor> got;
+            for (size_t k = 0; k < out.size(); ++k) {
+                HostTensor g(TensorSpec{
+                    outSpecs[k].name, outSpecs[k].dtype, {int64_t(positions.perOutput[k].size())}});
+                CK(cudaMemcpy(g.bytes.data(), gatheredBuffers[size_t(t)][k], g.bytes.size(),
+                              cudaMemcpyDeviceToHost));
+                got.push_back(std::move(g));
+            }
+            if (auto bad = checkGathered(got, want, job.req.thresholds))
+                return "call " + std::to_string(warmup + t + 1) + " of " +
+                       std::to_string(warmup + reps) + ": " + *bad;
+        }
+        return std::nullopt;
+    }
+
+    Loop runLoop() {
+        const VerifyOptions& o = job.o;
+        newCalls(o.warmup + o.reps);
+        prepareGathers(o.reps);
+        return timedLoop(
+            *job.runner, bench, o.reps, o.warmup, job.callTimeout, [&](int rep) { loadSet(rep); },
+            [&](int timedRep) { gather(timedRep); });
+    }
+};
+
+// What the trusted phase leaves: the baseline, and its loop with the harness calibration it
+// gave (none when it was not timed).
+struct BaselineRun {
+    std::optional<Loop> calibration;
+    std::optional<HarnessCalibration> harness;
+    BaselineInfo baseline;
+};
+
+// Trusted phase: Reach's baseline (cuBLAS, or its own kernel), loaded before the
+// candidate and timed exactly the way the candidate will be: the baseline's time, and
+// the calibration of the harness's part of the controller's window (harnessclock.h).
+void timeBaseline(Controller& c, BaselineRun& base) {
+    DeviceJob& job = c.job;
+    const Problem& p = job.p;
+    const VerifyOptions& o = job.o;
+    BaselineInfo& baseline = base.baseline;
+    job.enter("baseline");
+    nlohmann::json use;
+    if (o.baseline && p.op == "matmul") {
+        use = {{"which", "cublas"},
+               {"m", p.shape("a")[0]},
+               {"k", p.shape("a")[1]},
+               {"n", p.shape("b")[1]},
+               {"dtype", p.dtype == DType::BF16 ? "bf16" : "f32"}};
+        baseline.kind = "cublas";
+        baseline.source = "cublasGemmEx (CUBLAS_COMPUTE_32F, default algorithm)";
+    } else if (o.baseline && !job.req.baselineObject.empty()) {
+        use = {{"which", "object"}, {"path", job.req.baselineObject}};
+        baseline.kind = "reach_kernel";
+        baseline.source = "resources/baselines/" + p.op + ".cu";
+    }
+    std::string why;
+    if (!use.is_null() && job.runner->use(use, &why)) {
+        c.gpuLock.exclusive();
+        Loop b = c.runLoop();
+        c.gpuLock.shared();
+        // Its clocks calibrate the candidate's loop whatever its values were; a loop that
+        // faulted or stopped early has too few repetitions to.
+        if (!b.cudaFault && int(b.clock.totalUs.size()) == o.reps) {
+            base.harness = calibrateHarness(b.clock, true);
+            baseline.timing = statsOf(judgeFigures(b.clock, *base.harness), b, c.bench, o.warmup);
+            base.calibration = std::move(b);
+        } else {
+            baseline.note = "baseline could not be timed: " + b.failure;
+        }
+    } else if (!use.is_null()) {
+        baseline.note = "baseline could not be loaded: " + why;
+    }
+}
+
+// The candidate, loaded in the runner: from here on everything it says is a claim. False when
+// it did not load (the verdict given, the runner ended).
+bool loadCandidate(Controller& c) {
+    DeviceJob& job = c.job;
+    VerificationResult& r = job.r;
+    job.enter("load");
+    std::string loadError;
+    if (!job.runner->use({{"which", "object"}, {"path", job.req.candidateObject}}, &loadError)) {
+        r.verdict = verdict::kCompileError;
+        r.reasons = {"load: " + loadError};
+        r.compile.log += "\n" + loadError;
+        job.runner->end();
+        r.log += job.runner->log();
+        if (job.refFuture.valid())
+            job.refFuture.wait();
+        return false;
+    }
+    return true;
+}
+
+// What the correctness run left, as this process read it back: the runner's rc, the outputs,
+// the inputs, and the canary bytes changed around them.
+struct CorrectnessRun {
+    int rc = 0;
+    std::vector<HostTensor> outputs;
+    std::vector<HostTensor> inputsAfter;
+    int64_t canaryDamage = 0;
+};
+
+// The correctness run. False when the candidate crashed in it (the verdict given, the runner
+// ended).
+bool runForCorrectness(Controller& c, CorrectnessRun& run) {
+    DeviceJob& job = c.job;
+    VerificationResult& r = job.r;
+    job.enter("candidate");
+    // The correctness run's inputs: the baseline's loop left either set in the buffers.
+    if (c.timing)
+        for (size_t k = 0; k < c.in.size(); ++k)
+            CK(cudaMemcpyAsync(c.in[k].data(), c.sets[0].device[k], job.inputs[k].bytes.size(),
+                               cudaMemcpyDeviceToDevice, c.stream.get()));
+    c.sentinelOutputs();
+    for (const SharedRegion& s : c.in)
+        s.fillCanaries();
+    for (const SharedRegion& s : c.out)
+        s.fillCanaries();
+    CK(cudaStreamSynchronize(c.stream.get()));
+    const RunnerReply first = job.runner->run(-1);
+    if (!first.cudaError.empty()) {
+        r.verdict = verdict::kCrashed;
+        r.reasons = {"crashed: " + first.cudaError};
+        job.runner->end();
+        r.log += job.runner->log();
+        job.refFuture.wait();
+        return false;
+    }
+    run.rc = first.rc;
+    job.enter("readback");
+    run.outputs = readOutputs(c.out, job.outSpecs);
+    for (size_t k = 0; k < c.in.size(); ++k) {
+        HostTensor h(job.inputs[k].spec);
+        CK(cudaMemcpy(h.bytes.data(), c.in[k].data(), h.bytes.size(), cudaMemcpyDeviceToHost));
+        run.inputsAfter.push_back(std::move(h));
+        run.canaryDamage += c.in[k].canaryDamage();
+    }
+    for (const SharedRegion& s : c.out)
+        run.canaryDamage += s.canaryDamage();
+    return true;
+}
+
+// What timing the candidate found beyond r.timing: a timed call that failed or whose output
+// did not match, and how the judge's clock and the runner's claims agree.
+struct CandidateTiming {
+    std::optional<std::string> timedFailure;
+    std::optional<ClockAgreement> agreement;
+};
+
+// Timing (also for failing candidates: the user sees what a cheat would have scored), the
+// speedup and the roofline. False when the candidate crashed during it (the verdict given, the
+// runner ended).
+bool timeCandidate(Controller& c, BaselineRun& base, CandidateTiming& timed) {
+    DeviceJob& job = c.job;
+    VerificationResult& r = job.r;
+    const Problem& p = job.p;
+    const VerifyOptions& o = job.o;
+    BaselineInfo& baseline = base.baseline;
+    job.enter("timing");
+    c.gpuLock.exclusive();
+    Loop loop = c.runLoop();
+    // The roofline's bandwidth, measured alone on the GPU as the loop was: measured
+    // beside other jobs it read 15 % low on an H100 and put an honest ReLU "below the
+    // floor" (docs/measurements/2026-12-07-verdicts-under-load.md).
+    const double copyGBs = copyBandwidthGBs(job.arena, c.stream.get());
+    c.gpuLock.shared();
+    if (loop.cudaFault) {
+        r.verdict = verdict::kCrashed;
+        r.reasons = {"crashed: " + loop.failure + " (during timing)"};
+        job.runner->end();
+        r.log += job.runner->log();
+        return false;
+    }
+    if (base.harness) {
+        // The judge's own figure: its windows less the calibrated harness gap.
+        r.timing = statsOf(judgeFigures(loop.clock, *base.harness), loop, c.bench, o.warmup);
+        timed.agreement = clockAgreement(samplesOf(loop, *base.harness),
+                                         samplesOf(*base.calibration, *base.harness), false);
+    } else {
+        // No calibration (no baseline): the runner's claims, which nothing checks.
+        r.timing = statsOf(loop.clock.claimUs, loop, c.bench, o.warmup);
+        timed.agreement = clockAgreement(samplesOf(loop, HarnessCalibration{}), {}, false);
+    }
+    if (!loop.failure.empty())
+        timed.timedFailure = loop.failure;
+    else {
+        job.enter("timed outputs");
+        timed.timedFailure = c.checkCalls(o.warmup, o.reps);
+    }
+
+    if (o.recordedBaselineUs > 0) {
+        baseline.recordedUs = o.recordedBaselineUs;
+        if (baseline.kind.empty()) {
+            baseline.kind = "recorded";
+            baseline.source = o.recordedBaselineSource;
+        }
+    }
+    chooseBaselineTime(baseline);
+    if (!baseline.kind.empty())
+        r.baseline = baseline;
+    r.speedup = speedupOver(baseline, *r.timing);
+    job.enter("roofline");
+    r.roofline = rooflineFloor(job.op.minimalBytes(p, job.inputs), job.op.flops(p), copyGBs,
+                               peakTflops(r.device.arch, p.dtype), r.timing->medianUs,
+                               baseline.timing ? baseline.timing->medianUs : 0);
+    return true;
+}
+
+// The oracle, on the host, on what this process read back; then the timed calls' check and
+// the clocks' agreement.
+void judge(DeviceJob& job, const CorrectnessRun& run, const CandidateTiming& timed) {
+    VerificationResult& r = job.r;
+    job.enter("oracle");
+    const std::vector<std::vector<double>>& reference = job.refFuture.get();
+    OracleInput oi;
+    oi.problem = &job.p;
+    oi.op = &job.op;
+    oi.inputs = &job.inputs;
+    oi.inputsAfter = &run.inputsAfter;
+    oi.outputs = &run.outputs;
+    oi.reference = &reference;
+    oi.canaryBytesChanged = run.canaryDamage;
+    oi.thresholds = job.req.thresholds;
+    applyVerdict(r, run.rc, evaluateOutputs(oi));
+    if (r.timing) {
+        const bool ok = !timed.timedFailure;
+        r.checks.push_back({"timed_outputs", ok ? 0.0 : 1.0, 0, ok,
+                            ok ? "every timed call's output matched its input set's reference "
+                                 "at the sampled elements"
+                               : *timed.timedFailure});
+        if (!ok) {
+            r.reasons.push_back("timed_outputs: " + *timed.timedFailure +
+                                " (stale, cached, skipped or late work?)");
+            r.verdict = verdict::kFail;
+        }
+        applyClockAgreement(r, *timed.agreement);
+    }
+}
+
+// The phases after the device set-up, in order: the baseline, the candidate's load, its
+// correctness run, its timing, the oracle. False when one ended the job early (its verdict
+// given).
+bool runPhases(Controller& c) {
+    BaselineRun base;
+    if (c.timing)
+        timeBaseline(c, base);
+    if (!loadCandidate(c))
+        return false;
+    CorrectnessRun run;
+    if (!runForCorrectness(c, run))
+        return false;
+    CandidateTiming timed;
+    if (c.timing && run.rc == 0 && !timeCandidate(c, base, timed))
+        return false;
+    c.job.runner->end();
+    c.job.r.log += c.job.runner->log();
+    judge(c.job, run, timed);
+    return true;
+}
+
+// The shared inputs (the host's inputs copied in) and outputs (the sentinel), which the runner
+// maps.
+void createSharedBuffers(const DeviceJob& job, std::vector<SharedRegion>& in,
+                         std::vector<SharedRegion>& out) {
+    for (const HostTensor& t : job.inputs) {
+        in.push_back(SharedRegion::create(t.bytes.size()));
+        CK(cudaMemcpy(in.back().data(), t.bytes.data(), t.bytes.size(), cudaMemcpyHostToDevice));
+    }
+    for (const TensorSpec& s : job.outSpecs) {
+        out.push_back(SharedRegion::create(s.bytes()));
+        CK(cudaMemset(out.back().data(), kSentinelByte, s.bytes()));
+    }
+    CK(cudaDeviceSynchronize());
+}
+
+// The job on the GPU: the device set-up (memory admission, the GPU's lock, the shared buffers,
+// the runner, the bench), then the phases. Everything set up here lives until the phases are
+// done. False when a phase ended the job early.
+bool runOnGpu(DeviceJob& job) {
+    VerificationResult& r = job.r;
+    CK(cudaSetDevice(0));
+    CK(cudaFree(nullptr));
+    // Beside other jobs on this GPU, start only when this job's memory fits (memory
+    // admission, core/verify/gpumemoryledger.h): the shared inputs and outputs, the two
+    // timed input sets, the L2 flush, and the runner's and this process's contexts.
+    int64_t inBytes = 0, outBytes = 0;
+    for (const HostTensor& t : job.inputs)
+        inBytes += int64_t(t.bytes.size());
+    for (const TensorSpec& s : job.outSpecs)
+        outBytes += int64_t(s.bytes());
+    size_t freeB = 0, totalB = 0;
+    CK(cudaMemGetInfo(&freeB, &totalB));
+    const int64_t need = 3 * inBytes + 2 * outBytes + (int64_t(2) << 30);
+    const GpuMemoryBooking memory(
+        GpuMemoryBooking::pathFromEnvironment(), need, int64_t(totalB), [] {
+            size_t f = 0, t = 0;
+            return cudaMemGetInfo(&f, &t) == cudaSuccess ? int64_t(f) : int64_t(-1);
+        });
+    if (memory.waitedSeconds() > 0.5)
+        r.log += "waited " + std::to_string(int(memory.waitedSeconds())) +
+                 " s for GPU memory beside other jobs\n";
+    // Timed loops hold the GPU's lock exclusively; the rest of the job holds it shared.
+    GpuTimingLock gpuLock(GpuTimingLock::pathFromEnvironment(), GpuTimingLock::Mode::Shared);
+    if (!gpuLock.error().empty())
+        r.log += "timing lock not taken: " + gpuLock.error() + "\n";
+    const cuda::Stream stream = cuda::nonBlockingStream();
+    std::vector<SharedRegion> in, out;
+    createSharedBuffers(job, in, out);
+    std::vector<const SharedRegion*> inPtrs, outPtrs;
+    for (const SharedRegion& s : in)
+        inPtrs.push_back(&s);
+    for (const SharedRegion& s : out)
+        outPtrs.push_back(&s);
+    // The words the controller's and the runner's streams meet on (streamflags.h).
+    const SharedRegion flagsRegion = SharedRegion::create(64);
+    CK(cudaMemset(flagsRegion.data(), 0, 64));
+    CK(cudaDeviceSynchronize());
+    const StreamFlags flags(flagsRegion.data());
+    job.enter("runner");
+    job.runner = std::make_unique<RunnerClient>(self(), inPtrs, job.inSpecs, outPtrs, job.outSpecs,
+                                                flagsRegion, job.callTimeout);
+
+    Bench bench;
+    bench.stream = stream.get();
+    bench.flushBytes = std::max<size_t>(size_t(2 * r.device.l2Bytes), size_t(64) << 20);
+    bench.flush = job.arena.raw(bench.flushBytes);
+    bench.nvml = &job.nvml;
+    bench.flags = &flags;
+    bench.measure();
+
+    Controller c(job, gpuLock, stream, in, out, bench);
+    if (c.timing)
+        c.drawInputSets();
+    return runPhases(c);
+}
+
 }  // namespace
 
 int visibleDeviceCount() {
@@ -342,16 +867,7 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
     const Operator& op = *req.op;
     const VerifyOptions& o = *req.options;
 
-    // Where the job's seconds go, phase by phase (issue 38: a first softmax verify took 58.5 s
-    // where it had taken 14): `phase` names the one running, for errors and for this clock.
-    std::string phase = "host_inputs";
-    auto phaseStart = std::chrono::steady_clock::now();
-    auto enter = [&](const char* next) {
-        const auto now = std::chrono::steady_clock::now();
-        r.phaseSeconds[phase] += std::chrono::duration<double>(now - phaseStart).count();
-        phase = next;
-        phaseStart = now;
-    };
+    PhaseClock phases{r};
 
     // Host side first: fresh inputs from the seed, and the double-precision reference in the
     // background while the GPU runs and times.
@@ -362,384 +878,21 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
     const auto outSpecs = op.outputSpecs(p);
     NvmlClocks nvml;
     Arena arena;
-    enter("setup");
+    phases.enter("setup");
     std::unique_ptr<RunnerClient> runner;
     const double callTimeout = 300;
+    DeviceJob job{req,       r,       p,        op,   o,     phases, inputs,
+                  refFuture, inSpecs, outSpecs, nvml, arena, runner, callTimeout};
     try {
-        CK(cudaSetDevice(0));
-        CK(cudaFree(nullptr));
-        // Beside other jobs on this GPU, start only when this job's memory fits (memory
-        // admission, core/verify/gpumemoryledger.h): the shared inputs and outputs, the two
-        // timed input sets, the L2 flush, and the runner's and this process's contexts.
-        int64_t inBytes = 0, outBytes = 0;
-        for (const HostTensor& t : inputs)
-            inBytes += int64_t(t.bytes.size());
-        for (const TensorSpec& s : outSpecs)
-            outBytes += int64_t(s.bytes());
-        size_t freeB = 0, totalB = 0;
-        CK(cudaMemGetInfo(&freeB, &totalB));
-        const int64_t need = 3 * inBytes + 2 * outBytes + (int64_t(2) << 30);
-        const GpuMemoryBooking memory(
-            GpuMemoryBooking::pathFromEnvironment(), need, int64_t(totalB), [] {
-                size_t f = 0, t = 0;
-                return cudaMemGetInfo(&f, &t) == cudaSuccess ? int64_t(f) : int64_t(-1);
-            });
-        if (memory.waitedSeconds() > 0.5)
-            r.log += "waited " + std::to_string(int(memory.waitedSeconds())) +
-                     " s for GPU memory beside other jobs\n";
-        // Timed loops hold the GPU's lock exclusively; the rest of the job holds it shared.
-        GpuTimingLock gpuLock(GpuTimingLock::pathFromEnvironment(), GpuTimingLock::Mode::Shared);
-        if (!gpuLock.error().empty())
-            r.log += "timing lock not taken: " + gpuLock.error() + "\n";
-        const cuda::Stream stream = cuda::nonBlockingStream();
-        std::vector<SharedRegion> in, out;
-        for (const HostTensor& t : inputs) {
-            in.push_back(SharedRegion::create(t.bytes.size()));
-            CK(cudaMemcpy(in.back().data(), t.bytes.data(), t.bytes.size(),
-                          cudaMemcpyHostToDevice));
-        }
-        for (const TensorSpec& s : outSpecs) {
-            out.push_back(SharedRegion::create(s.bytes()));
-            CK(cudaMemset(out.back().data(), kSentinelByte, s.bytes()));
-        }
-        CK(cudaDeviceSynchronize());
-        std::vector<const SharedRegion*> inPtrs, outPtrs;
-        for (const SharedRegion& s : in)
-            inPtrs.push_back(&s);
-        for (const SharedRegion& s : out)
-            outPtrs.push_back(&s);
-        // The words the controller's and the runner's streams meet on (streamflags.h).
-        const SharedRegion flagsRegion = SharedRegion::create(64);
-        CK(cudaMemset(flagsRegion.data(), 0, 64));
-        CK(cudaDeviceSynchronize());
-        const StreamFlags flags(flagsRegion.data());
-        enter("runner");
-        runner = std::make_unique<RunnerClient>(self(), inPtrs, inSpecs, outPtrs, outSpecs,
-                                                flagsRegion, callTimeout);
-
-        Bench bench;
-        bench.stream = stream.get();
-        bench.flushBytes = std::max<size_t>(size_t(2 * r.device.l2Bytes), size_t(64) << 20);
-        bench.flush = arena.raw(bench.flushBytes);
-        bench.nvml = &nvml;
-        bench.flags = &flags;
-        bench.measure();
-        auto sentinelOutputs = [&] {
-            for (size_t k = 0; k < out.size(); ++k)
-                CK(cudaMemsetAsync(out[k].data(), kSentinelByte, outSpecs[k].bytes(),
-                                   stream.get()));
-        };
-
-        // Timed calls, baseline's and candidate's alike (docs/verifier.md, "Every timed call can
-        // be checked"): two input sets drawn here and kept in private memory (set 0 the
-        // correctness run's, set 1 from the next seed); every call gets one of them, chosen by a
-        // schedule the runner never sees, with every floating element multiplied by its own
-        // factor from a secret seed (core/verify/perturb.h) as it is written into the shared
-        // buffers: no two calls see the same inputs, so no cache of any key is ever right. Each
-        // call's outputs are sampled at secret positions on the GPU; after the loop, calls chosen
-        // then are checked against the reference of their own inputs.
-        const bool timing = o.timing;
-        InputSet sets[2];
-        std::vector<TimedCall> calls;
-        SamplePositions positions;
-        std::vector<void*> positionsDevice;
-        std::mt19937_64 rng;
-        if (timing) {
-            sets[0].host = inputs;
-            sets[1].host = op.makeInputs(p, req.seed + 1);
-            for (InputSet& s : sets)
-                for (const HostTensor& t : s.host) {
-                    s.device.push_back(arena.raw(t.bytes.size()));
-                    CK(cudaMemcpy(s.device.back(), t.bytes.data(), t.bytes.size(),
-                                  cudaMemcpyHostToDevice));
-                }
-            std::random_device seedSource;
-            rng.seed((uint64_t(seedSource()) << 32) ^ seedSource());
-            positions = drawSamplePositions(outSpecs, rng);
-            for (const auto& pos : positions.perOutput) {
-                positionsDevice.push_back(arena.raw(pos.size() * sizeof(int64_t)));
-                CK(cudaMemcpy(positionsDevice.back(), pos.data(), pos.size() * sizeof(int64_t),
-                              cudaMemcpyHostToDevice));
-            }
-        }
-        // Calls are numbered per loop; `calls` holds the loop now running.
-        auto newCalls = [&](int n) {
-            calls.assign(size_t(n), TimedCall{});
-            for (TimedCall& c : calls) {
-                c.set = int(rng() & 1);
-                c.seed = rng();
-            }
-        };
-        auto inputSeed = [](uint64_t callSeed, size_t k) {
-            return perturbHash(callSeed, uint64_t(k) + 1);
-        };
-        auto loadSet = [&](int rep) {
-            const TimedCall& c = calls[size_t(rep)];
-            const InputSet& s = sets[c.set];
-            for (size_t k = 0; k < in.size(); ++k)
-                DeviceKernels::get().perturb(in[k].data(), s.device[k], s.host[k].numel(),
-                                             s.host[k].spec.dtype, inputSeed(c.seed, k),
-                                             stream.get());
-            sentinelOutputs();
-        };
-        std::vector<std::vector<void*>> gatheredBuffers;  // per timed call, per output
-        auto gather = [&](int timedRep) {
-            if (size_t(timedRep) >= gatheredBuffers.size())
-                return;
-            for (size_t k = 0; k < out.size(); ++k)
-                DeviceKernels::get().gather(gatheredBuffers[size_t(timedRep)][k], out[k].data(),
-                                            static_cast<const int64_t*>(positionsDevice[k]),
-                                            int64_t(positions.perOutput[k].size()),
-                                            int(dtypeSize(outSpecs[k].dtype)), stream.get());
-        };
-        auto prepareGathers = [&](int reps) {
-            if (!gatheredBuffers.empty())
-                return;  // one set of buffers for every loop (as many timed calls each)
-            for (int t = 0; t < reps; ++t) {
-                std::vector<void*> perOutput;
-                for (size_t k = 0; k < out.size(); ++k)
-                    perOutput.push_back(
-                        arena.raw(positions.perOutput[k].size() * dtypeSize(outSpecs[k].dtype)));
-                gatheredBuffers.push_back(std::move(perOutput));
-            }
-        };
-        // After a loop: calls chosen now (the last, one of each set, the others at random, those
-        // of the second half first) against the reference of their own inputs at the sampled
-        // positions: ten, or as many as the host computes references for in about 10 s (at least
-        // three).
-        auto checkCalls = [&](int warmup, int reps) -> std::optional<std::string> {
-            const auto t0 = std::chrono::steady_clock::now();
-            std::vector<int> chosen = {reps - 1};
-            std::vector<int> order(size_t(std::max(0, reps - 1)));
-            std::iota(order.begin(), order.end(), 0);
-            std::shuffle(order.begin(), order.end(), rng);
-            std::stable_partition(order.begin(), order.end(), [&](int t) { return t >= reps / 2; });
-            bool sets01[2] = {false, false};
-            sets01[calls[size_t(warmup + reps - 1)].set] = true;
-            for (int t : order) {
-                const int set = calls[size_t(warmup + t)].set;
-                if (!sets01[set]) {
-                    sets01[set] = true;
-                    chosen.push_back(t);
-                }
-            }
-            for (int t : order)
-                if (int(chosen.size()) < std::min(10, reps) &&
-                    std::find(chosen.begin(), chosen.end(), t) == chosen.end())
-                    chosen.push_back(t);
-            int checked = 0;
-            for (int t : chosen) {
-                if (checked >= 3 &&
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >
-                        10)
-                    break;
-                ++checked;
-                const TimedCall& c = calls[size_t(warmup + t)];
-                std::vector<HostTensor> given = sets[c.set].host;
-                for (size_t k = 0; k < given.size(); ++k)
-                    perturbHost(given[k], inputSeed(c.seed, k));
-                const auto want = op.referenceAt(p, given, positions.perOutput);
-                std::vector<HostTensor> got;
-                for (size_t k = 0; k < out.size(); ++k) {
-                    HostTensor g(TensorSpec{outSpecs[k].name,
-                                            outSpecs[k].dtype,
-                                            {int64_t(positions.perOutput[k].size())}});
-                    CK(cudaMemcpy(g.bytes.data(), gatheredBuffers[size_t(t)][k], g.bytes.size(),
-                                  cudaMemcpyDeviceToHost));
-                    got.push_back(std::move(g));
-                }
-                if (auto bad = checkGathered(got, want, req.thresholds))
-                    return "call " + std::to_string(warmup + t + 1) + " of " +
-                           std::to_string(warmup + reps) + ": " + *bad;
-            }
-            return std::nullopt;
-        };
-        auto runLoop = [&]() {
-            newCalls(o.warmup + o.reps);
-            prepareGathers(o.reps);
-            return timedLoop(*runner, bench, o.reps, o.warmup, callTimeout, loadSet, gather);
-        };
-
-        // Trusted phase: Reach's baseline (cuBLAS, or its own kernel), loaded before the
-        // candidate and timed exactly the way the candidate will be: the baseline's time, and
-        // the calibration of the harness's part of the controller's window (harnessclock.h).
-        std::optional<Loop> calibration;
-        std::optional<HarnessCalibration> harness;
-        BaselineInfo baseline;
-        if (timing) {
-            enter("baseline");
-            nlohmann::json use;
-            std::string source;
-            if (o.baseline && p.op == "matmul") {
-                use = {{"which", "cublas"},
-                       {"m", p.shape("a")[0]},
-                       {"k", p.shape("a")[1]},
-                       {"n", p.shape("b")[1]},
-                       {"dtype", p.dtype == DType::BF16 ? "bf16" : "f32"}};
-                baseline.kind = "cublas";
-                baseline.source = "cublasGemmEx (CUBLAS_COMPUTE_32F, default algorithm)";
-            } else if (o.baseline && !req.baselineObject.empty()) {
-                use = {{"which", "object"}, {"path", req.baselineObject}};
-                baseline.kind = "reach_kernel";
-                baseline.source = "resources/baselines/" + p.op + ".cu";
-            }
-            std::string why;
-            if (!use.is_null() && runner->use(use, &why)) {
-                gpuLock.exclusive();
-                Loop b = runLoop();
-                gpuLock.shared();
-                // Its clocks calibrate the candidate's loop whatever its values were; a loop that
-                // faulted or stopped early has too few repetitions to.
-                if (!b.cudaFault && int(b.clock.totalUs.size()) == o.reps) {
-                    harness = calibrateHarness(b.clock, true);
-                    baseline.timing = statsOf(judgeFigures(b.clock, *harness), b, bench, o.warmup);
-                    calibration = std::move(b);
-                } else {
-                    baseline.note = "baseline could not be timed: " + b.failure;
-                }
-            } else if (!use.is_null()) {
-                baseline.note = "baseline could not be loaded: " + why;
-            }
-        }
-
-        // The candidate, loaded in the runner: from here on everything it says is a claim.
-        enter("load");
-        std::string loadError;
-        if (!runner->use({{"which", "object"}, {"path", req.candidateObject}}, &loadError)) {
-            r.verdict = verdict::kCompileError;
-            r.reasons = {"load: " + loadError};
-            r.compile.log += "\n" + loadError;
-            runner->end();
-            r.log += runner->log();
-            if (refFuture.valid())
-                refFuture.wait();
+        if (!runOnGpu(job))
             return;
-        }
-
-        // The correctness run.
-        enter("candidate");
-        // The correctness run's inputs: the baseline's loop left either set in the buffers.
-        if (timing)
-            for (size_t k = 0; k < in.size(); ++k)
-                CK(cudaMemcpyAsync(in[k].data(), sets[0].device[k], inputs[k].bytes.size(),
-                                   cudaMemcpyDeviceToDevice, stream.get()));
-        sentinelOutputs();
-        for (const SharedRegion& s : in)
-            s.fillCanaries();
-        for (const SharedRegion& s : out)
-            s.fillCanaries();
-        CK(cudaStreamSynchronize(stream.get()));
-        const RunnerReply first = runner->run(-1);
-        if (!first.cudaError.empty()) {
-            r.verdict = verdict::kCrashed;
-            r.reasons = {"crashed: " + first.cudaError};
-            runner->end();
-            r.log += runner->log();
-            refFuture.wait();
-            return;
-        }
-        const int rc = first.rc;
-        enter("readback");
-        std::vector<HostTensor> outputs = readOutputs(out, outSpecs);
-        std::vector<HostTensor> inputsAfter;
-        int64_t canaryDamage = 0;
-        for (size_t k = 0; k < in.size(); ++k) {
-            HostTensor h(inputs[k].spec);
-            CK(cudaMemcpy(h.bytes.data(), in[k].data(), h.bytes.size(), cudaMemcpyDeviceToHost));
-            inputsAfter.push_back(std::move(h));
-            canaryDamage += in[k].canaryDamage();
-        }
-        for (const SharedRegion& s : out)
-            canaryDamage += s.canaryDamage();
-
-        // Timing (also for failing candidates: the user sees what a cheat would have scored).
-        std::optional<std::string> timedFailure;
-        std::optional<ClockAgreement> agreement;
-        if (timing && rc == 0) {
-            enter("timing");
-            gpuLock.exclusive();
-            Loop loop = runLoop();
-            // The roofline's bandwidth, measured alone on the GPU as the loop was: measured
-            // beside other jobs it read 15 % low on an H100 and put an honest ReLU "below the
-            // floor" (docs/measurements/2026-12-07-verdicts-under-load.md).
-            const double copyGBs = copyBandwidthGBs(arena, stream.get());
-            gpuLock.shared();
-            if (loop.cudaFault) {
-                r.verdict = verdict::kCrashed;
-                r.reasons = {"crashed: " + loop.failure + " (during timing)"};
-                runner->end();
-                r.log += runner->log();
-                return;
-            }
-            if (harness) {
-                // The judge's own figure: its windows less the calibrated harness gap.
-                r.timing = statsOf(judgeFigures(loop.clock, *harness), loop, bench, o.warmup);
-                agreement = clockAgreement(samplesOf(loop, *harness),
-                                           samplesOf(*calibration, *harness), false);
-            } else {
-                // No calibration (no baseline): the runner's claims, which nothing checks.
-                r.timing = statsOf(loop.clock.claimUs, loop, bench, o.warmup);
-                agreement = clockAgreement(samplesOf(loop, HarnessCalibration{}), {}, false);
-            }
-            if (!loop.failure.empty())
-                timedFailure = loop.failure;
-            else {
-                enter("timed outputs");
-                timedFailure = checkCalls(o.warmup, o.reps);
-            }
-
-            if (o.recordedBaselineUs > 0) {
-                baseline.recordedUs = o.recordedBaselineUs;
-                if (baseline.kind.empty()) {
-                    baseline.kind = "recorded";
-                    baseline.source = o.recordedBaselineSource;
-                }
-            }
-            chooseBaselineTime(baseline);
-            if (!baseline.kind.empty())
-                r.baseline = baseline;
-            r.speedup = speedupOver(baseline, *r.timing);
-            enter("roofline");
-            r.roofline = rooflineFloor(op.minimalBytes(p, inputs), op.flops(p), copyGBs,
-                                       peakTflops(r.device.arch, p.dtype), r.timing->medianUs,
-                                       baseline.timing ? baseline.timing->medianUs : 0);
-        }
-        runner->end();
-        r.log += runner->log();
-
-        // The oracle, on the host, on what this process read back.
-        enter("oracle");
-        const std::vector<std::vector<double>>& reference = refFuture.get();
-        OracleInput oi;
-        oi.problem = &p;
-        oi.op = &op;
-        oi.inputs = &inputs;
-        oi.inputsAfter = &inputsAfter;
-        oi.outputs = &outputs;
-        oi.reference = &reference;
-        oi.canaryBytesChanged = canaryDamage;
-        oi.thresholds = req.thresholds;
-        applyVerdict(r, rc, evaluateOutputs(oi));
-        if (r.timing) {
-            const bool ok = !timedFailure;
-            r.checks.push_back({"timed_outputs", ok ? 0.0 : 1.0, 0, ok,
-                                ok ? "every timed call's output matched its input set's reference "
-                                     "at the sampled elements"
-                                   : *timedFailure});
-            if (!ok) {
-                r.reasons.push_back("timed_outputs: " + *timedFailure +
-                                    " (stale, cached, skipped or late work?)");
-                r.verdict = verdict::kFail;
-            }
-            applyClockAgreement(r, *agreement);
-        }
     } catch (const ChannelError& e) {
         // The runner died, stopped answering or broke the protocol: the candidate's doing.
         const bool silent = e.kind() == ChannelError::Kind::Silent;
         r.verdict = silent ? verdict::kTimeout : verdict::kCrashed;
         r.reasons = {std::string(silent ? "timeout: " : "crashed: ") + "the runner " +
-                     (silent ? "stopped answering" : "broke off") + " in phase " + phase + " (" +
-                     e.what() + ")"};
+                     (silent ? "stopped answering" : "broke off") + " in phase " + phases.phase +
+                     " (" + e.what() + ")"};
         if (runner) {
             runner->end();
             r.log += runner->log();
@@ -751,7 +904,7 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
         // is reported with the phase; the candidate's own faults come back as its reply.
         r.verdict = verdict::kError;
         r.reasons = {std::string("error: ") + e.what()};
-        r.log += std::string("CUDA error in phase ") + phase + ": " + e.what() + "\n";
+        r.log += std::string("CUDA error in phase ") + phases.phase + ": " + e.what() + "\n";
         if (runner)
             runner->end();
         if (refFuture.valid())
@@ -759,13 +912,13 @@ void runOnDevice(const DeviceRunRequest& req, VerificationResult& r) {
     } catch (const std::exception& e) {
         r.verdict = verdict::kError;
         r.reasons = {std::string("error: ") + e.what()};
-        r.log += std::string("error in phase ") + phase + ": " + e.what() + "\n";
+        r.log += std::string("error in phase ") + phases.phase + ": " + e.what() + "\n";
         if (runner)
             runner->end();
         if (refFuture.valid())
             refFuture.wait();
     }
-    enter("");
+    phases.enter("");
     r.phaseSeconds.erase("");
 }
 

@@ -41,6 +41,7 @@
 #include "ui/dialogs/mappingdialog.h"
 #include "ui/figure/exportdialog.h"
 #include "ui/figure/figureexporter.h"
+#include "ui/figure/projectionprovenance.h"
 #include "ui/messagebar.h"
 #include "ui/models/kernelmodel.h"
 #include "ui/models/rulesetmodel.h"
@@ -610,22 +611,8 @@ bool MainWindow::exportFigure(const QString& path, QString* error, QStringList* 
     // Each row's short label beside its whole name (breakdown, headroom, projection).
     if (view.widget == m_breakdown || view.widget == m_projection)
         provenance.extra["workloads"] = rowLabelsJson(m_session->workloads());
-    if (view.widget == m_projection) {
-        provenance.sliders = {{QStringLiteral("win_rate"), m_projection->winRate()},
-                              {QStringLiteral("median_speedup"), m_projection->medianSpeedup()}};
-        provenance.extra["assumptions"] = projectionAssumptions();
-        // Both runs of each integration shown (as is, with the kernels), and their documents.
-        if (const nlohmann::json runs = m_projection->model()->integrationProvenance();
-            !runs.empty()) {
-            provenance.extra["integration_runs"] = runs;
-            provenance.inputs << m_projection->model()->integrationDocuments();
-        }
-        // And the benchmark folder and verify results behind each exact projection (issue 40).
-        if (const nlohmann::json exact = m_projection->model()->exactProvenance(); !exact.empty()) {
-            provenance.extra["exact_projections"] = exact;
-            provenance.inputs << m_projection->model()->exactInputs();
-        }
-    }
+    if (view.widget == m_projection)
+        addProjectionProvenance(provenance, *m_projection->model());
     try {
         const FigureExporter::Written out = FigureExporter::exportFigure(
             *view.figure, path, options, provenance, view.figureData());

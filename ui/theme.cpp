@@ -103,11 +103,15 @@ QFont Theme::plotFont(int pointSize) {
     return f;
 }
 
+QColor Theme::plotBackground() {
+    return s_mode == Mode::Dark ? QColor(0x1f, 0x1f, 0x22) : QColor(Qt::white);
+}
+
 void Theme::stylePlot(QCustomPlot* plot) {
     const bool dark = s_mode == Mode::Dark;
     const QColor fg = dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
     const QColor grid = dark ? QColor(0x48, 0x48, 0x4c) : QColor(0xe3, 0xe3, 0xe3);
-    plot->setBackground(dark ? QColor(0x1f, 0x1f, 0x22) : Qt::white);
+    plot->setBackground(plotBackground());
     plot->setNoAntialiasingOnDrag(true);
     plot->setPlottingHints(QCP::phCacheLabels | QCP::phFastPolylines);
     for (QCPAxisRect* rect : plot->axisRects()) {

@@ -36,6 +36,9 @@ public:
 
     // Paper-like plot style: white (or dark) background, thin axes, no grid clutter, one font.
     static void stylePlot(QCustomPlot* plot);
+    // A plot's background in the current mode (what stylePlot paints): the fill behind a text
+    // that lines must not run through.
+    static QColor plotBackground();
     static QFont plotFont(int pointSize = 9);
 
 private:

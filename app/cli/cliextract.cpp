@@ -18,8 +18,8 @@
 #include "core/base/textescape.h"
 #include "core/benchmark/extract.h"
 #include "core/benchmark/problemsource.h"
-#include "core/project/benchmarkcheck.h"
-#include "core/project/benchmarkfolder.h"
+#include "core/ownbenchmark/benchmarkcheck.h"
+#include "core/ownbenchmark/benchmarkfolder.h"
 #include "core/project/project.h"
 
 namespace reach::cli {

@@ -3,7 +3,7 @@
 //                     [--device cuda|cpu] [--trust DIR ...] [--out DIR] [--timeout S]
 //                     [--rules R.json] [--sandbox] [--json] -- PYTHON WORKLOAD.py ARGS...
 // The verified winners put back into the workload, and the measured gain beside the exact
-// projection (core/project/integration.h, docs/integration.md).
+// projection (core/ownbenchmark/integration.h, docs/integration.md).
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -16,10 +16,10 @@
 #include "clitext.h"
 #include "core/base/evidence.h"
 #include "core/base/textescape.h"
-#include "core/project/benchmarkfolder.h"
-#include "core/project/integration.h"
-#include "core/project/integrationevidence.h"
-#include "core/project/verifiedruns.h"
+#include "core/ownbenchmark/benchmarkfolder.h"
+#include "core/ownbenchmark/integration.h"
+#include "core/ownbenchmark/integrationevidence.h"
+#include "core/ownbenchmark/verifiedruns.h"
 
 namespace reach::cli {
 
@@ -32,18 +32,20 @@ std::string gainText(const MeasuredGain& g) {
            " over " + std::to_string(g.perPair.size()) + " pairs)";
 }
 
-int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
-    std::vector<std::string> argv = argvIn;
+// The workload's command: everything after "--", taken out of argv.
+std::vector<std::string> takeWorkload(std::vector<std::string>& argv) {
     std::vector<std::string> workload;
     if (const auto cut = std::find(argv.begin(), argv.end(), "--"); cut != argv.end()) {
         workload.assign(cut + 1, argv.end());
         argv.erase(cut, argv.end());
     }
-    const std::vector<std::string> records = takeRepeated(argv, "--records");
-    const std::vector<std::string> trusted = takeRepeated(argv, "--trust");
-    const CliArgs args(argv, {{"--json", "--all-passing", "--control", "--sandbox"},
-                              {"--benchmark", "--steps", "--warmup", "--wall-steps", "--runs",
-                               "--device", "--out", "--timeout", "--rules"}});
+    return workload;
+}
+
+// The run's options, after the required arguments are checked (in this order).
+IntegrationOptions integrationOptionsFrom(const CliArgs& args,
+                                          const std::vector<std::string>& records,
+                                          const std::vector<std::string>& workload) {
     if (!args.positionals().empty())
         throw UsageError("integrate takes its workload after --: -- PYTHON WORKLOAD.py ARGS...");
     const auto benchmarkDir = args.value("--benchmark");
@@ -79,56 +81,55 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
     for (const std::string& w : workload)
         if (std::error_code ec; fs::is_regular_file(w, ec))
             options.inputs.addInput(w);
+    return options;
+}
 
-    const bool json = args.flag("--json");
-    const IntegrationProgress progress = [&](const std::string& s) {
-        if (!json)
-            io.err << "reach-cli integrate: " << reach::escapeControls(s) << "\n";
-    };
+// The winners to install: the small, hostile inputs first (the folder and the records); then
+// every winner without a pass signed here is verified again.
+IntegrationPlan planVerifiedWinners(const CliArgs& args, const IntegrationOptions& options,
+                                    const std::vector<std::string>& records,
+                                    const std::vector<std::string>& trusted,
+                                    const IntegrationProgress& progress) {
+    const std::string& python = options.workload[0];
     // A signed pass stands in for a new verification only on the GPU and stack the workload's
     // interpreter runs here: asked once, when a signed pass is there to compare.
     std::optional<std::optional<MachineStack>> machine;
     auto measuredHere = [&](const VerifiedRun& run) {
         if (!machine) {
             std::string why;
-            machine = probeMachineStack(workload[0], options.device, "", &why);
+            machine = probeMachineStack(python, options.device, "", &why);
             if (!*machine)
                 progress("every winner is verified again: " + why);
         }
         return *machine && measuredOn(run, **machine);
     };
-    // The small, hostile inputs first: the folder and the records; then every winner without a
-    // pass signed here is verified again; then the workload runs.
     IntegrationPlan plan =
-        planIntegration(readBenchmarkFolder(*benchmarkDir), readVerifiedRuns(records), trusted,
-                        args.flag("--all-passing"), measuredHere);
+        planIntegration(readBenchmarkFolder(*args.value("--benchmark")), readVerifiedRuns(records),
+                        trusted, args.flag("--all-passing"), measuredHere);
     ReverifyOptions reverify;
-    reverify.python = workload[0];
+    reverify.python = python;
     reverify.device = options.device;
     reverify.outDir = options.outDir;
     reverify.sandbox = args.flag("--sandbox");
     reverify.allPassing = args.flag("--all-passing");
     reverify.inputs = options.inputs;
     reverifyWinners(plan, reverify, progress);
-    std::optional<IntegrationResult> result;
-    try {
-        result = runIntegration(std::move(plan), options, progress);
-    } catch (const IntegrationFailed& e) {
-        // The workload failed, or a substituted call disagreed: the data says no.
-        io.err << "reach-cli integrate: " << reach::escapeControls(e.what()) << "\n";
-        return kExitDataSaysNo;
-    }
-    const IntegrationResult& r = *result;
-    if (json) {
-        // Measured here: signed, so that a reader tells it from a document written by hand.
-        nlohmann::json doc = integrationJson(r);
-        if (const std::string why = reach::signEvidence(doc); !why.empty())
-            io.err << "reach-cli integrate: the document is not signed, readers will take it as "
-                      "a claim: "
-                   << reach::escapeControls(why) << "\n";
-        io.out << reach::dumpJson(doc) << "\n";
-        return kExitOk;
-    }
+    return plan;
+}
+
+// Measured here: signed, so that a reader tells it from a document written by hand.
+void printIntegrationJson(const IntegrationResult& r, CliIo& io) {
+    nlohmann::json doc = integrationJson(r);
+    if (const std::string why = reach::signEvidence(doc); !why.empty())
+        io.err << "reach-cli integrate: the document is not signed, readers will take it as "
+                  "a claim: "
+               << reach::escapeControls(why) << "\n";
+    io.out << reach::dumpJson(doc) << "\n";
+}
+
+// What was installed (and how it was vouched for), what was left out, and how it was run.
+void printInstalledWinners(const IntegrationResult& r, const IntegrationOptions& options,
+                           CliIo& io) {
     int signedHere = 0;
     for (const IntegrationWinner& w : r.plan.winners)
         signedHere += w.evidence == kSignedPassHere;
@@ -147,6 +148,11 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
     for (const auto& [file, why] : r.plan.left)
         io.out << "  left out " << reach::escapeControls(file) << ": " << reach::escapeControls(why)
                << "\n";
+}
+
+// The measured savings (GPU time, wall clock, the overrides alone) beside the exact projection.
+void printMeasuredSavings(const IntegrationResult& r, const IntegrationOptions& options,
+                          CliIo& io) {
     if (r.substituted.gpuGain)
         io.out << "GPU time per step: " << duration(*r.asIs.gpuUsPerStep) << " as is, "
                << duration(*r.substituted.gpuUsPerStep) << " with the winners; measured saving "
@@ -172,7 +178,39 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
                << percent(r.projection->savedInterval.hi, 2)
                << "); the study's A*w*(1-1/m): " << percent(r.projection->study.savedShare, 2)
                << "\n";
-    for (const std::string& w : r.warnings)
+}
+
+int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
+    std::vector<std::string> argv = argvIn;
+    const std::vector<std::string> workload = takeWorkload(argv);
+    const std::vector<std::string> records = takeRepeated(argv, "--records");
+    const std::vector<std::string> trusted = takeRepeated(argv, "--trust");
+    const CliArgs args(argv, {{"--json", "--all-passing", "--control", "--sandbox"},
+                              {"--benchmark", "--steps", "--warmup", "--wall-steps", "--runs",
+                               "--device", "--out", "--timeout", "--rules"}});
+    const IntegrationOptions options = integrationOptionsFrom(args, records, workload);
+    const bool json = args.flag("--json");
+    const IntegrationProgress progress = [&](const std::string& s) {
+        if (!json)
+            io.err << "reach-cli integrate: " << reach::escapeControls(s) << "\n";
+    };
+    // Then the workload runs, as it is and with the winners installed.
+    IntegrationPlan plan = planVerifiedWinners(args, options, records, trusted, progress);
+    std::optional<IntegrationResult> result;
+    try {
+        result = runIntegration(std::move(plan), options, progress);
+    } catch (const IntegrationFailed& e) {
+        // The workload failed, or a substituted call disagreed: the data says no.
+        io.err << "reach-cli integrate: " << reach::escapeControls(e.what()) << "\n";
+        return kExitDataSaysNo;
+    }
+    if (json) {
+        printIntegrationJson(*result, io);
+        return kExitOk;
+    }
+    printInstalledWinners(*result, options, io);
+    printMeasuredSavings(*result, options, io);
+    for (const std::string& w : result->warnings)
         io.out << "warning: " << reach::escapeControls(w) << "\n";
     io.out << "traces and reports in " << options.outDir << "\n";
     return kExitOk;

@@ -11,7 +11,7 @@
 #include "clitext.h"
 #include "core/base/inputerror.h"
 #include "core/base/textescape.h"
-#include "core/project/exactprojectionreport.h"
+#include "core/ownbenchmark/exactprojectionreport.h"
 #include "core/project/openplan.h"
 
 namespace reach::cli {

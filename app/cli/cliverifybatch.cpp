@@ -1,6 +1,6 @@
 // reach-cli verify --batch JOBS [--project P.reach] [--gpus all|0,1,...] [--jobs-per-gpu N]
-// Runs many reach-verify jobs on a pool of GPU workers (core/verify/batchpool.h), storing each
-// result in the project as it arrives (core/project/batchverify.h); --slurm hands the same jobs
+// Runs many reach-verify jobs on a pool of GPU workers (core/batch/batchpool.h), storing each
+// result in the project as it arrives (core/batch/batchverify.h); --slurm hands the same jobs
 // to a Slurm job array instead (cliverifyslurm.cpp). docs/batch.md.
 #include "cliverifybatch.h"
 #include "clitext.h"
@@ -23,9 +23,9 @@
 
 #include "core/base/inputerror.h"
 #include "core/base/parallel.h"
+#include "core/batch/batchpool.h"
 #include "core/records/suspicion.h"
 #include "core/store/projectstore.h"
-#include "core/verify/batchpool.h"
 #include "core/verify/verifyprocess.h"
 
 namespace reach::cli {
@@ -87,15 +87,25 @@ std::string spreadLine(const TimingSpread& s) {
     return line + ")";
 }
 
-int runPool(const CliArgs& args, BatchPlan plan, CliIo& io) {
-    const bool asJson = args.flag("--json");
-    const std::string project = projectPath(args, plan);
-    if (args.flag("--resume") && project.empty())
-        throw UsageError("verify --batch --resume needs --project P.reach (where the results are)");
-    const std::string verifier = findVerifierExecutable();
-    const int perGpu = int(args.integer("--jobs-per-gpu", 1, 64).value_or(1));
-    const std::vector<BatchSlot> slots =
-        batchSlots(verifier, args.value("--gpus").value_or("all"), perGpu);
+// One pool run: what it was given and what it finished, which the summary line and the JSON
+// document are written from.
+struct PoolRun {
+    std::string project;  // "" for none
+    std::string batchId;
+    int perGpu = 1;
+    int skipped = 0;  // done before (--resume)
+    json results = json::array();
+    std::map<std::string, int> verdicts;
+    std::vector<TimingSample> samples;  // for the spread when there is no project
+    std::map<std::string, std::string> labels;
+    BatchProgress last;
+    double wall = 0;
+    bool stopped = false;
+};
+
+// --resume: drops the jobs the project holds a run of on the batch's GPUs (matched by UUID).
+int dropJobsDoneBefore(BatchPlan& plan, const ProjectStore& store,
+                       const std::vector<BatchSlot>& slots) {
     std::set<std::string> uuids;
     std::map<std::string, std::string> uuidByGpu;
     for (const BatchSlot& s : slots) {
@@ -103,16 +113,11 @@ int runPool(const CliArgs& args, BatchPlan plan, CliIo& io) {
             uuids.insert(s.uuid);
         uuidByGpu[s.gpu] = s.uuid;
     }
-    if (args.flag("--each-gpu"))
-        pinToEveryGpu(plan, slots);
+    return dropDoneJobs(plan, store, uuids, uuidByGpu);
+}
 
-    std::optional<ProjectStore> store;
-    if (!project.empty())
-        store.emplace(ProjectStore::open(project));
-    int skipped = 0;
-    if (args.flag("--resume"))
-        skipped = dropDoneJobs(plan, *store, uuids, uuidByGpu);
-
+BatchPoolOptions poolOptions(const CliArgs& args, const std::string& verifier,
+                             const std::vector<BatchSlot>& slots, const BatchPlan& plan) {
     BatchPoolOptions o;
     o.verifier = verifier;
     o.slots = slots;
@@ -128,125 +133,173 @@ int runPool(const CliArgs& args, BatchPlan plan, CliIo& io) {
             o.compileArch.clear();  // mixed GPUs: each job compiles for its own
     if (auto d = args.value("--lock-dir"))
         o.lockDir = *d;
+    return o;
+}
 
-    const std::string batchId = newBatchId();
+// One finished job: stored in the project (if any), counted, and reported (a line, or an entry
+// of the --json document).
+void takeOutcome(const BatchOutcome& out, BatchPlan& plan, const std::vector<BatchSlot>& slots,
+                 std::optional<ProjectStore>& store, bool asJson, PoolRun& run, CliIo& io) {
+    const BatchJob& job = *out.job;
+    const BatchSlot& slot = slots[size_t(out.slot)];
+    bool stored = false;
+    if (store) {
+        EvalRecord& record = plan.records[size_t(&job - plan.jobs.data())];
+        stored = storeBatchResult(*store, record, job, out.result, out.run.out,
+                                  out.run.seconds * 1000, slot, run.batchId);
+    }
+    ++run.verdicts[out.result.verdict];
+    if (out.result.timing) {
+        run.samples.push_back({job.candidateHash, job.problemHash,
+                               !out.result.device.uuid.empty() ? out.result.device.uuid : slot.uuid,
+                               out.result.timing->medianUs});
+        run.labels.emplace(job.candidateHash + " " + job.problemHash,
+                           job.label.substr(0, job.label.find(" [GPU ")));
+    }
+    if (asJson)
+        run.results.push_back(resultJson(job, out.result, slot, stored));
+    else
+        io.out << resultLine(job.label, out.result, slot.gpu) << std::endl;
+}
+
+// Runs the plan's jobs on the pool, with a progress line on stderr at most every
+// --progress-interval seconds and one at the end; a stop (Ctrl-C, SIGTERM) leaves the rest for
+// --resume.
+void runJobs(const CliArgs& args, BatchPlan& plan, const BatchPoolOptions& o,
+             std::optional<ProjectStore>& store, PoolRun& run, CliIo& io) {
+    const std::vector<BatchSlot>& slots = o.slots;
+    const bool asJson = args.flag("--json");
     const double every = args.number("--progress-interval", 0, 3600).value_or(2);
-    json results = json::array();
-    std::map<std::string, int> verdicts;
-    std::vector<TimingSample> samples;  // for the spread when there is no project
-    std::map<std::string, std::string> labels;
     auto lastProgress = Clock::now() - std::chrono::hours(1);
-    BatchProgress last;
-    last.total = int(plan.jobs.size());
-    last.skipped = skipped;
+    run.last.total = int(plan.jobs.size());
+    run.last.skipped = run.skipped;
     const auto t0 = Clock::now();
     if (!plan.jobs.empty()) {
-        io.err << "batch " << batchId << ": " << plan.jobs.size() << " jobs on " << slots.size()
-               << " worker(s) (" << slots.size() / size_t(perGpu) << " GPU(s) x " << perGpu << ")"
-               << (skipped ? ", " + std::to_string(skipped) + " done before (resume)" : "") << "\n";
+        io.err << "batch " << run.batchId << ": " << plan.jobs.size() << " jobs on " << slots.size()
+               << " worker(s) (" << slots.size() / size_t(run.perGpu) << " GPU(s) x " << run.perGpu
+               << ")"
+               << (run.skipped ? ", " + std::to_string(run.skipped) + " done before (resume)" : "")
+               << "\n";
         runBatch(
             plan.jobs, o,
-            [&](const BatchOutcome& out) {
-                const BatchJob& job = *out.job;
-                const BatchSlot& slot = slots[size_t(out.slot)];
-                bool stored = false;
-                if (store) {
-                    EvalRecord& record = plan.records[size_t(&job - plan.jobs.data())];
-                    stored = storeBatchResult(*store, record, job, out.result, out.run.out,
-                                              out.run.seconds * 1000, slot, batchId);
-                }
-                ++verdicts[out.result.verdict];
-                if (out.result.timing) {
-                    samples.push_back(
-                        {job.candidateHash, job.problemHash,
-                         !out.result.device.uuid.empty() ? out.result.device.uuid : slot.uuid,
-                         out.result.timing->medianUs});
-                    labels.emplace(job.candidateHash + " " + job.problemHash,
-                                   job.label.substr(0, job.label.find(" [GPU ")));
-                }
-                if (asJson)
-                    results.push_back(resultJson(job, out.result, slot, stored));
-                else
-                    io.out << resultLine(job.label, out.result, slot.gpu) << std::endl;
-            },
+            [&](const BatchOutcome& out) { takeOutcome(out, plan, slots, store, asJson, run, io); },
             [&](const BatchProgress& p) {
-                last = p;
+                run.last = p;
                 if (Clock::now() - lastProgress >= std::chrono::duration<double>(every)) {
                     io.err << p.line(slots) << std::endl;
                     lastProgress = Clock::now();
                 }
             },
-            interruptToken(), skipped);
+            interruptToken(), run.skipped);
     }
-    const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
-    last.elapsedSeconds = wall;
-    last.running = 0;
-    if (last.total > 0)
-        io.err << last.line(slots) << std::endl;
-    const bool stopped = last.done < last.total;
-    if (stopped)
-        io.err << "batch " << batchId << ": stopped with " << last.remaining()
+    run.wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    run.last.elapsedSeconds = run.wall;
+    run.last.running = 0;
+    if (run.last.total > 0)
+        io.err << run.last.line(slots) << std::endl;
+    run.stopped = run.last.done < run.last.total;
+    if (run.stopped)
+        io.err << "batch " << run.batchId << ": stopped with " << run.last.remaining()
                << " jobs left; run again with --resume to finish\n";
+}
 
+void printPoolJson(const PoolRun& run, const BatchPlan& plan, const std::vector<BatchSlot>& slots,
+                   const std::vector<TimingSpread>& spreads,
+                   const std::vector<std::string>& warnings, CliIo& io) {
+    json gpus = json::array();
+    for (size_t i = 0; i < slots.size() / size_t(run.perGpu); ++i)
+        gpus.push_back({{"index", slots[i].gpu},
+                        {"uuid", slots[i].uuid},
+                        {"name", slots[i].name},
+                        {"arch", slots[i].arch}});
+    json spreadDoc = json::array();
+    for (const TimingSpread& s : spreads)
+        spreadDoc.push_back(spreadJson(s));
+    const BatchProgress& last = run.last;
+    io.out << json{{"batch", run.batchId},
+                   {"source", plan.source},
+                   {"project", run.project.empty() ? json(nullptr) : json(run.project)},
+                   {"gpus", gpus},
+                   {"jobs_per_gpu", run.perGpu},
+                   {"total", last.total},
+                   {"skipped", run.skipped},
+                   {"done", last.done},
+                   {"stopped", run.stopped},
+                   {"verdicts", run.verdicts},
+                   {"wall_seconds", run.wall},
+                   {"jobs_per_hour", run.wall > 0 ? last.done * 3600.0 / run.wall : 0},
+                   {"results", run.results},
+                   {"refused", plan.refused},
+                   {"left_out", plan.leftOut},
+                   {"timing_spread", spreadDoc},
+                   {"warnings", warnings}}
+                  .dump(2)
+           << "\n";
+}
+
+void printPoolSummary(const PoolRun& run, const BatchPlan& plan,
+                      const std::vector<std::string>& warnings, CliIo& io) {
+    const BatchProgress& last = run.last;
+    if (last.total == 0) {
+        io.out << "nothing to run: " << run.skipped << " job(s) done before"
+               << (plan.leftOut ? ", " + std::to_string(plan.leftOut) + " left out by the selection"
+                                : "")
+               << "\n";
+        return;
+    }
+    io.out << last.done << " of " << last.total << " jobs in " << formatted(run.wall, "%.1f", "-")
+           << " s";
+    if (run.wall > 0 && last.done)
+        io.out << " (" << formatted(last.done * 3600.0 / run.wall, "%.0f", "-") << " jobs/h)";
+    io.out << ":";
+    for (const auto& [v, n] : run.verdicts)
+        io.out << " " << n << " " << v;
+    io.out << (run.skipped ? "; " + std::to_string(run.skipped) + " skipped (done before)" : "")
+           << "\n";
+    if (!run.project.empty())
+        io.out << "stored in " << run.project << " (batch " << run.batchId << ")\n";
+    for (const std::string& w : warnings)
+        io.out << "warning: " << w << "\n";
+}
+
+int runPool(const CliArgs& args, BatchPlan plan, CliIo& io) {
+    PoolRun run;
+    run.project = projectPath(args, plan);
+    if (args.flag("--resume") && run.project.empty())
+        throw UsageError("verify --batch --resume needs --project P.reach (where the results are)");
+    const std::string verifier = findVerifierExecutable();
+    run.perGpu = int(args.integer("--jobs-per-gpu", 1, 64).value_or(1));
+    const std::vector<BatchSlot> slots =
+        batchSlots(verifier, args.value("--gpus").value_or("all"), run.perGpu);
+    if (args.flag("--each-gpu"))
+        pinToEveryGpu(plan, slots);
+
+    // Where each result is stored as it arrives (one transaction each).
+    std::optional<ProjectStore> store;
+    if (!run.project.empty())
+        store.emplace(ProjectStore::open(run.project));
+    if (args.flag("--resume"))
+        run.skipped = dropJobsDoneBefore(plan, *store, slots);
+    const BatchPoolOptions o = poolOptions(args, verifier, slots, plan);
+    run.batchId = newBatchId();
+    runJobs(args, plan, o, store, run, io);
+
+    // The cross-GPU timing spread: from every run the project holds of these jobs, else from
+    // this run's.
     std::vector<TimingSpread> spreads =
-        store ? batchTimingSpreads(*store, plan) : timingSpreads(samples, labels);
+        store ? batchTimingSpreads(*store, plan) : timingSpreads(run.samples, run.labels);
     std::vector<std::string> warnings;
     for (const TimingSpread& s : spreads)
         if (s.exceeds)
             warnings.push_back(spreadLine(s));
     int failed = 0;
-    for (const auto& [v, n] : verdicts)
+    for (const auto& [v, n] : run.verdicts)
         failed += v == "pass" ? 0 : n;
-    if (asJson) {
-        json gpus = json::array();
-        for (size_t i = 0; i < slots.size() / size_t(perGpu); ++i)
-            gpus.push_back({{"index", slots[i].gpu},
-                            {"uuid", slots[i].uuid},
-                            {"name", slots[i].name},
-                            {"arch", slots[i].arch}});
-        json spreadDoc = json::array();
-        for (const TimingSpread& s : spreads)
-            spreadDoc.push_back(spreadJson(s));
-        io.out << json{{"batch", batchId},
-                       {"source", plan.source},
-                       {"project", project.empty() ? json(nullptr) : json(project)},
-                       {"gpus", gpus},
-                       {"jobs_per_gpu", perGpu},
-                       {"total", last.total},
-                       {"skipped", skipped},
-                       {"done", last.done},
-                       {"stopped", stopped},
-                       {"verdicts", verdicts},
-                       {"wall_seconds", wall},
-                       {"jobs_per_hour", wall > 0 ? last.done * 3600.0 / wall : 0},
-                       {"results", results},
-                       {"refused", plan.refused},
-                       {"left_out", plan.leftOut},
-                       {"timing_spread", spreadDoc},
-                       {"warnings", warnings}}
-                      .dump(2)
-               << "\n";
-    } else if (last.total == 0) {
-        io.out << "nothing to run: " << skipped << " job(s) done before"
-               << (plan.leftOut ? ", " + std::to_string(plan.leftOut) + " left out by the selection"
-                                : "")
-               << "\n";
-    } else {
-        io.out << last.done << " of " << last.total << " jobs in " << formatted(wall, "%.1f", "-")
-               << " s";
-        if (wall > 0 && last.done)
-            io.out << " (" << formatted(last.done * 3600.0 / wall, "%.0f", "-") << " jobs/h)";
-        io.out << ":";
-        for (const auto& [v, n] : verdicts)
-            io.out << " " << n << " " << v;
-        io.out << (skipped ? "; " + std::to_string(skipped) + " skipped (done before)" : "")
-               << "\n";
-        if (store)
-            io.out << "stored in " << project << " (batch " << batchId << ")\n";
-        for (const std::string& w : warnings)
-            io.out << "warning: " << w << "\n";
-    }
-    return failed == 0 && plan.refused.empty() && !stopped ? kExitOk : kExitDataSaysNo;
+    if (args.flag("--json"))
+        printPoolJson(run, plan, slots, spreads, warnings, io);
+    else
+        printPoolSummary(run, plan, warnings, io);
+    return failed == 0 && plan.refused.empty() && !run.stopped ? kExitOk : kExitDataSaysNo;
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 
 #include "cliargs.h"
 #include "clicommand.h"
-#include "core/project/batchverify.h"
+#include "core/batch/batchverify.h"
 
 namespace reach::cli {
 

@@ -4,7 +4,7 @@
 // reach-cli verify --slurm-task DIR --task I          (what each array task runs)
 // The same jobs as the pool, as one Slurm job array: Reach writes the script and the job list,
 // sbatch runs them, and Reach reads back the result files and Slurm's own view (squeue, sacct,
-// scontrol). core/verify/slurmbatch.h, core/project/slurmwatch.h, docs/batch.md.
+// scontrol). core/batch/slurmbatch.h, core/batch/slurmwatch.h, docs/batch.md.
 #include <unistd.h>
 
 #include <chrono>
@@ -15,7 +15,7 @@
 #include "cliverifybatch.h"
 #include "core/base/inputerror.h"
 #include "core/base/resourcepaths.h"
-#include "core/project/slurmwatch.h"
+#include "core/batch/slurmwatch.h"
 #include "core/store/projectstore.h"
 #include "core/verify/verifyprocess.h"
 

@@ -14,7 +14,7 @@ namespace reach {
 // problem of a workload's own benchmark stands for exactly its kernels of the trace, with share
 // s_i of the workload's GPU time; its best verified kernel, sigma_i times faster than the eager
 // PyTorch it replaces, saves s_i (1 - 1/sigma_i). Pure arithmetic over numbers: the caller reads
-// the benchmark and the verifier's documents (core/project/exactprojectionreport.h).
+// the benchmark and the verifier's documents (core/ownbenchmark/exactprojectionreport.h).
 
 // One timed loop of a verify run: its median and what the document says of its spread.
 struct TimedLoop {

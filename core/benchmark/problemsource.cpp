@@ -1,14 +1,20 @@
 #include "core/benchmark/problemsource.h"
 
+#include "core/base/callsignature.h"
+#include "core/base/inputerror.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 namespace reach {
 
@@ -20,21 +26,15 @@ constexpr int64_t kMaxElements = int64_t(1) << 31;
 constexpr int64_t kMaxBytesPerCall = int64_t(16) << 30;
 constexpr size_t kMaxArguments = 64;
 
-// The profiler's "Input type" of a tensor -> torch's dtype name, and its element size.
-struct DType {
-    const char* torchName;
-    int bytes;
-};
-const std::map<std::string, DType>& dtypes() {
-    static const std::map<std::string, DType> m = {
-        {"float", {"float32", 4}},     {"double", {"float64", 8}},
-        {"c10::Half", {"float16", 2}}, {"c10::BFloat16", {"bfloat16", 2}},
-        {"long int", {"int64", 8}},    {"long", {"int64", 8}},
-        {"int", {"int32", 4}},         {"short int", {"int16", 2}},
-        {"signed char", {"int8", 1}},  {"unsigned char", {"uint8", 1}},
-        {"bool", {"bool", 1}},
+// The dtypes a problem file can draw (randn, randint, rand < 0.5), by the profiler's names; their
+// torch names and sizes are the profiler's table (core/base/callsignature.h). The table's others
+// (FP8, complex, unsigned of 32 and 64 bits) are types Reach cannot draw.
+const ProfilerDtype* drawableDtype(const std::string& profilerType) {
+    static const std::set<std::string_view> kDrawable = {
+        "float", "double",    "c10::Half",   "c10::BFloat16", "long int", "long",
+        "int",   "short int", "signed char", "unsigned char", "bool",
     };
-    return m;
+    return kDrawable.count(profilerType) ? profilerDtype(profilerType) : nullptr;
 }
 
 bool isInteger(const std::string& s) {
@@ -130,15 +130,10 @@ std::string intListLiteral(const std::string& s) {
     return out + "]";
 }
 
-bool readShape(const nlohmann::json& j, std::vector<int64_t>& out) {
-    if (!j.is_array() || j.size() > 16)
-        return false;
-    for (const auto& d : j) {
-        if (!d.is_number_integer() || d.get<int64_t>() < 0 || d.get<int64_t>() > kMaxDim)
-            return false;
-        out.push_back(d.get<int64_t>());
-    }
-    return true;
+// A shape a problem can draw: at most 16 dimensions, each in [0, 2^40].
+bool drawableShape(const std::vector<int64_t>& shape) {
+    return shape.size() <= 16 && std::all_of(shape.begin(), shape.end(),
+                                             [](int64_t d) { return d >= 0 && d <= kMaxDim; });
 }
 
 int64_t elements(const std::vector<int64_t>& shape) {
@@ -187,11 +182,6 @@ int64_t footprint(const std::vector<int64_t>& shape, const std::vector<int64_t>&
         n += (shape[d] - 1) * stride[d];
     }
     return n;
-}
-
-std::string text(const nlohmann::json& a, size_t i) {
-    return a.is_array() && i < a.size() && a[i].is_string() ? a[i].get<std::string>()
-                                                            : std::string();
 }
 
 // The operators whose integer tensor arguments are indices into another argument: which
@@ -397,60 +387,61 @@ std::vector<CallArgument> decodeArguments(const nlohmann::json& sig, std::string
             *why = w;
         return std::vector<CallArgument>{};
     };
-    if (!sig.is_object() || !sig.contains("dims") || !sig["dims"].is_array())
+    // Read as recorded; an argument whose dims cannot be read is refused where this loop meets
+    // it, for what its type makes of it (a Scalar's dims are not looked at).
+    std::vector<UnreadableDims> unreadable;
+    const std::optional<std::vector<CallArg>> recorded = readCallArguments(sig, unreadable);
+    if (!recorded)
         return fail("no recorded shapes");
-    const nlohmann::json& dims = sig["dims"];
-    const nlohmann::json types = sig.value("types", nlohmann::json::array());
-    const nlohmann::json concrete = sig.value("concrete", nlohmann::json::array());
-    const nlohmann::json strides = sig.value("strides", nlohmann::json::array());
-    if (dims.size() > kMaxArguments)
+    if (recorded->size() > kMaxArguments)
         return fail("more than " + std::to_string(kMaxArguments) + " arguments");
     std::vector<CallArgument> args;
     int64_t bytes = 0;
-    for (size_t i = 0; i < dims.size(); ++i) {
-        const std::string type = text(types, i);
+    for (size_t i = 0; i < recorded->size(); ++i) {
+        const CallArg& r = (*recorded)[i];
+        const std::string& type = r.type;
+        const auto unread = std::find_if(unreadable.begin(), unreadable.end(),
+                                         [&](const UnreadableDims& u) { return u.argument == i; });
+        const bool read = unread == unreadable.end();
         CallArgument a;
-        auto tensorStride = [&](const nlohmann::json& s, size_t rank) {
-            std::vector<int64_t> out;
-            if (!readShape(s, out) || out.size() != rank)
-                out.clear();
-            return out;
+        // A recorded stride a problem can lay a tensor of this rank out with, else none.
+        auto tensorStride = [](const std::vector<int64_t>& s, size_t rank) {
+            return s.size() == rank && drawableShape(s) ? s : std::vector<int64_t>{};
         };
-        if (auto d = dtypes().find(type); d != dtypes().end()) {
-            std::vector<int64_t> shape;
-            if (!readShape(dims[i], shape))
+        if (const ProfilerDtype* d = drawableDtype(type)) {
+            if (!read || r.isList || !drawableShape(r.dims))
                 return fail("argument " + std::to_string(i) + ": a shape Reach cannot read");
+            const std::vector<int64_t>& shape = r.dims;
             if (elements(shape) > kMaxElements)
                 return fail("argument " + std::to_string(i) + ": more than 2^31 elements");
             a.kind = CallArgument::Kind::Tensor;
-            a.dtype = d->second.torchName;
-            a.strides.push_back(tensorStride(
-                strides.is_array() && i < strides.size() ? strides[i] : nlohmann::json(),
-                shape.size()));
+            a.dtype = std::string(d->torchName);
+            a.strides.push_back(tensorStride(r.strides, shape.size()));
             const int64_t span = a.strides[0].empty() || denseLayout(shape, a.strides[0])
                                      ? elements(shape)
                                      : footprint(shape, a.strides[0]);
             if (span > kMaxElements)
                 return fail("argument " + std::to_string(i) +
                             ": strides spanning more than 2^31 elements");
-            bytes += span * d->second.bytes;
+            bytes += span * d->bytes;
             a.shapes.push_back(shape);
         } else if (type == "TensorList") {
-            if (!dims[i].is_array() || dims[i].size() > kMaxArguments)
+            // Its dims' entries: 0 when they are not an array.
+            const size_t entries =
+                read ? (r.isList ? r.list.size() : r.dims.size()) : unread->entries;
+            if ((!read && entries == 0) || entries > kMaxArguments)
                 return fail("argument " + std::to_string(i) + ": a tensor list Reach cannot read");
-            if (dims[i].empty())
+            if (entries == 0)
                 return fail("argument " + std::to_string(i) +
                             ": a tensor list the trace records without its tensors");
             a.kind = CallArgument::Kind::TensorList;
-            for (size_t k = 0; k < dims[i].size(); ++k) {
-                std::vector<int64_t> shape;
-                if (!readShape(dims[i][k], shape) || elements(shape) > kMaxElements)
+            if (!r.isList)  // integers: its first tensor's entry is no shape
+                return fail("argument " + std::to_string(i) + ": a shape Reach cannot read");
+            for (size_t k = 0; k < r.list.size(); ++k) {
+                const std::vector<int64_t>& shape = r.list[k];
+                if (!drawableShape(shape) || elements(shape) > kMaxElements)
                     return fail("argument " + std::to_string(i) + ": a shape Reach cannot read");
-                const nlohmann::json s = strides.is_array() && i < strides.size() &&
-                                                 strides[i].is_array() && k < strides[i].size()
-                                             ? strides[i][k]
-                                             : nlohmann::json();
-                a.strides.push_back(tensorStride(s, shape.size()));
+                a.strides.push_back(tensorStride(r.listStrides[k], shape.size()));
                 const int64_t span =
                     a.strides.back().empty() || denseLayout(shape, a.strides.back())
                         ? elements(shape)
@@ -459,24 +450,26 @@ std::vector<CallArgument> decodeArguments(const nlohmann::json& sig, std::string
                     return fail("argument " + std::to_string(i) +
                                 ": strides spanning more than 2^31 elements");
                 bytes += span * 8;  // the elements' dtype is not recorded: the widest
-                a.shapes.push_back(std::move(shape));
+                a.shapes.push_back(shape);
             }
+            if (!read)  // the entry after those read
+                return fail("argument " + std::to_string(i) + ": a shape Reach cannot read");
         } else if (type == "Scalar") {
             a.kind = CallArgument::Kind::Scalar;
-            a.literal = scalarLiteral(text(concrete, i));
+            a.literal = scalarLiteral(r.concrete);
             if (a.literal.empty())
                 return fail("argument " + std::to_string(i) +
-                            (isInteger(text(concrete, i))
+                            (isInteger(r.concrete)
                                  ? ": an integer past 64 bits, which no call takes"
                                  : ": a scalar the trace does not record as a number"));
         } else if (type == "ScalarList") {
             a.kind = CallArgument::Kind::Scalar;
-            a.literal = intListLiteral(text(concrete, i));
+            a.literal = intListLiteral(r.concrete);
             if (a.literal.empty())
                 return fail("argument " + std::to_string(i) +
                             ": a list the trace does not record as numbers");
         } else if (type.empty()) {
-            if (!(dims[i].is_array() && dims[i].empty()))
+            if (!read || r.isList || !r.dims.empty())
                 return fail("argument " + std::to_string(i) +
                             ": a tensor whose type the trace does not record");
             a.kind = CallArgument::Kind::None;  // an optional argument left out
@@ -509,172 +502,192 @@ std::vector<CallArgument> decodeArguments(const nlohmann::json& sig, std::string
     return args;
 }
 
-ProblemSource problemSource(const std::string& op, const nlohmann::json& signature,
-                            const std::vector<std::string>& header,
-                            const std::string& fallbackDtype) {
-    ProblemSource out;
+namespace {
+
+// The ATen operator `op` names, without its overload name; nothing, with `why`, when it names
+// none a problem can call.
+std::optional<std::string> atenName(const std::string& op, std::string& why) {
     const std::string prefix = "aten::";
     if (op.rfind(prefix, 0) != 0) {
-        out.why = "not an ATen operator: PyTorch has no reference to call";
-        return out;
+        why = "not an ATen operator: PyTorch has no reference to call";
+        return std::nullopt;
     }
     std::string name = op.substr(prefix.size());
     if (const size_t dot = name.find('.'); dot != std::string::npos)
         name = name.substr(0, dot);  // an overload name: the packet resolves it from the args
     // A plain identifier, and no dunder: "aten::__class__" would name Python's machinery.
     if (!validIdentifier(name) || name.rfind("__", 0) == 0) {
-        out.why = "an operator name that is not an ATen operator's";
-        return out;
+        why = "an operator name that is not an ATen operator's";
+        return std::nullopt;
     }
     if (auto r = refusedOperators().find(name); r != refusedOperators().end()) {
-        out.why = r->second;
-        return out;
+        why = r->second;
+        return std::nullopt;
     }
-    // An in-place operator stands for its functional form: the reference must not change the
-    // inputs a candidate is judged against. A copy or fill into a tensor writes a fresh one of
-    // the same layout (empty_like keeps the strides): the same kernel, no input changed.
-    std::string callName = name;
-    const bool intoFresh = name == "copy_" || name == "fill_" || name == "zero_";
-    if (intoFresh) {
-        out.assumptions.push_back("aten::" + name +
-                                  " writes into a fresh tensor laid out as its "
-                                  "destination (torch.empty_like)");
-    } else if (name.size() > 1 && name.back() == '_' && name[name.size() - 2] != '_') {
-        callName = name.substr(0, name.size() - 1);
-        out.assumptions.push_back("in-place aten::" + name +
-                                  " called as its functional form aten::" + callName);
-    }
-    std::string why;
-    std::vector<CallArgument> args = decodeArguments(signature, &why);
-    if (args.empty() && !why.empty()) {
-        out.why = why;
-        return out;
-    }
+    return name;
+}
 
-    const auto role = indexRoles().find(name);
+// How the problem calls operator `name`: the operator it calls, and whether it writes into a
+// fresh destination.
+struct CallForm {
+    std::string callName;
+    bool intoFresh = false;
+};
+
+// An in-place operator stands for its functional form: the reference must not change the
+// inputs a candidate is judged against. A copy or fill into a tensor writes a fresh one of
+// the same layout (empty_like keeps the strides): the same kernel, no input changed.
+CallForm callForm(const std::string& name, std::vector<std::string>& assumptions) {
+    CallForm form;
+    form.callName = name;
+    form.intoFresh = name == "copy_" || name == "fill_" || name == "zero_";
+    if (form.intoFresh) {
+        assumptions.push_back("aten::" + name +
+                              " writes into a fresh tensor laid out as its "
+                              "destination (torch.empty_like)");
+    } else if (name.size() > 1 && name.back() == '_' && name[name.size() - 2] != '_') {
+        form.callName = name.substr(0, name.size() - 1);
+        assumptions.push_back("in-place aten::" + name +
+                              " called as its functional form aten::" + form.callName);
+    }
+    return form;
+}
+
+// The call as Python: forward's parameters, get_inputs' draws (one per parameter) and the
+// call's arguments (a parameter, a view of one, a list of them, a literal or None).
+struct ProblemCall {
     std::vector<std::string> params, draws, callArgs;
-    int n = 0;
-    auto dimOf = [&](int argument) -> int64_t {
-        if (argument < 0 || argument >= int(args.size()))
-            return 0;
-        const CallArgument& a = args[size_t(argument)];
-        return a.kind == CallArgument::Kind::Scalar && isInteger(a.literal) ? std::stoll(a.literal)
-                                                                            : 0;
-    };
-    bool guessedInts = false;
+    int n = 0;                 // parameters named so far (x0, x1, ...)
+    bool guessedInts = false;  // an integer input of no known role
+};
+
+// The integer a Scalar argument holds (a dimension), 0 when it holds none.
+int64_t integerArgument(const std::vector<CallArgument>& args, int argument) {
+    if (argument < 0 || argument >= int(args.size()))
+        return 0;
+    const CallArgument& a = args[size_t(argument)];
+    return a.kind == CallArgument::Kind::Scalar && isInteger(a.literal) ? std::stoll(a.literal) : 0;
+}
+
+// The parameters and draws of tensor argument `i` (a tensor, or each tensor of a list), and the
+// names the call gives them.
+std::vector<std::string> drawTensorArgument(const std::vector<CallArgument>& args, size_t i,
+                                            const std::string& name,
+                                            const std::string& fallbackDtype, ProblemCall& call,
+                                            std::vector<std::string>& assumptions) {
+    const auto role = indexRoles().find(name);
+    const CallArgument& a = args[i];
+    std::vector<std::string> names;
+    for (size_t k = 0; k < a.shapes.size(); ++k) {
+        const std::string p = "x" + std::to_string(call.n++);
+        names.push_back(p);
+        call.params.push_back(p);
+        std::string dtype = a.dtype.empty() ? fallbackDtype : a.dtype;
+        const bool integer = dtype.rfind("int", 0) == 0 || dtype.rfind("uint", 0) == 0;
+        std::string range;
+        if (integer && role != indexRoles().end() && int(i) == role->second.offsets &&
+            role->second.indices < int(args.size()) && !a.shapes[k].empty()) {
+            const auto& ind = args[size_t(role->second.indices)];
+            const int64_t total = ind.shapes.empty() ? 0 : elements(ind.shapes[0]);
+            call.draws.push_back("_offsets(" + std::to_string(a.shapes[k][0]) + ", " +
+                                 std::to_string(total) + ", torch." + dtype + ")");
+            assumptions.push_back("embedding_bag offsets: bags of equal size");
+            continue;
+        }
+        if (integer && role != indexRoles().end() && int(i) == role->second.indices) {
+            const auto& table = args[size_t(role->second.table)];
+            int64_t dim =
+                role->second.dimArgument < 0 ? 0 : integerArgument(args, role->second.dimArgument);
+            const auto& tshape = table.shapes.empty() ? std::vector<int64_t>{} : table.shapes[0];
+            if (dim < 0)
+                dim += int64_t(tshape.size());
+            const int64_t high = dim >= 0 && dim < int64_t(tshape.size()) ? tshape[size_t(dim)] : 1;
+            range = ", 0, " + std::to_string(std::max<int64_t>(high, 1));
+            assumptions.push_back("indices drawn uniformly in range");
+        } else if (integer) {
+            call.guessedInts = true;
+        }
+        if (a.dtype.empty())
+            assumptions.push_back("tensor list elements taken to be " + dtype +
+                                  " (the trace does not record their dtype)");
+        if (a.strides[k].empty() || denseLayout(a.shapes[k], a.strides[k])) {
+            call.draws.push_back("_draw(" + pyList(a.shapes[k]) + ", " + pyList(a.strides[k]) +
+                                 ", torch." + dtype + range + ")");
+        } else {
+            // Gaps, expanded or overlapping dimensions: the input is the storage, and
+            // forward views it as recorded (a view launches nothing).
+            call.draws.push_back("_values([" +
+                                 std::to_string(footprint(a.shapes[k], a.strides[k])) +
+                                 "], torch." + dtype + range + ")");
+            names.back() =
+                p + ".as_strided(" + pyList(a.shapes[k]) + ", " + pyList(a.strides[k]) + ")";
+            assumptions.push_back(
+                "a tensor recorded with gaps or expanded dimensions is given as its "
+                "storage and viewed in forward");
+        }
+    }
+    return names;
+}
+
+// The call of operator `name` on `args`, and what it had to assume.
+ProblemCall buildCall(const std::string& name, const std::vector<CallArgument>& args,
+                      const std::string& fallbackDtype, std::vector<std::string>& assumptions) {
+    ProblemCall call;
     for (size_t i = 0; i < args.size(); ++i) {
         const CallArgument& a = args[i];
         if (a.kind == CallArgument::Kind::None) {
-            callArgs.push_back("None");
+            call.callArgs.push_back("None");
             continue;
         }
         if (a.kind == CallArgument::Kind::Scalar) {
-            callArgs.push_back(a.literal);
+            call.callArgs.push_back(a.literal);
             if (a.wrappedNumber)
-                out.assumptions.push_back(
+                assumptions.push_back(
                     "a Python number recorded as a 0-dim tensor without its value: " + a.literal);
             continue;
         }
-        std::vector<std::string> names;
-        for (size_t k = 0; k < a.shapes.size(); ++k) {
-            const std::string p = "x" + std::to_string(n++);
-            names.push_back(p);
-            params.push_back(p);
-            std::string dtype = a.dtype.empty() ? fallbackDtype : a.dtype;
-            const bool integer = dtype.rfind("int", 0) == 0 || dtype.rfind("uint", 0) == 0;
-            std::string range;
-            if (integer && role != indexRoles().end() && int(i) == role->second.offsets &&
-                role->second.indices < int(args.size()) && !a.shapes[k].empty()) {
-                const auto& ind = args[size_t(role->second.indices)];
-                const int64_t total = ind.shapes.empty() ? 0 : elements(ind.shapes[0]);
-                draws.push_back("_offsets(" + std::to_string(a.shapes[k][0]) + ", " +
-                                std::to_string(total) + ", torch." + dtype + ")");
-                out.assumptions.push_back("embedding_bag offsets: bags of equal size");
-                continue;
-            }
-            if (integer && role != indexRoles().end() && int(i) == role->second.indices) {
-                const auto& table = args[size_t(role->second.table)];
-                int64_t dim = role->second.dimArgument < 0 ? 0 : dimOf(role->second.dimArgument);
-                const auto& tshape =
-                    table.shapes.empty() ? std::vector<int64_t>{} : table.shapes[0];
-                if (dim < 0)
-                    dim += int64_t(tshape.size());
-                const int64_t high =
-                    dim >= 0 && dim < int64_t(tshape.size()) ? tshape[size_t(dim)] : 1;
-                range = ", 0, " + std::to_string(std::max<int64_t>(high, 1));
-                out.assumptions.push_back("indices drawn uniformly in range");
-            } else if (integer) {
-                guessedInts = true;
-            }
-            if (a.dtype.empty())
-                out.assumptions.push_back("tensor list elements taken to be " + dtype +
-                                          " (the trace does not record their dtype)");
-            if (a.strides[k].empty() || denseLayout(a.shapes[k], a.strides[k])) {
-                draws.push_back("_draw(" + pyList(a.shapes[k]) + ", " + pyList(a.strides[k]) +
-                                ", torch." + dtype + range + ")");
-            } else {
-                // Gaps, expanded or overlapping dimensions: the input is the storage, and
-                // forward views it as recorded (a view launches nothing).
-                draws.push_back("_values([" + std::to_string(footprint(a.shapes[k], a.strides[k])) +
-                                "], torch." + dtype + range + ")");
-                names.back() =
-                    p + ".as_strided(" + pyList(a.shapes[k]) + ", " + pyList(a.strides[k]) + ")";
-                out.assumptions.push_back(
-                    "a tensor recorded with gaps or expanded dimensions is given as its "
-                    "storage and viewed in forward");
-            }
-        }
+        const std::vector<std::string> names =
+            drawTensorArgument(args, i, name, fallbackDtype, call, assumptions);
         if (a.kind == CallArgument::Kind::TensorList) {
             std::string list = "[";
             for (size_t k = 0; k < names.size(); ++k)
                 list += (k ? ", " : "") + names[k];
-            callArgs.push_back(list + "]");
+            call.callArgs.push_back(list + "]");
         } else {
-            callArgs.push_back(names[0]);
+            call.callArgs.push_back(names[0]);
         }
     }
-    if (guessedInts)
-        out.assumptions.push_back("integer inputs of unknown role drawn in [0, 2)");
+    if (call.guessedInts)
+        assumptions.push_back("integer inputs of unknown role drawn in [0, 2)");
     // The profiler records an argument it cannot show (a string such as gelu's `approximate`,
     // an optional left out) with neither type nor value. At the end of the call it is left to
     // the operator's default, which None would not always be: gelu(x, None) is an error.
     bool trailingUnrecorded = false;
-    while (!callArgs.empty() && callArgs.size() <= args.size() &&
-           args[callArgs.size() - 1].kind == CallArgument::Kind::None) {
-        callArgs.pop_back();
+    while (!call.callArgs.empty() && call.callArgs.size() <= args.size() &&
+           args[call.callArgs.size() - 1].kind == CallArgument::Kind::None) {
+        call.callArgs.pop_back();
         trailingUnrecorded = true;
     }
     if (trailingUnrecorded)
-        out.assumptions.push_back(
+        assumptions.push_back(
             "arguments recorded without type or value at the end of the call are left to the "
             "operator's defaults");
-    std::sort(out.assumptions.begin(), out.assumptions.end());
-    out.assumptions.erase(std::unique(out.assumptions.begin(), out.assumptions.end()),
-                          out.assumptions.end());
+    return call;
+}
 
-    // Lines 1 and 2 are Reach's own: Python reads a coding declaration on either (PEP 263),
-    // and a trace's file name there (`coding=unicode_escape`) made the escaped newlines of a
-    // kernel name in the header into lines of code (issue 37). Line 1 declares UTF-8, line 2 is
-    // fixed text, and no text from a file comes before line 3.
-    std::string s = "# -*- coding: utf-8 -*-\n# " + std::string(kGeneratedBy) + "\n";
-    for (const std::string& line : header)
-        s += "# " + commentSafe(line) + "\n";
-    for (const std::string& a : out.assumptions)
-        s += "# assumed: " + commentSafe(a) + "\n";
-    s += "import torch\nimport torch.nn as nn\n";
-    s += kHelpers;
-    s += "\n\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n";
-    if (!intoFresh)
-        s += "        self._call = None\n";
-    s += "\n";
-    s += "    def forward(self";
-    for (const std::string& p : params)
+// forward, from its parameter list on: the call through the overload resolved on its first
+// use, or a copy or fill into a fresh destination. Nothing when a copy or fill has no
+// destination tensor.
+std::optional<std::string> forwardText(const std::string& name, const CallForm& form,
+                                       const ProblemCall& call) {
+    std::string s;
+    for (const std::string& p : call.params)
         s += ", " + p;
-    if (intoFresh) {
-        if (callArgs.empty() || params.empty() || callArgs[0].rfind(params[0], 0) != 0) {
-            out.why = "aten::" + name + " without its destination tensor";
-            return out;
-        }
+    const std::vector<std::string>& params = call.params;
+    const std::vector<std::string>& callArgs = call.callArgs;
+    if (form.intoFresh) {
+        if (callArgs.empty() || params.empty() || callArgs[0].rfind(params[0], 0) != 0)
+            return std::nullopt;
         // A fresh destination laid out as the recorded one: a viewed destination is a fresh
         // storage viewed the same way.
         const std::string view = callArgs[0].substr(params[0].size());
@@ -688,13 +701,74 @@ ProblemSource problemSource(const std::string& op, const nlohmann::json& signatu
             s += (i ? ", " : "") + callArgs[i];
         s += "]\n        if self._call is None:\n            self._call = "
              "_overload(torch.ops.aten." +
-             callName + ", args)\n        return _first(self._call(args))";
+             form.callName + ", args)\n        return _first(self._call(args))";
     }
+    return s;
+}
+
+// The whole problem file around forward (forwardText).
+std::string problemFileText(const std::vector<std::string>& header, const std::string& precision,
+                            const std::vector<std::string>& assumptions, bool intoFresh,
+                            const std::string& forward, const std::vector<std::string>& draws) {
+    // Lines 1 and 2 are Reach's own: Python reads a coding declaration on either (PEP 263),
+    // and a trace's file name there (`coding=unicode_escape`) made the escaped newlines of a
+    // kernel name in the header into lines of code (issue 37). Line 1 declares UTF-8, line 2 is
+    // fixed text, and no text from a file comes before line 3.
+    std::string s = "# -*- coding: utf-8 -*-\n# " + std::string(kGeneratedBy) + "\n";
+    for (const std::string& line : header)
+        s += "# " + commentSafe(line) + "\n";
+    // The precision of the recorded call, in the file itself (callPrecision's word: bf16, fp16,
+    // fp32, fp64 or mixed): what reach-verify verifies it in without --precision, with no
+    // folder to read (readProblemPrecision). No header line can look like it: each starts
+    // "# profile:", "#   kernel" or "#   and".
+    if (!precision.empty())
+        s += std::string(kPrecisionLine) + precision + "\n";
+    for (const std::string& a : assumptions)
+        s += "# assumed: " + commentSafe(a) + "\n";
+    s += "import torch\nimport torch.nn as nn\n";
+    s += kHelpers;
+    s += "\n\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n";
+    if (!intoFresh)
+        s += "        self._call = None\n";
+    s += "\n";
+    s += "    def forward(self";
+    s += forward;
     s += "\n\n\ndef get_inputs():\n    return [";
     for (size_t i = 0; i < draws.size(); ++i)
         s += (i ? ",\n            " : "") + draws[i];
     s += "]\n\n\ndef get_init_inputs():\n    return []\n";
-    out.source = std::move(s);
+    return s;
+}
+
+}  // namespace
+
+ProblemSource problemSource(const std::string& op, const nlohmann::json& signature,
+                            const std::vector<std::string>& header,
+                            const std::string& fallbackDtype) {
+    ProblemSource out;
+    const std::optional<std::string> name = atenName(op, out.why);
+    if (!name)
+        return out;
+    const CallForm form = callForm(*name, out.assumptions);
+    std::string why;
+    std::vector<CallArgument> args = decodeArguments(signature, &why);
+    if (args.empty() && !why.empty()) {
+        out.why = why;
+        return out;
+    }
+
+    const ProblemCall call = buildCall(*name, args, fallbackDtype, out.assumptions);
+    std::sort(out.assumptions.begin(), out.assumptions.end());
+    out.assumptions.erase(std::unique(out.assumptions.begin(), out.assumptions.end()),
+                          out.assumptions.end());
+
+    const std::optional<std::string> forward = forwardText(*name, form, call);
+    if (!forward) {
+        out.why = "aten::" + *name + " without its destination tensor";
+        return out;
+    }
+    out.source = problemFileText(header, callPrecision(signature), out.assumptions, form.intoFresh,
+                                 *forward, call.draws);
     out.ok = true;
     return out;
 }
@@ -710,6 +784,30 @@ std::string callPrecision(const nlohmann::json& signature) {
     if (seen.size() > 1)
         return "mixed";
     return seen.empty() ? std::string() : *seen.begin();
+}
+
+std::optional<std::string> readProblemPrecision(const std::string& problemPath) {
+    std::ifstream in(problemPath, std::ios::binary);
+    if (!in)
+        throw InputError(problemPath, "", "a readable problem file");
+    std::string head(64 * 1024, '\0');
+    in.read(head.data(), std::streamsize(head.size()));
+    head.resize(size_t(in.gcount()));
+    std::istringstream lines(head);
+    const std::string prefix = kPrecisionLine;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.empty() || line[0] != '#')
+            break;  // the leading comment block ends: the file says no precision
+        if (line.rfind(prefix, 0) == 0) {
+            const std::string word = line.substr(prefix.size());
+            for (const char* known : {"bf16", "fp16", "fp32", "fp64", "mixed"})
+                if (word == known)
+                    return word;
+            throw InputError(problemPath, "its line '" + prefix + "...'",
+                             "bf16, fp16, fp32, fp64 or mixed");
+        }
+    }
+    return std::nullopt;
 }
 
 }  // namespace reach

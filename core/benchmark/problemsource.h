@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,5 +58,13 @@ std::vector<CallArgument> decodeArguments(const nlohmann::json& signature, std::
 // another call. Empty when the trace records none (a tensor list's dtype is not recorded: any
 // precision is taken), "mixed" when they differ (no --precision reproduces the call).
 std::string callPrecision(const nlohmann::json& signature);
+
+// How a problem file says that precision: this line, then the word (one of its header lines,
+// before `import torch`; absent when the trace records no floating dtype).
+inline constexpr const char* kPrecisionLine = "# reach-precision: ";
+
+// The precision a problem file says (kPrecisionLine in its leading comment block), nullopt when
+// it says none; reads at most the first 64 KiB. Throws InputError when the file cannot be read.
+std::optional<std::string> readProblemPrecision(const std::string& problemPath);
 
 }  // namespace reach

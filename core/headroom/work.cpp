@@ -1,11 +1,8 @@
 #include "core/headroom/work.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <map>
 
 namespace reach {
 
@@ -1241,29 +1238,8 @@ std::vector<WorkEntry> buildTable() {
 }  // namespace
 
 int dtypeBytes(std::string_view t) {
-    static const std::map<std::string_view, int> kBytes = {
-        {"float", 4},
-        {"double", 8},
-        {"c10::BFloat16", 2},
-        {"c10::Half", 2},
-        {"long int", 8},
-        {"int", 4},
-        {"short int", 2},
-        {"signed char", 1},
-        {"unsigned char", 1},
-        {"bool", 1},
-        {"c10::Float8_e4m3fn", 1},
-        {"c10::Float8_e5m2", 1},
-        {"c10::Float8_e4m3fnuz", 1},
-        {"c10::Float8_e5m2fnuz", 1},
-        {"c10::Float8_e8m0fnu", 1},
-        {"c10::complex<float>", 8},
-        {"c10::complex<double>", 16},
-        {"unsigned int", 4},
-        {"unsigned long", 8},
-    };
-    auto it = kBytes.find(t);
-    return it == kBytes.end() ? 0 : it->second;
+    const ProfilerDtype* d = profilerDtype(t);
+    return d ? d->bytes : 0;
 }
 
 int elementBytesFromKernelName(std::string_view k) {
@@ -1291,54 +1267,6 @@ int elementBytesFromKernelName(std::string_view k) {
         }
     }
     return bytes;
-}
-
-std::optional<std::vector<CallArg>> parseCallSignature(const std::string& signature) {
-    const auto doc = nlohmann::json::parse(signature, nullptr, false);
-    if (!doc.is_object() || !doc.contains("dims") || !doc["dims"].is_array())
-        return std::nullopt;
-    const auto& dims = doc["dims"];
-    const auto types = doc.value("types", nlohmann::json::array());
-    const auto conc = doc.value("concrete", nlohmann::json::array());
-    const auto strides = doc.value("strides", nlohmann::json::array());
-    std::vector<CallArg> out(dims.size());
-    for (size_t i = 0; i < dims.size(); ++i) {
-        CallArg& a = out[i];
-        const auto& d = dims[i];
-        if (!d.is_array())
-            return std::nullopt;
-        if (!d.empty() && d[0].is_array()) {
-            a.isList = true;
-            for (const auto& s : d) {
-                Shape shape;
-                if (!s.is_array())
-                    return std::nullopt;
-                for (const auto& x : s) {
-                    if (!x.is_number_integer())
-                        return std::nullopt;
-                    shape.push_back(x.get<int64_t>());
-                }
-                a.list.push_back(std::move(shape));
-            }
-        } else {
-            for (const auto& x : d) {
-                if (!x.is_number_integer())
-                    return std::nullopt;
-                a.dims.push_back(x.get<int64_t>());
-            }
-        }
-        if (types.is_array() && i < types.size() && types[i].is_string())
-            a.type = types[i].get<std::string>();
-        if (conc.is_array() && i < conc.size() && conc[i].is_string())
-            a.concrete = conc[i].get<std::string>();
-        if (!a.isList && strides.is_array() && i < strides.size() && strides[i].is_array()) {
-            for (const auto& x : strides[i]) {
-                if (x.is_number_integer())
-                    a.strides.push_back(x.get<int64_t>());
-            }
-        }
-    }
-    return out;
 }
 
 const std::vector<WorkEntry>& workTable() {

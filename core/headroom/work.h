@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/base/callsignature.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -7,21 +9,6 @@
 #include <vector>
 
 namespace reach {
-
-// One input of an operator call as PyTorch's profiler recorded it (record_shapes=True): its
-// "Input Dims" entry, "Input type" and "Concrete Inputs" value. A TensorList has list dims.
-struct CallArg {
-    std::vector<int64_t> dims;
-    std::vector<std::vector<int64_t>> list;  // TensorList: one shape per tensor
-    std::vector<int64_t> strides;            // "Input Strides" when recorded (0: expanded)
-    bool isList = false;
-    std::string type;      // "c10::BFloat16", "float", "Scalar", "TensorList", "" (None)
-    std::string concrete;  // "1", "[3, 3]", "False", "" when not recorded
-};
-
-// A ShapedCall's signature ({"dims":[...],"types":[...],"concrete":[...]}) read back; nullopt
-// when it is not that JSON.
-std::optional<std::vector<CallArg>> parseCallSignature(const std::string& signature);
 
 // Which peak a call's FLOPs are held to (docs/headroom.md): GEMM-like work at the tensor-core
 // rate of its input type, everything else at the FP32 vector rate.
@@ -70,7 +57,8 @@ std::optional<Work> operatorWork(std::string_view op, const std::vector<CallArg>
                                  const WorkContext& ctx = {});
 
 // Bytes per element of a profiler type name ("c10::BFloat16" 2, "float" 4, "long int" 8, the
-// FP8 types 1); 0 for non-tensors ("Scalar", "", "TensorList") and unknown names.
+// FP8 types 1; core/base/callsignature.h's table); 0 for non-tensors ("Scalar", "", "TensorList")
+// and unknown names.
 int dtypeBytes(std::string_view type);
 
 // The element size a kernel's name states: OpaqueType<N> (cat, copies), else the first C++

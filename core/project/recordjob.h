@@ -48,7 +48,7 @@ inline constexpr double kVerifyTimeoutSeconds = 60, kKernelBenchVerifyTimeoutSec
 void setJobTimeout(VerifyProcessRequest& request, bool kernelBenchFormat,
                    std::optional<double> seconds);
 
-// The job for one line of a job list (core/verify/batchjobs.h): the problem and candidate as the
+// The job for one line of a job list (core/batch/batchjobs.h): the problem and candidate as the
 // list names them, relative to the list's folder, under the same rule: both must lie inside the
 // list's folder, a folder the user chose or Reach's resources. nullopt with `why` otherwise.
 std::optional<RecordJob> jobForPair(const std::string& problem, const std::string& candidate,

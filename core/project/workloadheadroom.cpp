@@ -73,7 +73,7 @@ int rooflineRow(const std::vector<ProjectWorkload>& workloads, int keep) {
 }
 
 bool isRooflinePlotted(const KernelRoofline& k) {
-    return k.estimatedUs > 0 && k.flops > 0 && k.bytes > 0;
+    return k.kind == ActivityKind::Kernel && k.estimatedUs > 0 && k.flops > 0 && k.bytes > 0;
 }
 
 FigureTable rooflineFigureTable(const std::string& workload, const Headroom& h) {

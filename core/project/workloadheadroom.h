@@ -36,8 +36,11 @@ std::shared_ptr<const WorkloadHeadroom> headroomOf(const ProjectWorkload& worklo
 // roofline view and `reach-cli figure roofline` alike.
 int rooflineRow(const std::vector<ProjectWorkload>& workloads, int keep = -1);
 
-// A kernel the roofline scatter can place: an estimate with both FLOPs and bytes (a copy or a
-// gather has no FLOPs and so no place on a FLOP/s axis).
+// A kernel the roofline scatter can place: a kernel (not a memset or a memcpy) with an estimate
+// of both FLOPs and bytes (a copy or a gather has no FLOPs and so no place on a FLOP/s axis). A
+// kernel's work is its operator call's, shared by time among the call's kernels; a memset the
+// call launched would get a share of a GEMM's FLOPs and be drawn at hundreds of TFLOP/s, so
+// memsets and memcpys are never drawn as measured points (issue 40; their time still counts).
 bool isRooflinePlotted(const KernelRoofline& kernel);
 
 // What the roofline figure plots (its CSV): one row per kernel of `h`, plotted or not, with

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstring>
 #include <regex>
+#include <set>
 
 namespace reach {
 
@@ -21,6 +22,16 @@ bool isHardwareWord(const std::string& word) {
         "(a[0-9]{2,3}|h[0-9]{3}|b[0-9]{3}|gh200|gb200|l[0-9]{1,2}s?|v100|p100|k80|t4|"
         "mi[0-9]{2,3}[a-z]?|rtx[0-9]{4}|w[0-9]{4})");
     return std::regex_match(lower(word), kFamilies);
+}
+
+// The first words of trace names that say which tool or collection recorded them, never which
+// model ran: "tracelens_vllm_decode_graph_mi300x", "hta_simple_add_a100". A name's first word
+// is otherwise its model ("videomae-base-...", "resnet50_...") and is kept (shortNames).
+bool isToolWord(const std::string& word) {
+    static const std::set<std::string> kTools = {"tracelens", "hta",   "pipit",  "kineto",  "nsys",
+                                                 "nsight",    "trace", "traces", "profile", "pt",
+                                                 "torch",     "bench", "run",    "test"};
+    return kTools.count(lower(word)) > 0;
 }
 
 struct Word {
@@ -172,13 +183,13 @@ std::vector<std::string> shortNames(const std::vector<std::string>& names, size_
                 grew = true;
             }
         }
-        // A name that begins with a model ("resnet50", "qwen2.5-14b", "fp8": a word with a
-        // digit, not a collection's prefix or a GPU) keeps it when that costs at most 40 % more:
-        // "resnet50_inference_compiled", not "inference_compiled".
-        const bool model = std::any_of(w[0].key.begin(), w[0].key.end(),
-                                       [](char c) { return std::isdigit((unsigned char)c); });
-        if (bestA > 0 && model && !isHardwareWord(w[0].key) && !collectionPrefix(i, w[0].key) &&
-            length(0, bestB) <= keepUpTo + keepUpTo * 2 / 5)
+        // A name begins with its model ("resnet50", "qwen2.5-14b", "videomae": its first word,
+        // unless that is a collection's prefix, a tool's name or a GPU) and keeps it when that
+        // costs at most
+        // 40 % more: "resnet50_inference_compiled", not "inference_compiled";
+        // "videomae-base-finetuned-k400", not "base-finetuned-k400" (issue 40: the model was gone).
+        if (bestA > 0 && !isHardwareWord(w[0].key) && !isToolWord(w[0].key) &&
+            !collectionPrefix(i, w[0].key) && length(0, bestB) <= keepUpTo + keepUpTo * 2 / 5)
             bestA = 0;
         out.push_back(name.substr(w[bestA].begin, length(bestA, bestB)));
     }

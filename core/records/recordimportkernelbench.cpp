@@ -166,19 +166,20 @@ bool looksLikeKernelBenchBaseline(const std::string& path) {
     return true;
 }
 
-std::vector<EvalRecord> importKernelBenchRun(const std::string& evalResultsPath,
-                                             const KernelBenchImportOptions& options) {
-    if (options.baselines.empty()) {
-        throw InputError(evalResultsPath, "",
-                         "needs at least one KernelBench baseline timing file to compute speedups");
-    }
-    struct Loaded {
-        BaselineKind kind;
-        std::string path;
-        std::map<int, KernelBenchBaselineEntry> entries;
-    };
-    std::vector<Loaded> baselines;
-    std::string baselineNote;
+namespace {
+
+// One baseline timing file, read: its kind (eager, compile or recorded) and its problems.
+struct LoadedBaseline {
+    BaselineKind kind;
+    std::string path;
+    std::map<int, KernelBenchBaselineEntry> entries;
+};
+
+// Every baseline file of `options`, read, and `note` naming them for the records' harness
+// ("file.json (hardware), ...").
+std::vector<LoadedBaseline> loadBaselines(const KernelBenchImportOptions& options,
+                                          std::string& note) {
+    std::vector<LoadedBaseline> baselines;
     for (const auto& b : options.baselines) {
         const BaselineKind kind =
             b.kind == BaselineKind::Auto ? baselineKindForFile(b.path) : b.kind;
@@ -186,18 +187,14 @@ std::vector<EvalRecord> importKernelBenchRun(const std::string& evalResultsPath,
         std::string hw = baselines.back().entries.empty()
                              ? std::string()
                              : baselines.back().entries.begin()->second.hardware;
-        baselineNote += (baselineNote.empty() ? "" : ", ") + fileName(b.path) +
-                        (hw.empty() ? "" : " (" + hw + ")");
+        note += (note.empty() ? "" : ", ") + fileName(b.path) + (hw.empty() ? "" : " (" + hw + ")");
     }
-    std::map<std::string, std::string> categories;
-    if (!options.categoriesCsv.empty())
-        categories = readKernelBenchCategories(options.categoriesCsv);
+    return baselines;
+}
 
-    const json doc = parseJsonFile(evalResultsPath, "KernelBench run results (eval_results.json)");
-    if (!doc.is_object()) {
-        throw InputError(evalResultsPath, "byte 0",
-                         "expected an object mapping problem ids to lists of samples");
-    }
+// The run's problems (number, key as written, value) in the order of their numbers.
+std::vector<std::tuple<int, std::string, const json*>> problemsByNumber(
+    const json& doc, const std::string& evalResultsPath) {
     // JSON objects iterate in key order ("10" before "2"); records follow the problem number.
     std::vector<std::tuple<int, std::string, const json*>> problems;
     for (const auto& [pid, value] : doc.items()) {
@@ -210,10 +207,169 @@ std::vector<EvalRecord> importKernelBenchRun(const std::string& evalResultsPath,
     }
     std::sort(problems.begin(), problems.end(),
               [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+    return problems;
+}
+
+// What every record of one run shares.
+struct RunContext {
+    const std::string& evalResultsPath;
+    const KernelBenchImportOptions& options;
+    const std::vector<LoadedBaseline>& baselines;
+    const std::string& baselineNote;
+    const std::map<std::string, std::string>& categories;
+};
+
+// The problem's entry in the first baseline file (its name); every baseline file must have it.
+const KernelBenchBaselineEntry* namedBaseline(const RunContext& run, int id, const std::string& pid,
+                                              const std::string& problemPlace) {
+    const KernelBenchBaselineEntry* named = nullptr;
+    for (const auto& b : run.baselines) {
+        auto it = b.entries.find(id);
+        if (it == b.entries.end()) {
+            throw InputError(run.evalResultsPath, problemPlace,
+                             "no problem " + pid + " in level " +
+                                 std::to_string(run.options.level) + " of " + fileName(b.path) +
+                                 " (wrong level or baseline file?)");
+        }
+        if (!named)
+            named = &it->second;
+    }
+    return named;
+}
+
+std::string keyPlace(const std::string& place, const char* k) {
+    return place + ", key \"" + k + "\"";
+}
+
+// The sample's id as given, else its index in the problem's list.
+std::string sampleIdOf(const json& s, size_t i, const RunContext& run, const std::string& place) {
+    if (auto it = s.find("sample_id"); it != s.end() && !it->is_null()) {
+        if (it->is_number_integer()) {
+            return std::to_string(it->get<int64_t>());
+        } else if (it->is_string()) {
+            return it->get<std::string>();
+        } else {
+            throw InputError(run.evalResultsPath, keyPlace(place, "sample_id"),
+                             "expected an integer");
+        }
+    }
+    return std::to_string(i);
+}
+
+// Whether the sample compiled and was correct, and its time (none when it failed).
+void readOutcome(const json& s, const RunContext& run, const std::string& place, EvalRecord& r) {
+    for (const char* k : {"compiled", "correctness"}) {
+        if (!s.contains(k) || !s[k].is_boolean()) {
+            throw InputError(run.evalResultsPath, keyPlace(place, k), "expected true or false");
+        }
+    }
+    r.compiled = s["compiled"].get<bool>();
+    r.correct = s["correctness"].get<bool>();
+    if (!s.contains("runtime") || !s["runtime"].is_number()) {
+        throw InputError(run.evalResultsPath, keyPlace(place, "runtime"),
+                         "expected the mean runtime in ms (-1 when failed)");
+    }
+    const double runtime = s["runtime"].get<double>();
+    if (runtime > 0) {
+        r.candidateTimeUs = runtime * 1000.0;
+    } else if (runtime != -1.0) {
+        throw InputError(run.evalResultsPath, keyPlace(place, "runtime"),
+                         "expected a positive time in ms or -1, got " + std::to_string(runtime));
+    }
+}
+
+// Each kind's baseline time: the fastest of the files of that kind.
+void setBaselineTimes(const RunContext& run, int id, EvalRecord& r) {
+    for (const auto& b : run.baselines) {
+        const double us = b.entries.at(id).meanMs * 1000.0;
+        auto& slot = b.kind == BaselineKind::Eager     ? r.baselineEagerUs
+                     : b.kind == BaselineKind::Compile ? r.baselineCompileUs
+                                                       : r.baselineRecordedUs;
+        if (!slot || us < *slot)
+            slot = us;
+    }
+}
+
+// The GPU the sample ran on, from its metadata or else its runtime statistics; "" when neither
+// says.
+std::string sampleHardware(const json& s) {
+    std::string hardware;
+    const json* meta =
+        s.contains("metadata") && s["metadata"].is_object() ? &s["metadata"] : nullptr;
+    const json* stats = s.contains("runtime_stats") && s["runtime_stats"].is_object()
+                            ? &s["runtime_stats"]
+                            : nullptr;
+    for (const json* src : {meta, stats}) {
+        if (src && hardware.empty() && src->contains("hardware") &&
+            (*src)["hardware"].is_string()) {
+            hardware = (*src)["hardware"].get<std::string>();
+        }
+    }
+    return hardware;
+}
+
+// One sample of problem `id` as a record, the `sourceLine`th of the run.
+EvalRecord sampleRecord(const RunContext& run, const json& s, size_t i, int id,
+                        const KernelBenchBaselineEntry& named, const std::string& place,
+                        int64_t sourceLine) {
+    const KernelBenchImportOptions& options = run.options;
+    if (!s.is_object())
+        throw InputError(run.evalResultsPath, place, "expected an object");
+    EvalRecord r;
+    r.problemId = std::to_string(id);
+    r.problemName = named.problemName;
+    r.level = options.level;
+    r.suite = "KernelBench";
+    if (auto c = run.categories.find(r.problemName);
+        c != run.categories.end() && options.level == 1) {
+        r.category = c->second;
+    }
+    r.dtype = options.dtype;
+    r.model = options.model;
+    r.backend = options.backend;
+    r.sampleId = sampleIdOf(s, i, run, place);
+    readOutcome(s, run, place, r);
+    setBaselineTimes(run, id, r);
+    r.hardware = sampleHardware(s);
+    r.harness = "KernelBench; baselines: " + run.baselineNote;
+    // KernelBench keeps each sample's kernel beside the run's results; linked, a record
+    // can be re-verified with one click (its problem file comes from the user's
+    // KernelBench checkout, core/project/recordjob.h).
+    const std::string kernel = "level_" + std::to_string(options.level) + "_problem_" +
+                               r.problemId + "_sample_" + r.sampleId + "_kernel.py";
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(
+            std::filesystem::path(run.evalResultsPath).parent_path() / kernel, ec))
+        r.artifactPath = kernel;
+    r.source = run.evalResultsPath;
+    r.sourceLine = sourceLine;
+    finishRecord(r, run.evalResultsPath, place);
+    return r;
+}
+
+}  // namespace
+
+std::vector<EvalRecord> importKernelBenchRun(const std::string& evalResultsPath,
+                                             const KernelBenchImportOptions& options) {
+    if (options.baselines.empty()) {
+        throw InputError(evalResultsPath, "",
+                         "needs at least one KernelBench baseline timing file to compute speedups");
+    }
+    std::string baselineNote;
+    const std::vector<LoadedBaseline> baselines = loadBaselines(options, baselineNote);
+    std::map<std::string, std::string> categories;
+    if (!options.categoriesCsv.empty())
+        categories = readKernelBenchCategories(options.categoriesCsv);
+
+    const json doc = parseJsonFile(evalResultsPath, "KernelBench run results (eval_results.json)");
+    if (!doc.is_object()) {
+        throw InputError(evalResultsPath, "byte 0",
+                         "expected an object mapping problem ids to lists of samples");
+    }
+    const RunContext run{evalResultsPath, options, baselines, baselineNote, categories};
     std::vector<EvalRecord> records;
-    for (const auto& [idValue, pid, valuePtr] : problems) {
+    for (const auto& [id, pid, valuePtr] : problemsByNumber(doc, evalResultsPath)) {
         const json& value = *valuePtr;
-        const std::optional<int> id = idValue;
         const std::string problemPlace = "problem \"" + pid + "\"";
         std::vector<const json*> samples;
         if (value.is_array()) {
@@ -222,99 +378,11 @@ std::vector<EvalRecord> importKernelBenchRun(const std::string& evalResultsPath,
         } else {
             samples.push_back(&value);  // runs before multi-sample evaluation: one object
         }
-        const KernelBenchBaselineEntry* named = nullptr;
-        for (const auto& b : baselines) {
-            auto it = b.entries.find(*id);
-            if (it == b.entries.end()) {
-                throw InputError(evalResultsPath, problemPlace,
-                                 "no problem " + pid + " in level " +
-                                     std::to_string(options.level) + " of " + fileName(b.path) +
-                                     " (wrong level or baseline file?)");
-            }
-            if (!named)
-                named = &it->second;
-        }
+        const KernelBenchBaselineEntry* named = namedBaseline(run, id, pid, problemPlace);
         for (size_t i = 0; i < samples.size(); ++i) {
-            const json& s = *samples[i];
             const std::string place = problemPlace + ", sample " + std::to_string(i);
-            auto key = [&](const char* k) { return place + ", key \"" + k + "\""; };
-            if (!s.is_object())
-                throw InputError(evalResultsPath, place, "expected an object");
-            EvalRecord r;
-            r.problemId = std::to_string(*id);
-            r.problemName = named->problemName;
-            r.level = options.level;
-            r.suite = "KernelBench";
-            if (auto c = categories.find(r.problemName);
-                c != categories.end() && options.level == 1) {
-                r.category = c->second;
-            }
-            r.dtype = options.dtype;
-            r.model = options.model;
-            r.backend = options.backend;
-            if (auto it = s.find("sample_id"); it != s.end() && !it->is_null()) {
-                if (it->is_number_integer()) {
-                    r.sampleId = std::to_string(it->get<int64_t>());
-                } else if (it->is_string()) {
-                    r.sampleId = it->get<std::string>();
-                } else {
-                    throw InputError(evalResultsPath, key("sample_id"), "expected an integer");
-                }
-            } else {
-                r.sampleId = std::to_string(i);
-            }
-            for (const char* k : {"compiled", "correctness"}) {
-                if (!s.contains(k) || !s[k].is_boolean()) {
-                    throw InputError(evalResultsPath, key(k), "expected true or false");
-                }
-            }
-            r.compiled = s["compiled"].get<bool>();
-            r.correct = s["correctness"].get<bool>();
-            if (!s.contains("runtime") || !s["runtime"].is_number()) {
-                throw InputError(evalResultsPath, key("runtime"),
-                                 "expected the mean runtime in ms (-1 when failed)");
-            }
-            const double runtime = s["runtime"].get<double>();
-            if (runtime > 0) {
-                r.candidateTimeUs = runtime * 1000.0;
-            } else if (runtime != -1.0) {
-                throw InputError(
-                    evalResultsPath, key("runtime"),
-                    "expected a positive time in ms or -1, got " + std::to_string(runtime));
-            }
-            for (const auto& b : baselines) {
-                const double us = b.entries.at(*id).meanMs * 1000.0;
-                auto& slot = b.kind == BaselineKind::Eager     ? r.baselineEagerUs
-                             : b.kind == BaselineKind::Compile ? r.baselineCompileUs
-                                                               : r.baselineRecordedUs;
-                if (!slot || us < *slot)
-                    slot = us;
-            }
-            const json* meta =
-                s.contains("metadata") && s["metadata"].is_object() ? &s["metadata"] : nullptr;
-            const json* stats = s.contains("runtime_stats") && s["runtime_stats"].is_object()
-                                    ? &s["runtime_stats"]
-                                    : nullptr;
-            for (const json* src : {meta, stats}) {
-                if (src && r.hardware.empty() && src->contains("hardware") &&
-                    (*src)["hardware"].is_string()) {
-                    r.hardware = (*src)["hardware"].get<std::string>();
-                }
-            }
-            r.harness = "KernelBench; baselines: " + baselineNote;
-            // KernelBench keeps each sample's kernel beside the run's results; linked, a record
-            // can be re-verified with one click (its problem file comes from the user's
-            // KernelBench checkout, core/project/recordjob.h).
-            const std::string kernel = "level_" + std::to_string(options.level) + "_problem_" +
-                                       r.problemId + "_sample_" + r.sampleId + "_kernel.py";
-            std::error_code ec;
-            if (std::filesystem::is_regular_file(
-                    std::filesystem::path(evalResultsPath).parent_path() / kernel, ec))
-                r.artifactPath = kernel;
-            r.source = evalResultsPath;
-            r.sourceLine = static_cast<int64_t>(records.size()) + 1;
-            finishRecord(r, evalResultsPath, place);
-            records.push_back(std::move(r));
+            records.push_back(sampleRecord(run, *samples[i], i, id, *named, place,
+                                           static_cast<int64_t>(records.size()) + 1));
         }
     }
     return records;

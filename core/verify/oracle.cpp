@@ -74,6 +74,83 @@ void addCheck(OracleVerdict& v, std::string name, double value, double threshold
     v.checks.push_back({std::move(name), value, threshold, passed, std::move(detail)});
 }
 
+// One element into the sums: KernelBench's view of it, then Reach's (docs/verifier.md).
+void accumulate(Acc& a, double r, bool written, double x, DType dtype, double kbTol) {
+    // KernelBench's view: fresh allocations read as zeros, values in the output's precision,
+    // torch.allclose(ref, out): |ref - out| <= atol + rtol * |out|.
+    const double xk = written ? atPrecision(dtype, x) : 0.0;
+    const double rk = atPrecision(dtype, r);
+    if (!(std::fabs(xk - rk) <= kbTol + kbTol * std::fabs(xk)))
+        ++a.kbFail;
+    if (!(std::fabs(rk) <= kbTol))
+        ++a.zerosFail;
+    if (!std::isfinite(r)) {
+        // A reference that is not finite (sqrt of a negative): the output must be the same
+        // value there, and the element stays out of the norms.
+        a.written += written;
+        if (!((std::isnan(r) && std::isnan(xk)) || r == xk)) {
+            ++a.nonFinite;
+            a.errNaN = true;
+        }
+        return;
+    }
+    a.refSq += r * r;
+    a.maxRef = std::max(a.maxRef, std::fabs(r));
+    if (!written) {
+        // Unwritten counts as 0 in the error (its own check reports it).
+        a.errSq += r * r;
+        a.maxErr = std::max(a.maxErr, std::fabs(r));
+        return;
+    }
+    ++a.written;
+    if (!std::isfinite(x)) {
+        ++a.nonFinite;
+        a.errNaN = true;
+        return;
+    }
+    const double d = x - r;
+    a.errSq += d * d;
+    a.maxErr = std::max(a.maxErr, std::fabs(d));
+}
+
+void merge(Acc& total, const Acc& a) {
+    total.errSq += a.errSq;
+    total.refSq += a.refSq;
+    total.maxErr = std::max(total.maxErr, a.maxErr);
+    total.maxRef = std::max(total.maxRef, a.maxRef);
+    total.written += a.written;
+    total.nonFinite += a.nonFinite;
+    total.kbFail += a.kbFail;
+    total.zerosFail += a.zerosFail;
+    total.errNaN = total.errNaN || a.errNaN;
+}
+
+// One output against its reference, in parallel chunks; `asDoubles` gets the output as doubles
+// (NaN where unwritten), which the invariants read.
+Acc compareOutput(const HostTensor& out, const std::vector<double>& ref,
+                  std::vector<double>& asDoubles) {
+    const int64_t n = out.numel();
+    asDoubles.resize(size_t(n));
+    const double kbTol = kernelBenchTolerance(out.spec.dtype);
+    std::vector<Acc> parts;
+    std::mutex mu;
+    parallelFor(n, [&](int64_t b, int64_t e) {
+        Acc local;
+        for (int64_t i = b; i < e; ++i) {
+            const bool written = !isSentinel(out, i);
+            const double x = written ? out.at(i) : kNaN;
+            asDoubles[size_t(i)] = x;
+            accumulate(local, ref[size_t(i)], written, x, out.spec.dtype, kbTol);
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        parts.push_back(local);
+    });
+    Acc total;
+    for (const Acc& a : parts)
+        merge(total, a);
+    return total;
+}
+
 }  // namespace
 
 OracleVerdict evaluateOutputs(const OracleInput& in) {
@@ -81,74 +158,24 @@ OracleVerdict evaluateOutputs(const OracleInput& in) {
     OracleMetrics& m = v.metrics;
     const Thresholds& t = in.thresholds;
     const auto& outs = *in.outputs;
-    const auto& refs = *in.reference;
 
     Acc total;
     std::vector<std::vector<double>> outD(outs.size());  // outputs as doubles, NaN if unwritten
     for (size_t o = 0; o < outs.size(); ++o) {
-        const HostTensor& out = outs[o];
-        const auto& ref = refs[o];
-        int64_t n = out.numel();
-        outD[o].resize(size_t(n));
-        const double kbTol = kernelBenchTolerance(out.spec.dtype);
-        std::vector<Acc> parts;
-        std::mutex mu;
-        parallelFor(n, [&](int64_t b, int64_t e) {
-            Acc local;
-            for (int64_t i = b; i < e; ++i) {
-                double r = ref[size_t(i)];
-                bool written = !isSentinel(out, i);
-                double x = written ? out.at(i) : kNaN;
-                outD[o][size_t(i)] = x;
-                // KernelBench's view: fresh allocations read as zeros, values in the output's
-                // precision, allclose at its tolerance for that precision.
-                double xk = written ? atPrecision(out.spec.dtype, x) : 0.0;
-                double rk = atPrecision(out.spec.dtype, r);
-                if (!(std::fabs(xk - rk) <= kbTol + kbTol * std::fabs(rk)))
-                    ++local.kbFail;
-                if (!(std::fabs(rk) <= kbTol))
-                    ++local.zerosFail;
-                local.refSq += r * r;
-                local.maxRef = std::max(local.maxRef, std::fabs(r));
-                if (!written) {
-                    // Unwritten counts as 0 in the error (its own check reports it).
-                    local.errSq += r * r;
-                    local.maxErr = std::max(local.maxErr, std::fabs(r));
-                    continue;
-                }
-                ++local.written;
-                if (!std::isfinite(x)) {
-                    ++local.nonFinite;
-                    local.errNaN = true;
-                    continue;
-                }
-                double d = x - r;
-                local.errSq += d * d;
-                local.maxErr = std::max(local.maxErr, std::fabs(d));
-            }
-            std::lock_guard<std::mutex> lock(mu);
-            parts.push_back(local);
-        });
-        for (const Acc& a : parts) {
-            total.errSq += a.errSq;
-            total.refSq += a.refSq;
-            total.maxErr = std::max(total.maxErr, a.maxErr);
-            total.maxRef = std::max(total.maxRef, a.maxRef);
-            total.written += a.written;
-            total.nonFinite += a.nonFinite;
-            total.kbFail += a.kbFail;
-            total.zerosFail += a.zerosFail;
-            total.errNaN = total.errNaN || a.errNaN;
-        }
-        m.totalCount += n;
+        merge(total, compareOutput(outs[o], (*in.reference)[o], outD[o]));
+        m.totalCount += outs[o].numel();
     }
 
     m.writtenCount = total.written;
     m.writtenFraction = m.totalCount ? double(total.written) / double(m.totalCount) : 0;
     m.nonFinite = total.nonFinite;
     m.maxAbsReference = total.maxRef;
-    m.relFrobenius = total.errNaN ? kNaN : std::sqrt(total.errSq) / std::sqrt(total.refSq);
-    m.normMaxError = total.errNaN ? kNaN : total.maxErr / total.maxRef;
+    // A zero reference matched exactly is right (0), missed is infinitely wrong; never 0/0.
+    auto ratio = [](double err, double ref) {
+        return ref > 0 ? err / ref : (err == 0 ? 0.0 : std::numeric_limits<double>::infinity());
+    };
+    m.relFrobenius = total.errNaN ? kNaN : ratio(std::sqrt(total.errSq), std::sqrt(total.refSq));
+    m.normMaxError = total.errNaN ? kNaN : ratio(total.maxErr, total.maxRef);
     m.kernelbenchAllclose = total.kbFail == 0;
     m.zerosPassKernelbench = total.zerosFail == 0;
     m.canaryBytesChanged = in.canaryBytesChanged;

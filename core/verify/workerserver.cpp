@@ -129,6 +129,107 @@ bool isTrue(const nlohmann::json& j, const char* key) {
 std::atomic<int> g_adopted{-1};
 std::mutex g_adoptedUse;
 
+// One job's request: its arguments, its environment (the caller's with extraEnv applied, as
+// runChild gives a child) and this process's working folder.
+nlohmann::json jobRequest(const std::vector<std::string>& workerArgs,
+                          const std::vector<std::string>& extraEnv) {
+    nlohmann::json env = nlohmann::json::object();
+    for (const std::string& e : childEnvironment(extraEnv)) {
+        const size_t eq = e.find('=');
+        if (eq != std::string::npos)
+            env[e.substr(0, eq)] = e.substr(eq + 1);
+    }
+    char cwd[PATH_MAX];
+    return {{"argv", workerArgs}, {"env", env}, {"cwd", getcwd(cwd, sizeof cwd) ? cwd : ""}};
+}
+
+// How following a started job ended: its end reported, the server gone, or given up on.
+struct JobWatch {
+    bool ended = false, serverGone = false, gaveUp = false;
+};
+
+// The job's end, from the server's whole lines in `pending`: {"exit": n} or {"signal": n}.
+void takeReports(std::string& pending, ChildResult& r, bool& ended) {
+    size_t nl;
+    while (!ended && (nl = pending.find('\n')) != std::string::npos) {
+        const auto m = nlohmann::json::parse(pending.substr(0, nl), nullptr, false);
+        pending.erase(0, nl + 1);
+        if (m.is_object() && m.contains("exit")) {
+            r.exitCode = jsonInteger<int>(m["exit"]).value_or(1);
+            ended = true;
+        } else if (m.is_object() && m.contains("signal")) {
+            // A malformed report from the server is a failed job, not a signal.
+            if (auto sig = jsonInteger<int>(m["signal"]))
+                r.termSignal = *sig;
+            else
+                r.exitCode = 1;
+            ended = true;
+        }
+    }
+}
+
+// Reads the started job's stdout and stderr into r and the server's reports from `connection`
+// until the job's end is reported and its pipes close (or drained a moment after the report),
+// asking the server to kill it past its timeout or queue limit.
+void followJob(int connection, int outRead, int errRead, Clock::time_point t0,
+               double timeoutSeconds, const ChildQueue& queue, std::string& pending, ChildResult& r,
+               JobWatch& w) {
+    pollfd p[3] = {{outRead, POLLIN, 0}, {errRead, POLLIN, 0}, {connection, POLLIN, 0}};
+    std::optional<Clock::time_point> endedAt;
+    double killAsked = 0;  // when the server was asked to kill the job
+    std::string reason;
+    char buf[65536];
+    while (p[0].fd >= 0 || p[1].fd >= 0 || !(w.ended || w.serverGone)) {
+        if (w.ended && !endedAt)
+            endedAt = Clock::now();
+        // The server reports a job once everything it started is gone, so the pipes close with
+        // it; this bound is for a server that did not keep its word.
+        if (endedAt && since(*endedAt) > kDrainAfterExitSeconds)
+            break;
+        // The job's own work is timed; its waits for the GPU are bounded apart (queueclock.h).
+        const double elapsed = since(t0);
+        const bool killing = r.timedOut || r.gpuBusy;
+        if (!killing)
+            r.queueSeconds = queue.file ? queue.file->queuedSeconds(elapsed) : 0;
+        const bool busy = !killing && r.queueSeconds > queue.limitSeconds;
+        const double limit =
+            killing ? killAsked + kWorkerServerKillGraceSeconds : timeoutSeconds + r.queueSeconds;
+        const int left = busy ? 0 : int((limit - elapsed) * 1000);
+        if (left <= 0) {
+            if (killing) {
+                w.gaveUp = true;  // asked to kill and still not reported: give the connection up
+                break;
+            }
+            (busy ? r.gpuBusy : r.timedOut) = true;
+            killAsked = elapsed;
+            // The server kills the job and whatever it started; this process signals nothing.
+            if (!sendFrame(connection, R"({"kill":true})", nullptr, 0, &reason)) {
+                w.gaveUp = true;
+                break;
+            }
+            continue;
+        }
+        const int n = poll(p, 3, std::min(left, w.ended ? 50 : 200));
+        if (n < 0 && errno != EINTR)
+            break;
+        for (int k = 0; k < 3; ++k) {
+            if (p[k].fd < 0 || !(p[k].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            const ssize_t got = read(p[k].fd, buf, sizeof buf);
+            if (got > 0 && k < 2) {
+                appendChildOutput(k == 0 ? r.out : r.err, buf, size_t(got), k == 0);
+            } else if (got > 0) {
+                pending.append(buf, size_t(got));
+                takeReports(pending, r, w.ended);
+            } else {
+                p[k].fd = -1;  // closed by the caller's Fd owners
+                if (k == 2 && !w.ended)
+                    w.serverGone = true;
+            }
+        }
+    }
+}
+
 }  // namespace
 
 std::optional<ChildResult> runInWorkerServer(int connection,
@@ -151,15 +252,7 @@ std::optional<ChildResult> runInWorkerServer(int connection,
     };
     if (connection < 0)
         return refuse("no worker server");
-    nlohmann::json env = nlohmann::json::object();
-    for (const std::string& e : childEnvironment(extraEnv)) {
-        const size_t eq = e.find('=');
-        if (eq != std::string::npos)
-            env[e.substr(0, eq)] = e.substr(eq + 1);
-    }
-    char cwd[PATH_MAX];
-    const nlohmann::json req = {
-        {"argv", workerArgs}, {"env", env}, {"cwd", getcwd(cwd, sizeof cwd) ? cwd : ""}};
+    const nlohmann::json req = jobRequest(workerArgs, extraEnv);
     int outPipe[2] = {-1, -1}, errPipe[2] = {-1, -1};
     if (pipe2(outPipe, O_CLOEXEC) || pipe2(errPipe, O_CLOEXEC)) {
         for (int fd : {outPipe[0], outPipe[1], errPipe[0], errPipe[1]})
@@ -195,87 +288,17 @@ std::optional<ChildResult> runInWorkerServer(int connection,
 
     ChildResult r;
     r.started = true;
-    bool ended = false, serverGone = false, gaveUp = false;
+    JobWatch w;
     // The report may come in the same read as {"started": true} (a job that ends at once).
-    auto takeReports = [&] {
-        size_t nl;
-        while (!ended && (nl = pending.find('\n')) != std::string::npos) {
-            const auto m = nlohmann::json::parse(pending.substr(0, nl), nullptr, false);
-            pending.erase(0, nl + 1);
-            if (m.is_object() && m.contains("exit")) {
-                r.exitCode = jsonInteger<int>(m["exit"]).value_or(1);
-                ended = true;
-            } else if (m.is_object() && m.contains("signal")) {
-                // A malformed report from the server is a failed job, not a signal.
-                if (auto sig = jsonInteger<int>(m["signal"]))
-                    r.termSignal = *sig;
-                else
-                    r.exitCode = 1;
-                ended = true;
-            }
-        }
-    };
-    takeReports();
-    pollfd p[3] = {{outRead.fd, POLLIN, 0}, {errRead.fd, POLLIN, 0}, {connection, POLLIN, 0}};
-    std::optional<Clock::time_point> endedAt;
-    double killAsked = 0;  // when the server was asked to kill the job
-    char buf[65536];
-    while (p[0].fd >= 0 || p[1].fd >= 0 || !(ended || serverGone)) {
-        if (ended && !endedAt)
-            endedAt = Clock::now();
-        // The server reports a job once everything it started is gone, so the pipes close with
-        // it; this bound is for a server that did not keep its word.
-        if (endedAt && since(*endedAt) > kDrainAfterExitSeconds)
-            break;
-        // The job's own work is timed; its waits for the GPU are bounded apart (queueclock.h).
-        const double elapsed = since(t0);
-        const bool killing = r.timedOut || r.gpuBusy;
-        if (!killing)
-            r.queueSeconds = queue.file ? queue.file->queuedSeconds(elapsed) : 0;
-        const bool busy = !killing && r.queueSeconds > queue.limitSeconds;
-        const double limit =
-            killing ? killAsked + kWorkerServerKillGraceSeconds : timeoutSeconds + r.queueSeconds;
-        const int left = busy ? 0 : int((limit - elapsed) * 1000);
-        if (left <= 0) {
-            if (killing) {
-                gaveUp = true;  // asked to kill and still not reported: give the connection up
-                break;
-            }
-            (busy ? r.gpuBusy : r.timedOut) = true;
-            killAsked = elapsed;
-            // The server kills the job and whatever it started; this process signals nothing.
-            if (!sendFrame(connection, R"({"kill":true})", nullptr, 0, &reason)) {
-                gaveUp = true;
-                break;
-            }
-            continue;
-        }
-        const int n = poll(p, 3, std::min(left, ended ? 50 : 200));
-        if (n < 0 && errno != EINTR)
-            break;
-        for (int k = 0; k < 3; ++k) {
-            if (p[k].fd < 0 || !(p[k].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            const ssize_t got = read(p[k].fd, buf, sizeof buf);
-            if (got > 0 && k < 2) {
-                appendChildOutput(k == 0 ? r.out : r.err, buf, size_t(got), k == 0);
-            } else if (got > 0) {
-                pending.append(buf, size_t(got));
-                takeReports();
-            } else {
-                p[k].fd = -1;  // closed by the Fd owners below
-                if (k == 2 && !ended)
-                    serverGone = true;
-            }
-        }
-    }
-    if (!ended) {
+    takeReports(pending, r, w.ended);
+    followJob(connection, outRead.fd, errRead.fd, t0, timeoutSeconds, queue, pending, r, w);
+    if (!w.ended) {
         // The job's end was never reported: the connection is given up (its close makes the
         // server kill the job, if the server is still there).
         r.termSignal = SIGKILL;
-        r.error = serverGone ? "the worker server went away during the job"
-                  : gaveUp   ? "the worker server did not report the job it was asked to kill"
-                             : "the worker server's connection failed";
+        r.error = w.serverGone ? "the worker server went away during the job"
+                  : w.gaveUp   ? "the worker server did not report the job it was asked to kill"
+                               : "the worker server's connection failed";
         if (connectionUsable)
             *connectionUsable = false;
     }

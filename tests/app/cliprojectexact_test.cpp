@@ -379,11 +379,29 @@ TEST_F(CliProjectExact, ARealVerifyDocumentOfAnExtractedProblemIsProjected) {
     ASSERT_LE(f.status, 1) << f.err;
     EXPECT_EQ(json::parse(f.out)["reach"]["precision"], "fp32");
     EXPECT_EQ(f.err.find("verifying in"), std::string::npos) << f.err;
-    // A benchmark.json that is not one beside the problem: said in one line, KernelBench's
-    // default kept, the verify goes on.
+    // The problem file says its precision itself: a copy of it alone, beside a benchmark.json
+    // that is not one, is verified in bf16 without reading that file.
     std::filesystem::create_directories(dir.path("odd"));
-    std::filesystem::copy_file(problemPath(clamp), dir.path("odd/p.py"));
+    std::filesystem::copy_file(problemPath(clamp), dir.path("odd/said.py"));
     reach::test::writeFile(dir.path("odd/benchmark.json"), "{\"problems\": \"\x1b[2J\"}");
+    const auto said =
+        runCli({"verify", "--problem", dir.path("odd/said.py"), "--candidate", candidate,
+                "--worker-device", "cpu", "--reps", "3", "--no-compile-baseline", "--json"},
+               env);
+    ASSERT_LE(said.status, 1) << said.err;
+    EXPECT_EQ(json::parse(said.out)["reach"]["precision"], "bf16");
+    EXPECT_NE(said.err.find("verifying in bf16"), std::string::npos) << said.err;
+    // A problem written before extract wrote that line (the line taken out), beside a
+    // benchmark.json that is not one: said in one line, KernelBench's default kept, the verify
+    // goes on.
+    {
+        std::ifstream in(problemPath(clamp));
+        std::string text, line;
+        while (std::getline(in, line))
+            if (line.rfind("# reach-precision: ", 0) != 0)
+                text += line + "\n";
+        reach::test::writeFile(dir.path("odd/p.py"), text);
+    }
     const auto odd =
         runCli({"verify", "--problem", dir.path("odd/p.py"), "--candidate", candidate,
                 "--worker-device", "cpu", "--reps", "3", "--no-compile-baseline", "--json"},

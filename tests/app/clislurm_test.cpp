@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include "clirunner.h"
+#include "core/batch/slurmbatch.h"
 #include "core/store/projectstore.h"
 #include "core/store/verificationstore.h"
 #include "core/verify/childprocess.h"
-#include "core/verify/slurmbatch.h"
 
 namespace reach_test_clislurm_test {  // unity builds: this file's names stay its own
 

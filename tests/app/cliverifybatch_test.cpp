@@ -1,5 +1,5 @@
 // reach-cli verify --batch (docs/batch.md) run as a process with the fake verifier
-// (tests/core/verify/fakebatchverifier.cpp): every job exactly once at 1, 2 and 8 GPU workers,
+// (tests/core/batch/fakebatchverifier.cpp): every job exactly once at 1, 2 and 8 GPU workers,
 // progress on stderr, a batch killed with SIGKILL and resumed without any job run twice, the
 // cross-GPU spread warning, records as jobs, and the one-line errors.
 #include <gtest/gtest.h>

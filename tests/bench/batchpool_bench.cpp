@@ -1,5 +1,5 @@
 // What the batch pool adds to each job (issue 15: under 5 ms): the same fake reach-verify that
-// exits at once (tests/core/verify/fakebatchverifier.cpp) run one by one with
+// exits at once (tests/core/batch/fakebatchverifier.cpp) run one by one with
 // runVerifierProcess, against the pool (1 and 4 GPU workers), with and without storing each
 // result in a project (one transaction per result). scripts/bench prints the difference per job.
 #include <benchmark/benchmark.h>
@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/project/batchverify.h"
+#include "core/batch/batchpool.h"
+#include "core/batch/batchverify.h"
 #include "core/store/projectstore.h"
-#include "core/verify/batchpool.h"
 
 using namespace reach;
 namespace fs = std::filesystem;

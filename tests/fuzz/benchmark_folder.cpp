@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/project/benchmarkfolder.h"
+#include "core/ownbenchmark/benchmarkfolder.h"
 #include "tests/fuzz/fuzzsupport.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "core/base/evidence.h"
-#include "core/project/integrationsummary.h"
+#include "core/ownbenchmark/integrationsummary.h"
 #include "tests/fuzz/fuzzsupport.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

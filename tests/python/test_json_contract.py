@@ -1,50 +1,42 @@
-"""The JSON the C++ side parses: every documented key present, with the documented types, in every
-outcome (pass, fail, compile error); strict JSON (no NaN literals), one object on stdout."""
+"""The JSON the C++ side parses: every key of resources/kernelbench/judge_document_schema.json
+present, with its types, in every outcome (pass, fail, compile error); strict JSON (no NaN
+literals), one object on stdout. The C++ side holds a recorded document to the same schema
+(tests/core/verify/judgedocument_test.cpp)."""
 
+import json
+import os
 import unittest
 
+import workerutil
 from workerutil import WorkerCase, kb, needs_torch, prefetch, reach, run_worker
 
-NUM = (int, float)
-OPT_NUM = (int, float, type(None))
+# The one schema of these documents, which the C++ side's test reads too.
+with open(os.path.join(workerutil.REPO, "resources", "kernelbench", "judge_document_schema.json")) as f:
+    SCHEMA = json.load(f)
+KB_KEYS = SCHEMA["kernelbench"]
+KB_ERROR_KINDS = set(SCHEMA["kernelbench_error_kinds"])
+REACH_KEYS = SCHEMA["reach"]
+CHECK_KEYS = SCHEMA["check"]
+RUN_KEYS = SCHEMA["run"]
+METRIC_KEYS = SCHEMA["metrics"]
+TIMING_KEYS = SCHEMA["timing"]
+CLOCK_KEYS = SCHEMA["clock"]
+FIGURE_CLOCK_KEYS = SCHEMA["figure_clock"]
+BASELINE_KEYS = SCHEMA["baseline"]
+THRESHOLD_KEYS = tuple(SCHEMA["thresholds"])
+TYPES = {"str": str, "int": int, "number": (int, float), "bool": bool, "list": list, "dict": dict,
+         "null": type(None)}
 
-KB_KEYS = {
-    "mode": str, "reproduces": str, "compiled": bool, "correctness": bool,
-    "correctness_trials": (str, type(None)), "trials_passed": int, "trials_total": int,
-    "max_difference": list, "avg_difference": list, "tolerance": NUM, "precision": str,
-    "runtime_ms": NUM, "runtime_stats": dict, "excessive_speedup": (bool, type(None)),
-    "error_kind": (str, type(None)), "error": (str, type(None)), "log": str, "versions": dict,
-    "device": dict,
-}
-KB_ERROR_KINDS = {None, "compilation_error", "runtime_error", "correctness_issue", "output_shape"}
 
-REACH_KEYS = {
-    "mode": str, "verdict": str, "reasons": list, "checks": list, "runs": list,
-    "metrics": (dict, type(None)), "degenerate_reference": (bool, type(None)),
-    "category": (str, type(None)), "reference_dtype": (str, type(None)), "thresholds": dict,
-    "timing": (dict, type(None)), "flags": list, "time_basis": (str, type(None)), "baselines": list,
-    "baseline_used": (dict, type(None)), "speedup": NUM, "library_fallback": (bool, type(None)),
-    "candidate_kernels": (list, type(None)), "notes": list, "log": str, "versions": dict, "device": dict,
-    "calibration": (dict, type(None)), "roofline_inputs": (dict, type(None)), "cache_store": list,
-    "runner_log": str, "processes_killed": int,
-}
-CHECK_KEYS = {"name": str, "value": OPT_NUM, "threshold": OPT_NUM, "passed": bool, "detail": str}
-RUN_KEYS = {"seed": int, "scale": NUM, "scale_label": str, "variant": str, "rel_frobenius": OPT_NUM, "norm_max_error": OPT_NUM,
-            "max_abs_reference": OPT_NUM, "written_fraction": OPT_NUM, "non_finite": OPT_NUM,
-            "inputs_unchanged": (bool, type(None)), "aliases_input": (bool, type(None)),
-            "kernelbench_allclose": (bool, type(None)), "invariants": list}
-METRIC_KEYS = {"rel_frobenius": OPT_NUM, "norm_max_error": OPT_NUM, "max_abs_reference": OPT_NUM,
-               "total_count": OPT_NUM, "written_count": OPT_NUM, "written_fraction": OPT_NUM,
-               "non_finite": OPT_NUM, "canary_bytes_changed": int, "inputs_unchanged": bool,
-               "kernelbench_allclose": bool, "zeros_pass_kernelbench": (bool, type(None))}
-TIMING_KEYS = {"reps": int, "warmup": int, "median_us": NUM, "p10_us": NUM, "p90_us": NUM,
-               "min_us": NUM, "max_us": NUM, "mean_us": NUM, "l2_flushed": bool, "l2_flush_bytes": NUM,
-               "sm_clock_before_mhz": int, "sm_clock_after_mhz": int, "clock_source": str,
-               "runner_median_us": NUM, "time_basis": str, "redrawn": int}
-CLOCK_KEYS = {"judge_us": list, "runner_us": list}
-FIGURE_CLOCK_KEYS = dict(CLOCK_KEYS, figure_us=list)
-BASELINE_KEYS = {"kind": str, "timing": (dict, type(None)), "us": OPT_NUM, "note": str}
-THRESHOLD_KEYS = ("rel_frobenius", "norm_max_error", "invariant", "written_fraction")
+def type_ok(value, names):
+    """Whether value has one of the schema's type names (a bool is never an int or a number)."""
+    for n in names:
+        if n == "bool" and isinstance(value, bool):
+            return True
+        if n != "bool" and isinstance(value, TYPES[n]) and not isinstance(value, bool):
+            return True
+    return False
+
 
 REACH_TIMED = reach("23_Softmax", "softmax_correct", "--reps", "5", "--warmup", "1",
                     "--recorded-baseline-us", "1e9", "--recorded-baseline-source", "fixture")
@@ -68,12 +60,7 @@ class Contract(WorkerCase):
         self.assertIsInstance(obj, dict, where)
         for key, types in spec.items():
             self.assertIn(key, obj, f"{where}: missing key {key!r}")
-            v = obj[key]
-            if isinstance(types, tuple) and bool in types or types is bool:
-                ok = isinstance(v, types)
-            else:
-                ok = isinstance(v, types) and not isinstance(v, bool)
-            self.assertTrue(ok, f"{where}.{key}: {v!r} is not {types}")
+            self.assertTrue(type_ok(obj[key], types), f"{where}.{key}: {obj[key]!r} is not {types}")
 
     def test_kernelbench_keys(self):
         for args in RUNS[:2]:
@@ -86,15 +73,14 @@ class Contract(WorkerCase):
                 for key in ("python", "torch"):
                     self.assertIn(key, r["versions"])
         r = self.ok_json(RUNS[0])
-        self.assertKeys(r["runtime_stats"], {"mean": NUM, "std": NUM, "min": NUM, "max": NUM,
-                                             "num_trials": int}, "runtime_stats")
+        self.assertKeys(r["runtime_stats"], SCHEMA["runtime_stats"], "runtime_stats")
 
     def test_reach_keys(self):
         for args in RUNS[2:]:
             with self.subTest(args=args[4]):
                 r = self.ok_json(args)
                 self.assertKeys(r, REACH_KEYS, "reach")
-                self.assertIn(r["verdict"], {"pass", "fail", "compile_error", "no_gpu"})
+                self.assertIn(r["verdict"], set(SCHEMA["reach_verdicts"]))
                 for c in r["checks"]:
                     self.assertKeys(c, CHECK_KEYS, "check")
                 for x in r["runs"]:
@@ -123,7 +109,7 @@ class Contract(WorkerCase):
         self.assertEqual(len(r["timing"]["clock"]["judge_us"]), 5)
         self.assertEqual(len(r["timing"]["clock"]["runner_us"]), 5)
         self.assertKeys(r["calibration"]["clock"], CLOCK_KEYS, "calibration clock")
-        self.assertIsInstance(r["calibration"]["gap_us"], NUM)
+        self.assertTrue(type_ok(r["calibration"]["gap_us"], ["number"]))
         self.assertEqual([b["kind"] for b in r["baselines"]], ["eager", "torch_compile", "recorded"])
         for b in r["baselines"]:
             self.assertKeys(b, BASELINE_KEYS, "baseline")
@@ -146,6 +132,26 @@ class Contract(WorkerCase):
         self.assertEqual(len(failed), len(r["reasons"]))
         for name, reason in zip(failed, r["reasons"]):
             self.assertTrue(reason.startswith(name + ": "), (name, reason))
+
+
+class RecordedDocument(unittest.TestCase):
+    """The judge document the C++ side's test composes is one the schema describes (no PyTorch
+    needed: it is a file)."""
+
+    def test_the_recorded_document_holds_to_the_schema(self):
+        path = os.path.join(workerutil.REPO, "tests", "data", "kernelbench", "judge_document_cpu.json")
+        with open(path) as f:
+            r = json.load(f)
+        parts = [(r, REACH_KEYS, "reach"), (r["metrics"], METRIC_KEYS, "metrics"),
+                 (r["timing"], TIMING_KEYS, "timing"), (r["timing"]["clock"], FIGURE_CLOCK_KEYS, "clock"),
+                 (r["thresholds"], SCHEMA["thresholds"], "thresholds")]
+        parts += [(c, CHECK_KEYS, "check") for c in r["checks"]]
+        parts += [(x, RUN_KEYS, "run") for x in r["runs"]]
+        parts += [(b, BASELINE_KEYS, "baseline") for b in r["baselines"]]
+        for obj, spec, where in parts:
+            for key, types in spec.items():
+                self.assertIn(key, obj, f"{where}: missing key {key!r}")
+                self.assertTrue(type_ok(obj[key], types), f"{where}.{key}: {obj[key]!r} is not {types}")
 
 
 if __name__ == "__main__":

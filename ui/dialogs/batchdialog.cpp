@@ -51,9 +51,28 @@ BatchDialog::BatchDialog(VerifyQueue* queue, const QString& project, QWidget* pa
     : QDialog(parent), m_queue(queue), m_project(project), m_cli(defaultCliProgram()) {
     setWindowTitle(tr("Batch Verification"));
     auto* tabs = new QTabWidget(this);
-    QSettings settings;
+    tabs->addTab(createLocalTab(tabs), tr("This machine"));
+    connect(m_queue, &VerifyQueue::slotProgressChanged, this, &BatchDialog::onSlotProgress);
+    rebuildSlotBars();
+    tabs->addTab(createSlurmTab(tabs), tr("Slurm"));
+    connectSlurmButtons();
 
+    m_changed = new QTimer(this);
+    m_changed->setSingleShot(true);
+    m_changed->setInterval(2000);  // at most one reload of the views every 2 s
+    connect(m_changed, &QTimer::timeout, this, [this] { emit projectChanged(m_project); });
+
+    auto* close = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    connect(close, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(tabs);
+    layout->addWidget(close);
+    resize(640, 520);
+}
+
+QWidget* BatchDialog::createLocalTab(QWidget* tabs) {
     // This machine: the queue's workers.
+    QSettings settings;
     auto* local = new QWidget(tabs);
     auto* localForm = new QFormLayout;
     m_gpus = new QLineEdit(settings.value(QStringLiteral("verify/gpus")).toString(), local);
@@ -79,36 +98,63 @@ BatchDialog::BatchDialog(VerifyQueue* queue, const QString& project, QWidget* pa
     m_barsLayout = new QVBoxLayout;
     localLayout->addLayout(m_barsLayout);
     localLayout->addStretch();
-    tabs->addTab(local, tr("This machine"));
     connect(apply, &QPushButton::clicked, this, &BatchDialog::applySlots);
-    connect(detect, &QPushButton::clicked, this, [this, detect] {
-        auto* probe = new QProcess(this);
-        detect->setEnabled(false);
-        connect(probe, &QProcess::finished, this, [this, probe, detect] {
-            const QJsonObject d = QJsonDocument::fromJson(probe->readAllStandardOutput()).object();
-            const int n = d.value(QStringLiteral("device_count")).toInt();
-            QStringList gpus;
-            for (int i = 0; i < n; ++i)
-                gpus << QString::number(i);
-            if (n > 0)
-                m_gpus->setText(gpus.join(QLatin1Char(',')));
-            else {
-                m_gpus->setPlaceholderText(tr("no GPU here (see the tooltip)"));
-                m_gpus->setToolTip(noGpuAdvice(d.value(QStringLiteral("reason")).toString()));
-            }
-            detect->setEnabled(true);
-            probe->deleteLater();
-        });
-        probe->start(m_queue->program(), {QStringLiteral("--device-info")});
-    });
-    connect(m_queue, &VerifyQueue::slotProgressChanged, this, &BatchDialog::onSlotProgress);
-    rebuildSlotBars();
+    connect(detect, &QPushButton::clicked, this, [this, detect] { detectGpus(detect); });
+    return local;
+}
 
+void BatchDialog::detectGpus(QPushButton* detect) {
+    // The verifier's own count (reach-verify --device-info), in the background: the GUI never
+    // links CUDA.
+    auto* probe = new QProcess(this);
+    detect->setEnabled(false);
+    connect(probe, &QProcess::finished, this, [this, probe, detect] {
+        const QJsonObject d = QJsonDocument::fromJson(probe->readAllStandardOutput()).object();
+        const int n = d.value(QStringLiteral("device_count")).toInt();
+        QStringList gpus;
+        for (int i = 0; i < n; ++i)
+            gpus << QString::number(i);
+        if (n > 0)
+            m_gpus->setText(gpus.join(QLatin1Char(',')));
+        else {
+            m_gpus->setPlaceholderText(tr("no GPU here (see the tooltip)"));
+            m_gpus->setToolTip(noGpuAdvice(d.value(QStringLiteral("reason")).toString()));
+        }
+        detect->setEnabled(true);
+        probe->deleteLater();
+    });
+    probe->start(m_queue->program(), {QStringLiteral("--device-info")});
+}
+
+QWidget* BatchDialog::createSlurmTab(QWidget* tabs) {
     // Slurm: the project's records as one job array.
     auto* slurm = new QWidget(tabs);
+    QFormLayout* slurmForm = createSlurmForm(slurm);
+    auto* buttons = new QHBoxLayout;
+    m_submit = new QPushButton(tr("Submit"), slurm);
+    m_watch = new QPushButton(tr("Watch Folder..."), slurm);
+    m_resubmit = new QPushButton(tr("Resubmit Unfinished"), slurm);
+    for (QPushButton* b : {m_submit, m_watch, m_resubmit}) {
+        b->setEnabled(!m_project.isEmpty());
+        buttons->addWidget(b);
+    }
+    m_slurmStatus = new QLabel(slurm);
+    m_log = new QPlainTextEdit(slurm);
+    m_log->setReadOnly(true);
+    m_log->setMaximumBlockCount(20000);
+    auto* slurmLayout = new QVBoxLayout(slurm);
+    slurmLayout->addLayout(slurmForm);
+    slurmLayout->addLayout(buttons);
+    slurmLayout->addWidget(m_slurmStatus);
+    slurmLayout->addWidget(m_log, 1);
+    return slurm;
+}
+
+QFormLayout* BatchDialog::createSlurmForm(QWidget* slurm) {
+    QSettings settings;
     auto* slurmForm = new QFormLayout;
     auto* projectLabel = new QLabel(
-        project.isEmpty() ? tr("(open a .reach project first)") : QFileInfo(project).fileName(),
+        m_project.isEmpty() ? tr("(open a .reach project first)") : QFileInfo(m_project).fileName(),
         slurm);
     slurmForm->addRow(tr("Project"), projectLabel);
     m_selection = new QComboBox(slurm);
@@ -135,24 +181,10 @@ BatchDialog::BatchDialog(VerifyQueue* queue, const QString& project, QWidget* pa
     m_directory = new QLineEdit(slurm);
     m_directory->setPlaceholderText(tr("beside the project (every node must read it)"));
     slurmForm->addRow(tr("Batch folder"), m_directory);
-    auto* buttons = new QHBoxLayout;
-    m_submit = new QPushButton(tr("Submit"), slurm);
-    m_watch = new QPushButton(tr("Watch Folder..."), slurm);
-    m_resubmit = new QPushButton(tr("Resubmit Unfinished"), slurm);
-    for (QPushButton* b : {m_submit, m_watch, m_resubmit}) {
-        b->setEnabled(!project.isEmpty());
-        buttons->addWidget(b);
-    }
-    m_slurmStatus = new QLabel(slurm);
-    m_log = new QPlainTextEdit(slurm);
-    m_log->setReadOnly(true);
-    m_log->setMaximumBlockCount(20000);
-    auto* slurmLayout = new QVBoxLayout(slurm);
-    slurmLayout->addLayout(slurmForm);
-    slurmLayout->addLayout(buttons);
-    slurmLayout->addWidget(m_slurmStatus);
-    slurmLayout->addWidget(m_log, 1);
-    tabs->addTab(slurm, tr("Slurm"));
+    return slurmForm;
+}
+
+void BatchDialog::connectSlurmButtons() {
     connect(m_submit, &QPushButton::clicked, this, [this] {
         QSettings s;
         s.setValue(QStringLiteral("slurm/partition"), m_partition->text());
@@ -160,41 +192,31 @@ BatchDialog::BatchDialog(VerifyQueue* queue, const QString& project, QWidget* pa
         s.setValue(QStringLiteral("slurm/time"), m_time->text());
         startSlurm(slurmArguments(form()));
     });
-    auto folderArgs = [this](const char* option) -> QStringList {
-        QString dir = m_directory->text();
-        if (dir.isEmpty())
-            dir = QFileDialog::getExistingDirectory(this, tr("Slurm Batch Folder"),
-                                                    QFileInfo(m_project).absolutePath());
-        if (dir.isEmpty())
-            return {};
-        return {QStringLiteral("verify"),
-                QLatin1String(option),
-                dir,
-                QStringLiteral("--project"),
-                m_project,
-                QStringLiteral("--poll"),
-                QStringLiteral("5")};
-    };
-    connect(m_watch, &QPushButton::clicked, this, [this, folderArgs] {
-        if (const QStringList a = folderArgs("--slurm-watch"); !a.isEmpty())
+    connect(m_watch, &QPushButton::clicked, this, [this] {
+        if (const QStringList a = folderArguments("--slurm-watch"); !a.isEmpty())
             startSlurm(a);
     });
-    connect(m_resubmit, &QPushButton::clicked, this, [this, folderArgs] {
-        if (const QStringList a = folderArgs("--slurm-resubmit"); !a.isEmpty())
+    connect(m_resubmit, &QPushButton::clicked, this, [this] {
+        if (const QStringList a = folderArguments("--slurm-resubmit"); !a.isEmpty())
             startSlurm(a);
     });
+}
 
-    m_changed = new QTimer(this);
-    m_changed->setSingleShot(true);
-    m_changed->setInterval(2000);  // at most one reload of the views every 2 s
-    connect(m_changed, &QTimer::timeout, this, [this] { emit projectChanged(m_project); });
-
-    auto* close = new QDialogButtonBox(QDialogButtonBox::Close, this);
-    connect(close, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(tabs);
-    layout->addWidget(close);
-    resize(640, 520);
+QStringList BatchDialog::folderArguments(const char* option) {
+    // The batch folder as typed, else asked for (an empty answer starts nothing).
+    QString dir = m_directory->text();
+    if (dir.isEmpty())
+        dir = QFileDialog::getExistingDirectory(this, tr("Slurm Batch Folder"),
+                                                QFileInfo(m_project).absolutePath());
+    if (dir.isEmpty())
+        return {};
+    return {QStringLiteral("verify"),
+            QLatin1String(option),
+            dir,
+            QStringLiteral("--project"),
+            m_project,
+            QStringLiteral("--poll"),
+            QStringLiteral("5")};
 }
 
 QString BatchDialog::defaultCliProgram() {

@@ -6,6 +6,7 @@
 #include <QStringList>
 
 class QComboBox;
+class QFormLayout;
 class QLineEdit;
 class QPlainTextEdit;
 class QProcess;
@@ -62,6 +63,15 @@ signals:
     void slurmFinished(int exitCode);
 
 private:
+    QWidget* createLocalTab(QWidget* tabs);
+    // Fills "GPUs" with every GPU reach-verify --device-info counts (or says why there is none).
+    void detectGpus(QPushButton* detect);
+    QWidget* createSlurmTab(QWidget* tabs);
+    QFormLayout* createSlurmForm(QWidget* slurm);
+    void connectSlurmButtons();
+    // reach-cli's arguments to watch or resubmit (`option`) the batch folder; empty when the
+    // user chose none.
+    QStringList folderArguments(const char* option);
     void rebuildSlotBars();
     void onSlotProgress(int slot, const QString& gpu, int done, const QString& runningKey);
     void onSlurmOutput();

@@ -119,7 +119,8 @@ namespace {
 FigureOptions withRoomForCategories(const QCustomPlot& plot, FigureOptions o) {
     if (o.heightIn > 0)
         return o;
-    qsizetype n = 0;
+    // A plot that thins its category names on a screen says how many rows it has.
+    qsizetype n = plot.property("reach_category_count").toInt();
     for (QCPAxisRect* rect : plot.axisRects()) {
         for (QCPAxis* axis : rect->axes()) {
             auto text = axis->ticker().dynamicCast<QCPAxisTickerText>();
@@ -170,110 +171,143 @@ PriorSidecars priorSidecars(const QString& figure, const QString& csv, const QSt
     return out;
 }
 
-}  // namespace
+// One export as it is drawn: what the figure's file and its provenance are made from, beside what
+// the caller gave (FigureProvenance).
+struct Export {
+    QString path;
+    FigureFormat format = FigureFormat::Pdf;
+    FigureOptions options;  // the font is the one drawn with (usedFont)
+    QString askedFont, usedFont;
+    QSize pagePt;                                     // one plot unit = one point (1/72 in)
+    QSize pixelSize;                                  // PNG only
+    nlohmann::json inputs = nlohmann::json::array();  // each input's identity (inputRecord)
+};
 
-FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot,
-                                                     const QString& requestedPath,
-                                                     const FigureOptions& requested,
-                                                     const FigureProvenance& provenance,
-                                                     const FigureTable& data) {
-    const QString path = withDefaultExtension(requestedPath);
-    FigureOptions options = withRoomForCategories(plot, requested);
-    // A font that is not installed is drawn with a substitute: say so, draw with the substitute
-    // by its name, and record that one (a figure's provenance must name the font it shows).
-    QStringList warnings;
-    const QString usedFont = resolvedFontFamily(options.style.fontFamily);
-    const QString askedFont = options.style.fontFamily;
-    if (usedFont.compare(askedFont, Qt::CaseInsensitive) != 0) {
-        warnings << QStringLiteral("%1: font '%2' is not installed; drawn with '%3'")
-                        .arg(path, askedFont, usedFont);
-        options.style.fontFamily = usedFont;
+// The height a styled plot needs at its page's width: every row of its layout at its minimum
+// (legend rows, the footer's wrapped lines, the axes' labels and titles, from the layout done
+// at this width), and a line per category on the category axis (issue 40: a 3.5 in projection
+// with its overlays' legend clipped its legend, its caption and its axis title).
+double contentHeightPt(QCustomPlot& plot) {
+    plot.replot(QCustomPlot::rpImmediateRefresh);  // margins and wrapped texts at this width
+    double needed = plot.plotLayout()->minimumOuterSizeHint().height();
+    const qsizetype rows = plot.property("reach_category_count").toInt();
+    for (QCPAxisRect* rect : plot.axisRects()) {
+        const double line = QFontMetricsF(rect->axis(QCPAxis::atLeft)->tickLabelFont()).height();
+        needed += double(rows) * line * 1.15;  // a label's line and a little air between bars
     }
-    const FigureFormat format = formatFromPath(path);
-    if (!(options.widthIn > 0.5 && options.widthIn < 40) ||
-        !(options.effectiveHeightIn() > 0.5 && options.effectiveHeightIn() < 40)) {
-        throw InputError(str(path), "figure size", "a width and height between 0.5 and 40 inches");
-    }
-    if (options.dpi < 30 || options.dpi > 2400) {
-        throw InputError(str(path), "dpi", "a resolution between 30 and 2400 dpi");
-    }
-    // Nothing is written over an input, nor over a file beside the figure that Reach did not
-    // write for it: checked before the first byte is written.
-    {
-        OutputGuard guard;
-        for (const QString& in : provenance.inputs + provenance.alsoRead)
-            guard.addInput(str(in));
-        guard.checkNamed(str(path));
-        const PriorSidecars prior = priorSidecars(path, csvPathFor(path), jsonPathFor(path));
-        guard.checkSidecar(str(csvPathFor(path)), prior.csvOurs, options.replaceSidecars);
-        guard.checkSidecar(str(jsonPathFor(path)), prior.jsonOurs, options.replaceSidecars);
-    }
-    // Hash inputs first: a missing input must not leave a half-written figure behind.
-    nlohmann::json inputs = nlohmann::json::array();
-    for (const QString& in : provenance.inputs)
-        inputs.push_back(inputRecord(in));
+    return needed;
+}
 
-    // One plot unit = one point (1/72 in): PDF page, SVG viewBox and PNG scale all follow.
-    const int w = std::max(1, int(std::lround(options.widthIn * 72.0)));
-    const int h = std::max(1, int(std::lround(options.effectiveHeightIn() * 72.0)));
-    const int dpi = plot.logicalDpiY() > 0 ? plot.logicalDpiY() : 96;
-    const QString title = QStringLiteral("Reach %1: %2").arg(reachVersion(), provenance.figure);
-    const QString creator = QStringLiteral("Reach %1").arg(reachVersion());
-    QSize pixelSize;
-    {
-        PlotStyleGuard guard(plot);
-        options.style.apply(plot, QSize(w, h));
-        bool ok = false;
-        if (format == FigureFormat::Pdf) {
-            ok = plot.savePdf(path, w, h, QCP::epNoCosmetic, creator, title);
-        } else if (format == FigureFormat::Svg) {
-            QSvgGenerator svg;
-            svg.setFileName(path);
-            // The generator resolves point-size fonts with its resolution: the screen's, as
-            // QCustomPlot measured them. Its size (at that resolution) gives the physical size.
-            svg.setResolution(dpi);
-            svg.setSize(QSize(int(std::lround(options.widthIn * dpi)),
-                              int(std::lround(options.effectiveHeightIn() * dpi))));
-            svg.setViewBox(QRect(0, 0, w, h));
-            svg.setTitle(title);
-            svg.setDescription(creator);
-            QCPPainter painter;
-            if (painter.begin(&svg)) {
-                painter.setMode(QCPPainter::pmVectorized);
-                painter.setMode(QCPPainter::pmNoCaching);
-                painter.setMode(QCPPainter::pmNonCosmetic);
-                plot.toPainter(&painter, w, h);
-                ok = painter.end();
-            }
-        } else {
-            pixelSize = QSize(int(std::lround(options.widthIn * options.dpi)),
-                              int(std::lround(options.effectiveHeightIn() * options.dpi)));
-            QImage image(pixelSize, QImage::Format_ARGB32_Premultiplied);
-            // Text is measured at the screen's dpi; the painter scale does the rest.
-            image.setDotsPerMeterX(int(std::lround(dpi / 0.0254)));
-            image.setDotsPerMeterY(int(std::lround(dpi / 0.0254)));
-            image.fill(Qt::white);
-            QCPPainter painter;
-            if (painter.begin(&image)) {
-                painter.setRenderHint(QPainter::Antialiasing);
-                painter.setRenderHint(QPainter::TextAntialiasing);
-                painter.setRenderHint(QPainter::SmoothPixmapTransform);
-                painter.setMode(QCPPainter::pmNoCaching);
-                painter.scale(double(pixelSize.width()) / w, double(pixelSize.height()) / h);
-                plot.toPainter(&painter, w, h);
-                painter.end();
-                image.setDotsPerMeterX(int(std::lround(options.dpi / 0.0254)));
-                image.setDotsPerMeterY(int(std::lround(options.dpi / 0.0254)));
-                ok = image.convertToFormat(QImage::Format_RGB32).save(path, "PNG");
-            }
-        }
-        if (!ok)
-            throw InputError(str(path), "file", "a writable output file");
+// Without a requested height, the page grows to what its content needs (never shrinks: the
+// width's aspect, or the categories' room, stays the least).
+void growToContent(QCustomPlot& plot, Export& e) {
+    const double needed = std::min(12.0 * 72.0, contentHeightPt(plot));
+    if (needed <= e.pagePt.height() + 0.5)
+        return;
+    e.options.heightIn = needed / 72.0;
+    e.pagePt.setHeight(int(std::ceil(needed)));
+    if (e.format == FigureFormat::Png)
+        e.pixelSize.setHeight(int(std::lround(e.options.heightIn * e.options.dpi)));
+    e.options.style.apply(plot, e.pagePt);
+}
+
+// The figure's size and resolution are within what a page and a printer make sense of.
+void checkSizeAndDpi(const Export& e) {
+    if (!(e.options.widthIn > 0.5 && e.options.widthIn < 40) ||
+        !(e.options.effectiveHeightIn() > 0.5 && e.options.effectiveHeightIn() < 40)) {
+        throw InputError(str(e.path), "figure size",
+                         "a width and height between 0.5 and 40 inches");
     }
+    if (e.options.dpi < 30 || e.options.dpi > 2400) {
+        throw InputError(str(e.path), "dpi", "a resolution between 30 and 2400 dpi");
+    }
+}
 
-    const std::string csvText = figureTableCsv(data);
-    writeFile(csvPathFor(path), csvText);
+// Nothing is written over an input, nor over a file beside the figure that Reach did not write
+// for it: checked before the first byte is written.
+void checkNothingOverwritten(const Export& e, const FigureProvenance& provenance) {
+    OutputGuard guard;
+    for (const QString& in : provenance.inputs + provenance.alsoRead)
+        guard.addInput(str(in));
+    guard.checkNamed(str(e.path));
+    const QString csv = FigureExporter::csvPathFor(e.path);
+    const QString json = FigureExporter::jsonPathFor(e.path);
+    const PriorSidecars prior = priorSidecars(e.path, csv, json);
+    guard.checkSidecar(str(csv), prior.csvOurs, e.options.replaceSidecars);
+    guard.checkSidecar(str(json), prior.jsonOurs, e.options.replaceSidecars);
+}
 
+int screenDpi(const QCustomPlot& plot) {
+    return plot.logicalDpiY() > 0 ? plot.logicalDpiY() : 96;
+}
+
+bool paintSvg(QCustomPlot& plot, const Export& e, const QString& title, const QString& creator) {
+    const int w = e.pagePt.width(), h = e.pagePt.height();
+    const int dpi = screenDpi(plot);
+    QSvgGenerator svg;
+    svg.setFileName(e.path);
+    // The generator resolves point-size fonts with its resolution: the screen's, as
+    // QCustomPlot measured them. Its size (at that resolution) gives the physical size.
+    svg.setResolution(dpi);
+    svg.setSize(QSize(int(std::lround(e.options.widthIn * dpi)),
+                      int(std::lround(e.options.effectiveHeightIn() * dpi))));
+    svg.setViewBox(QRect(0, 0, w, h));
+    svg.setTitle(title);
+    svg.setDescription(creator);
+    QCPPainter painter;
+    if (!painter.begin(&svg))
+        return false;
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setMode(QCPPainter::pmNoCaching);
+    painter.setMode(QCPPainter::pmNonCosmetic);
+    plot.toPainter(&painter, w, h);
+    return painter.end();
+}
+
+bool paintPng(QCustomPlot& plot, const Export& e) {
+    const int w = e.pagePt.width(), h = e.pagePt.height();
+    const int dpi = screenDpi(plot);
+    QImage image(e.pixelSize, QImage::Format_ARGB32_Premultiplied);
+    // Text is measured at the screen's dpi; the painter scale does the rest.
+    image.setDotsPerMeterX(int(std::lround(dpi / 0.0254)));
+    image.setDotsPerMeterY(int(std::lround(dpi / 0.0254)));
+    image.fill(Qt::white);
+    QCPPainter painter;
+    if (!painter.begin(&image))
+        return false;
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setRenderHint(QPainter::TextAntialiasing);
+    painter.setRenderHint(QPainter::SmoothPixmapTransform);
+    painter.setMode(QCPPainter::pmNoCaching);
+    painter.scale(double(e.pixelSize.width()) / w, double(e.pixelSize.height()) / h);
+    plot.toPainter(&painter, w, h);
+    painter.end();
+    image.setDotsPerMeterX(int(std::lround(e.options.dpi / 0.0254)));
+    image.setDotsPerMeterY(int(std::lround(e.options.dpi / 0.0254)));
+    return image.convertToFormat(QImage::Format_RGB32).save(e.path, "PNG");
+}
+
+// Paints the plot, already in paper style, to the export's file; false when it could not.
+bool paintFigure(QCustomPlot& plot, const Export& e, const QString& figure) {
+    const QString title =
+        QStringLiteral("Reach %1: %2").arg(FigureExporter::reachVersion(), figure);
+    const QString creator = QStringLiteral("Reach %1").arg(FigureExporter::reachVersion());
+    switch (e.format) {
+        case FigureFormat::Pdf:
+            return plot.savePdf(e.path, e.pagePt.width(), e.pagePt.height(), QCP::epNoCosmetic,
+                                creator, title);
+        case FigureFormat::Svg:
+            return paintSvg(plot, e, title, creator);
+        case FigureFormat::Png:
+            break;
+    }
+    return paintPng(plot, e);
+}
+
+// F.json: enough to rebuild the figure and to tell which inputs and rules made it, and that F.csv
+// (of `csvText`) is the one written with it.
+nlohmann::json provenanceJson(const Export& e, const FigureProvenance& provenance,
+                              const std::string& csvText) {
     nlohmann::json sliders = nlohmann::json::object();
     for (const auto& [name, value] : provenance.sliders)
         sliders[str(name)] = value;
@@ -281,38 +315,86 @@ FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot,
     if (!provenance.rulesName.isEmpty() || !provenance.rulesHash.isEmpty()) {
         rules = {{"name", str(provenance.rulesName)}, {"hash", str(provenance.rulesHash)}};
     }
-    const char* formatName = format == FigureFormat::Pdf   ? "pdf"
-                             : format == FigureFormat::Svg ? "svg"
-                                                           : "png";
+    const char* formatName = e.format == FigureFormat::Pdf   ? "pdf"
+                             : e.format == FigureFormat::Svg ? "svg"
+                                                             : "png";
     nlohmann::json j = {
         {"figure", str(provenance.figure)},
-        {"file", str(QFileInfo(path).fileName())},
+        {"file", str(QFileInfo(e.path).fileName())},
         {"format", formatName},
-        {"data_csv", str(QFileInfo(csvPathFor(path)).fileName())},
+        {"data_csv", str(QFileInfo(FigureExporter::csvPathFor(e.path)).fileName())},
         {"data_csv_sha256", Sha256::hex(csvText)},
-        {"width_in", w / 72.0},
-        {"height_in", h / 72.0},
-        {"font_family", str(usedFont)},
-        {"font_pt", options.style.fontPt},
-        {"inputs", inputs},
+        {"width_in", e.pagePt.width() / 72.0},
+        {"height_in", e.pagePt.height() / 72.0},
+        {"font_family", str(e.usedFont)},
+        {"font_pt", e.options.style.fontPt},
+        {"inputs", e.inputs},
         {"rules", rules},
         {"sliders", sliders},
-        {"reach_version", str(reachVersion())},
+        {"reach_version", str(FigureExporter::reachVersion())},
         {"qt_version", qVersion()},
         {"created_utc", str(QDateTime::currentDateTimeUtc().toString(Qt::ISODate))},
     };
-    if (format == FigureFormat::Png) {
-        j["dpi"] = options.dpi;
-        j["width_px"] = pixelSize.width();
-        j["height_px"] = pixelSize.height();
+    if (e.format == FigureFormat::Png) {
+        j["dpi"] = e.options.dpi;
+        j["width_px"] = e.pixelSize.width();
+        j["height_px"] = e.pixelSize.height();
     }
-    if (usedFont.compare(askedFont, Qt::CaseInsensitive) != 0)
-        j["font_requested"] = str(askedFont);
+    if (e.usedFont.compare(e.askedFont, Qt::CaseInsensitive) != 0)
+        j["font_requested"] = str(e.askedFont);
     for (auto it = provenance.extra.begin(); it != provenance.extra.end(); ++it) {
         j[it.key()] = it.value();
     }
-    writeFile(jsonPathFor(path), j.dump(2) + "\n");
-    return {path, csvPathFor(path), jsonPathFor(path), warnings};
+    return j;
+}
+
+}  // namespace
+
+FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot,
+                                                     const QString& requestedPath,
+                                                     const FigureOptions& requested,
+                                                     const FigureProvenance& provenance,
+                                                     const FigureTable& data) {
+    Export e;
+    e.path = withDefaultExtension(requestedPath);
+    e.options = withRoomForCategories(plot, requested);
+    // A font that is not installed is drawn with a substitute: say so, draw with the substitute
+    // by its name, and record that one (a figure's provenance must name the font it shows).
+    QStringList warnings;
+    e.usedFont = resolvedFontFamily(e.options.style.fontFamily);
+    e.askedFont = e.options.style.fontFamily;
+    if (e.usedFont.compare(e.askedFont, Qt::CaseInsensitive) != 0) {
+        warnings << QStringLiteral("%1: font '%2' is not installed; drawn with '%3'")
+                        .arg(e.path, e.askedFont, e.usedFont);
+        e.options.style.fontFamily = e.usedFont;
+    }
+    e.format = formatFromPath(e.path);
+    checkSizeAndDpi(e);
+    checkNothingOverwritten(e, provenance);
+    // Hash inputs first: a missing input must not leave a half-written figure behind.
+    for (const QString& in : provenance.inputs)
+        e.inputs.push_back(inputRecord(in));
+
+    // One plot unit = one point (1/72 in): PDF page, SVG viewBox and PNG scale all follow.
+    e.pagePt = QSize(std::max(1, int(std::lround(e.options.widthIn * 72.0))),
+                     std::max(1, int(std::lround(e.options.effectiveHeightIn() * 72.0))));
+    if (e.format == FigureFormat::Png) {
+        e.pixelSize = QSize(int(std::lround(e.options.widthIn * e.options.dpi)),
+                            int(std::lround(e.options.effectiveHeightIn() * e.options.dpi)));
+    }
+    {
+        PlotStyleGuard guard(plot);
+        e.options.style.apply(plot, e.pagePt);
+        if (requested.heightIn <= 0)
+            growToContent(plot, e);
+        if (!paintFigure(plot, e, provenance.figure))
+            throw InputError(str(e.path), "file", "a writable output file");
+    }
+
+    const std::string csvText = figureTableCsv(data);
+    writeFile(csvPathFor(e.path), csvText);
+    writeFile(jsonPathFor(e.path), provenanceJson(e, provenance, csvText).dump(2) + "\n");
+    return {e.path, csvPathFor(e.path), jsonPathFor(e.path), warnings};
 }
 
 }  // namespace reach

@@ -55,6 +55,64 @@ QString shortenName(const QString& name, const QFontMetricsF& tm, double room, q
     return out.join(QLatin1Char('\n'));
 }
 
+// Words of workload names that papers shorten, longest first (issue 40: "Qwen2.5...raining"
+// was cut mid-word where "Qwen2.5-1.5B train" fits).
+constexpr std::pair<const char*, const char*> kAbbreviations[] = {
+    {"inference", "infer."}, {"Inference", "Infer."}, {"training", "train"},
+    {"Training", "Train"},   {"compiled", "comp."},   {"Compiled", "Comp."},
+};
+
+// The name in `room` with whole words: as it is; its long words abbreviated; then its first and
+// last words (and as many of those between as fit) around an ellipsis, which keeps the words
+// that tell "ResNet-50 training" from "ResNet-50 inference". Empty when no such form fits:
+// the caller elides letters.
+QString abbreviated(const QString& name) {
+    QString out = name;
+    for (const auto& [word, shorter] : kAbbreviations)
+        out.replace(QString::fromLatin1(word), QString::fromLatin1(shorter));
+    return out;
+}
+
+QString shortenWords(const QString& name, const QFontMetricsF& tm, double room) {
+    if (tm.horizontalAdvance(name) <= room)
+        return name;
+    const QString shorter = abbreviated(name);
+    if (tm.horizontalAdvance(shorter) <= room)
+        return shorter;
+    // Words split after a separator, so the separators stay with the word before them.
+    QStringList words;
+    QString word;
+    for (const QChar c : shorter) {
+        word += c;
+        if (c == QLatin1Char(' ') || c == QLatin1Char('_'))
+            words << word, word.clear();
+    }
+    if (!word.isEmpty())
+        words << word;
+    if (words.size() < 3)
+        return {};
+    // Keep the first `head` and the last `kept - head` words, dropping at least one between: the
+    // most words that fit, the first words before the last on a tie (a model's name leads).
+    const QString ellipsis(QChar(0x2026));
+    const qsizetype n = words.size();
+    for (qsizetype kept = n - 1; kept >= 2; --kept) {
+        for (qsizetype head = kept - 1; head >= 1; --head) {
+            QString first = QStringList(words.mid(0, head)).join(QString());
+            while (first.endsWith(QLatin1Char(' ')) || first.endsWith(QLatin1Char('_')))
+                first.chop(1);
+            // A label keeps its start: at least its first 8 letters (a model's name, a
+            // collection's), else letters are elided instead ("fp8_scaled_m...", not "fp8...").
+            if (first.size() < std::min<qsizetype>(8, shorter.size()))
+                continue;
+            const QString text =
+                first + ellipsis + QStringList(words.mid(n - (kept - head))).join(QString());
+            if (tm.horizontalAdvance(text) <= room)
+                return text;
+        }
+    }
+    return {};
+}
+
 QString fitOne(const Parts& p, const QFontMetricsF& tm, double room, qsizetype capacity,
                Qt::TextElideMode mode) {
     if (p.tag.isEmpty())
@@ -78,7 +136,12 @@ QString fitOne(const Parts& p, const QFontMetricsF& tm, double room, qsizetype c
                 ? lastWord
                 : QStringLiteral(" [") + tm.elidedText(p.tag + QLatin1Char(']'), Qt::ElideLeft,
                                                        room * 0.7 - tm.horizontalAdvance(" ["));
-    return tm.elidedText(p.name, mode, room - tm.horizontalAdvance(shownTag)) + shownTag;
+    const double nameRoom = room - tm.horizontalAdvance(shownTag);
+    if (const QString whole = shortenWords(p.name, tm, nameRoom); !whole.isEmpty())
+        return whole + shownTag;
+    // Letters elided last, from the abbreviated name ("Qwen2.5-1.5B tr..." keeps the model and
+    // its size where "Qwen2.5...raining" kept neither).
+    return tm.elidedText(abbreviated(p.name), mode, nameRoom) + shownTag;
 }
 
 bool allDistinct(const QMap<double, QString>& labels) {

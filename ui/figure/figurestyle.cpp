@@ -52,6 +52,28 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
     plot.setAntialiasedElements(QCP::aeAll);
     const QFont base = font(plot);
     const QFont small = font(plot, 0.9);
+    styleAxes(plot, base);
+    styleLegendsAndTitles(plot, base, small);
+    styleItems(plot, small);
+    hideScreenOnlyPlottables(plot);
+    if (figurePt.isEmpty())
+        return;
+    const int available = figurePt.width() - 4;
+    wrapLegendRows(plot, available);
+    wrapLegendEntries(plot, available);
+    fitCategoryAxes(plot, figurePt);
+    // Lay the plot out at the figure's size to know how long each axis is, then give numeric
+    // axes one tick per ~40 pt so tick labels never run into each other (labelled text axes,
+    // the speedup figure's, thin themselves to the axis length: SpacedTextTicker).
+    plot.plotLayout()->setOuterRect(QRect(QPoint(0, 0), figurePt));
+    plot.plotLayout()->update(QCPLayoutElement::upPreparation);
+    plot.plotLayout()->update(QCPLayoutElement::upMargins);
+    plot.plotLayout()->update(QCPLayoutElement::upLayout);
+    breakLongAxisLabels(plot, base);
+    thinNumericTicks(plot);
+}
+
+void FigureStyle::styleAxes(QCustomPlot& plot, const QFont& base) const {
     for (QCPAxisRect* rect : plot.axisRects()) {
         rect->setBackground(Qt::NoBrush);
         for (QCPAxis* axis : rect->axes()) {
@@ -69,6 +91,9 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
             axis->grid()->setSubGridVisible(false);
         }
     }
+}
+
+void FigureStyle::styleLegendsAndTitles(QCustomPlot& plot, const QFont& base, const QFont& small) {
     for (QCPLayoutElement* e : allElements(plot)) {
         if (auto* legend = qobject_cast<QCPLegend*>(e)) {
             legend->setFont(small);
@@ -91,8 +116,15 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
             text->setTextColor(Qt::black);
         }
     }
+}
+
+void FigureStyle::styleItems(QCustomPlot& plot, const QFont& small) {
     for (int i = 0; i < plot.itemCount(); ++i) {
         if (auto* text = qobject_cast<QCPItemText*>(plot.item(i))) {
+            // A text filled with the screen's background (so no line runs through it) is
+            // filled with the page's.
+            if (text->brush().style() != Qt::NoBrush)
+                text->setBrush(Qt::white);
             QFont f = small;
             f.setBold(text->font().bold() && !text->property(kScreenOnlyEmphasis).toBool());
             text->setFont(f);
@@ -100,15 +132,18 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
         if (plot.item(i)->property(kScreenOnlyProperty).toBool())
             plot.item(i)->setVisible(false);
     }
+}
+
+void FigureStyle::hideScreenOnlyPlottables(QCustomPlot& plot) {
     for (int i = 0; i < plot.plottableCount(); ++i) {
         if (plot.plottable(i)->property(kScreenOnlyProperty).toBool()) {
             plot.plottable(i)->setVisible(false);
         }
     }
-    if (figurePt.isEmpty())
-        return;
+}
+
+void FigureStyle::wrapLegendRows(QCustomPlot& plot, int available) {
     // A legend row wider than the page is wrapped into more lines.
-    const int available = figurePt.width() - 4;
     for (QCPLayoutElement* e : allElements(plot)) {
         auto* legend = qobject_cast<QCPLegend*>(e);
         if (!legend || !legend->visible() || legend->layout() != plot.plotLayout() ||
@@ -123,6 +158,9 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
             legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
         }
     }
+}
+
+void FigureStyle::wrapLegendEntries(QCustomPlot& plot, int available) {
     // An entry still wider than the page in one column is broken into lines at spaces (the
     // sample's speedup figure at 3.5 in lost the end of "..., median 2.018x").
     for (QCPLayoutElement* e : allElements(plot)) {
@@ -146,6 +184,9 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
                 item->plottable()->setName(wrapToWidth(name, fm, room));
         }
     }
+}
+
+void FigureStyle::fitCategoryAxes(QCustomPlot& plot, QSize figurePt) {
     // Category labels (text tickers) on a vertical axis may take at most 40 % of the figure's
     // width and, each, its share of three quarters of the height: long workload names otherwise
     // squeezed a 3.5 in figure's bars to a sliver and pushed the value labels and the axis title
@@ -170,13 +211,9 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
             text->ticks() = fitCategoryLabels(text->ticks(), tm, labelRoom, capacity);
         }
     }
-    // Lay the plot out at the figure's size to know how long each axis is, then give numeric
-    // axes one tick per ~40 pt so tick labels never run into each other (labelled text axes,
-    // the speedup figure's, thin themselves to the axis length: SpacedTextTicker).
-    plot.plotLayout()->setOuterRect(QRect(QPoint(0, 0), figurePt));
-    plot.plotLayout()->update(QCPLayoutElement::upPreparation);
-    plot.plotLayout()->update(QCPLayoutElement::upMargins);
-    plot.plotLayout()->update(QCPLayoutElement::upLayout);
+}
+
+void FigureStyle::breakLongAxisLabels(QCustomPlot& plot, const QFont& base) {
     // An axis label longer than its axis is broken into two lines at the space nearest its middle.
     const QFontMetricsF metrics(base);
     for (QCPAxisRect* rect : plot.axisRects()) {
@@ -196,6 +233,9 @@ void FigureStyle::apply(QCustomPlot& plot, QSize figurePt) const {
                 axis->setLabel(label.left(best) + '\n' + label.mid(best + 1));
         }
     }
+}
+
+void FigureStyle::thinNumericTicks(QCustomPlot& plot) {
     for (QCPAxisRect* rect : plot.axisRects()) {
         for (QCPAxis* axis : rect->axes()) {
             if (!axis->visible() || axis->ticker().dynamicCast<QCPAxisTickerText>())
@@ -226,12 +266,12 @@ PlotStyleGuard::PlotStyleGuard(QCustomPlot& plot)
     }
     for (QCPLayoutElement* e : allElements(plot)) {
         if (auto* text = qobject_cast<QCPTextElement*>(e)) {
-            m_texts.push_back({text->font(), text->textColor()});
+            m_texts.push_back({text->font(), text->textColor(), QBrush()});
         }
     }
     for (int i = 0; i < plot.itemCount(); ++i) {
         if (auto* text = qobject_cast<QCPItemText*>(plot.item(i))) {
-            m_texts.push_back({text->font(), text->color()});
+            m_texts.push_back({text->font(), text->color(), text->brush()});
         }
         if (plot.item(i)->visible() && plot.item(i)->property(kScreenOnlyProperty).toBool()) {
             m_hidden.push_back(plot.item(i));
@@ -299,6 +339,7 @@ PlotStyleGuard::~PlotStyleGuard() {
     for (int i = 0; i < m_plot.itemCount(); ++i) {
         if (auto* text = qobject_cast<QCPItemText*>(m_plot.item(i)); text && ti < m_texts.size()) {
             text->setFont(m_texts[ti].font);
+            text->setBrush(m_texts[ti].brush);
             ++ti;
         }
     }

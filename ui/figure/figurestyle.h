@@ -36,6 +36,20 @@ struct FigureStyle {
     // the figure's size (points), a legend row that would not fit is wrapped into more lines and
     // numeric axes get as many ticks as their length holds without labels colliding.
     void apply(QCustomPlot& plot, QSize figurePt = {}) const;
+
+private:
+    // Paper ink on whatever the plot has, at any size.
+    void styleAxes(QCustomPlot& plot, const QFont& base) const;
+    static void styleLegendsAndTitles(QCustomPlot& plot, const QFont& base, const QFont& small);
+    static void styleItems(QCustomPlot& plot, const QFont& small);
+    static void hideScreenOnlyPlottables(QCustomPlot& plot);
+    // What the figure's size (points; `available` is the width a legend may take) asks for.
+    static void wrapLegendRows(QCustomPlot& plot, int available);
+    static void wrapLegendEntries(QCustomPlot& plot, int available);
+    static void fitCategoryAxes(QCustomPlot& plot, QSize figurePt);
+    // After the plot is laid out at the figure's size: the axes' lengths are known.
+    static void breakLongAxisLabels(QCustomPlot& plot, const QFont& base);
+    static void thinNumericTicks(QCustomPlot& plot);
 };
 
 // A layerable (item, plottable) with this dynamic property set to true is drawn on screen only
@@ -72,6 +86,7 @@ private:
     struct TextState {
         QFont font;
         QColor color;
+        QBrush brush;  // a QCPItemText's fill (the screen's background behind a value)
     };
     QCustomPlot& m_plot;
     QBrush m_background;

@@ -1,7 +1,8 @@
 #include "ui/models/projectionmodel.h"
 
 #include "core/base/inputerror.h"
-#include "core/project/integrationsummary.h"
+#include "core/ownbenchmark/exactprojectionreport.h"
+#include "core/ownbenchmark/integrationsummary.h"
 
 #include <QColor>
 
@@ -26,7 +27,6 @@ void ProjectionModel::setParameters(double winRate, double medianSpeedup) {
     recompute();
     if (!m_rows.empty())
         emit dataChanged(index(0, GainPercent), index(rowCount() - 1, WallGainPercent));
-    emit parametersChanged();
 }
 
 void ProjectionModel::recompute() {
@@ -173,6 +173,46 @@ bool ProjectionModel::anyMeasured() const {
         if (measured(row))
             return true;
     return false;
+}
+
+int ProjectionModel::attachBenchmark(const std::string& dir,
+                                     const std::vector<std::string>& records, int row,
+                                     std::vector<std::string>* warnings) {
+    BenchmarkFolder benchmark = readBenchmarkFolder(dir);
+    if (row < 0) {
+        for (int r = 0; r < rowCount() && row < 0; ++r)
+            if (workload(r).breakdown &&
+                workload(r).breakdown->sourceHash == benchmark.profileSha256)
+                row = r;
+        if (row < 0)
+            throw InputError(dir + "/benchmark.json", "profile_sha256",
+                             "the profile the benchmark was made from (sha256 " +
+                                 benchmark.profileSha256.substr(0, 12) + "...) among the inputs");
+    }
+    if (row >= rowCount() || !workload(row).breakdown)
+        throw InputError(dir, "",
+                         "a profiled workload beside it (a published table has no kernels)");
+    if (records.empty())
+        throw InputError(dir, "", "the verify results of the benchmark's problems beside it");
+    const ProjectWorkload& w = workload(row);
+    const VerifiedRuns runs = readVerifiedRuns(records);
+    const ExactProjectionReport report =
+        exactProjectionOf(*w.breakdown, w.breakdown->source, std::move(benchmark), runs);
+    const ExactProjection& x = report.projection;
+    QStringList recordList;
+    for (const std::string& r : records)
+        recordList << QString::fromStdString(r);
+    setExact(w.breakdown->sourceHash,
+             Exact{100.0 * x.savedShare, 100.0 * x.savedInterval.lo, 100.0 * x.savedInterval.hi,
+                   x.winners, int(report.benchmark.problems.size()), QString::fromStdString(dir),
+                   recordList});
+    if (warnings) {
+        for (const std::string& why : report.otherPrecision)
+            warnings->push_back(why);
+        for (const std::string& why : report.claimed)  // shown, never counted (issue 37)
+            warnings->push_back(why);
+    }
+    return row;
 }
 
 void ProjectionModel::attachIntegration(const std::string& document) {

@@ -57,6 +57,15 @@ public:
         QStringList records;  // the verify results it counted or showed
     };
     void setExact(const std::string& profileSha256, std::optional<Exact> exact);
+    // The exact projection of a benchmark folder and the verify results of its problems (core
+    // exactProjectionOf, as reach-cli project --benchmark), set beside `row`, or beside the row
+    // of the profile the folder was made from when `row` is -1: the GUI's Exact projection >
+    // "From its benchmark and verify results..." and reach-cli figure projection --benchmark.
+    // Returns the row; `warnings` gets the runs shown but not counted (another precision, a pass
+    // Reach did not sign here). Throws InputError naming the file that is wrong, or the row's
+    // lack of a profile.
+    int attachBenchmark(const std::string& dir, const std::vector<std::string>& records,
+                        int row = -1, std::vector<std::string>* warnings = nullptr);
     std::optional<Exact> exact(int row) const;
     bool anyExact() const;
 
@@ -105,7 +114,6 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
 signals:
-    void parametersChanged();
     void exactChanged();  // the exact projection or the measured run of a row
 
 private:

@@ -78,6 +78,10 @@ std::vector<ProjectWorkload> ProjectionBarPlot::rows() const {
 
 void ProjectionBarPlot::setRows() {
     m_labels = rowLabels(rows());
+    // How many rows a figure of this plot must give a line each: the axis names only every k-th
+    // on a small screen (fitValueLabels), and a figure's height counted from those names was
+    // the screen's, not the data's (issue 40: 208 pt in the GUI, 292 pt from reach-cli).
+    setProperty("reach_category_count", int(m_labels.size()));
     updateBounds();
     updateFooter();
     updateBars();
@@ -243,6 +247,11 @@ void ProjectionBarPlot::updateBars() {
         auto* t = new QCPItemText(this);
         t->setSelectable(false);
         t->setFont(Theme::plotFont(8));
+        // Above the bars and the speed-of-light lines, on the plot's background: a line never
+        // runs through a value (issue 40, defect 9); a figure's page fills it white.
+        t->setLayer(QStringLiteral("axes"));
+        t->setBrush(Theme::plotBackground());
+        t->setPadding(QMargins(1, 0, 1, 0));
         t->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         t->setProperty(kScreenOnlyEmphasis, true);  // bold = the heat map's row, on screen
         m_valueLabels.push_back(t);
@@ -287,10 +296,19 @@ void ProjectionBarPlot::updateBars() {
             maxGain = std::max(maxGain, x->hiPercent);
         }
         if (const auto m = m_model->measured(row)) {
-            label += (m->measuredHere ? tr("; measured %1% (%2 pairs of runs)")
-                                      : tr("; claimed %1% (%2 pairs of runs; not measured here)"))
+            // Both of what the run measured, labelled (issue 40: the wall clock's change, -73.9 %
+            // on DLRM, was only in the CSV): the GPU time saved, then the wall clock's change.
+            const QString wall =
+                !m->wallSavedPercent ? QString()
+                : *m->wallSavedPercent >= 0
+                    ? tr(", wall clock %1% shorter").arg(*m->wallSavedPercent, 0, 'f', 1)
+                    : tr(", wall clock %1% longer").arg(-*m->wallSavedPercent, 0, 'f', 1);
+            label += (m->measuredHere
+                          ? tr("; measured %1% of GPU time%3 (%2 pairs of runs)")
+                          : tr("; claimed %1% of GPU time%3 (%2 pairs of runs; not measured here)"))
                          .arg(m->savedPercent, 0, 'f', 2)
-                         .arg(m->pairs);
+                         .arg(m->pairs)
+                         .arg(wall);
             brief += (m->measuredHere ? tr("; measured %1%") : tr("; claimed %1%"))
                          .arg(m->savedPercent, 0, 'f', 2);
             maxGain = std::max(maxGain, m->highPercent);
@@ -299,6 +317,7 @@ void ProjectionBarPlot::updateBars() {
         t->setProperty("reach_full_label", label);
         t->setProperty("reach_brief_label", brief);
         t->setColor(plotTextColor());
+        t->setBrush(Theme::plotBackground());
         QFont f = t->font();
         f.setBold(row == m_emphasized);
         t->setFont(f);

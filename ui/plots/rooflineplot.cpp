@@ -280,8 +280,10 @@ QString RooflinePlot::tipText(int index) const {
     if (index < 0 || index >= int(m_points.size()))
         return {};
     const Point& p = m_points[size_t(index)];
+    // The point's work is its operator call's, shared by time among the call's kernels
+    // (core/headroom/headroom.h): said, so a point is not read as the kernel's own counters.
     return tr("%1\noperator %2, %3\n%4 FLOP/byte, %5 TFLOP/s achieved\n%6 of speed of light, "
-              "%7 us")
+              "%7 us\n(the operator call's work, shared among its kernels by their time)")
         .arg(toQString(kernelDisplayName(p.name, 80)), toQString(p.op),
              toQString(categoryLabel(p.category)))
         .arg(p.intensity, 0, 'g', 3)

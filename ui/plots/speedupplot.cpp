@@ -120,169 +120,201 @@ QString SpeedupPlot::legendText(const RecordsModel& model, int set) {
 }
 
 void SpeedupPlot::build(QCustomPlot& plot, const RecordsModel& model, Mode mode) {
+    clear(plot);
+    const Extent extent = extentOf(model);
+    std::vector<Mark> marks;
+    double yMax = 1;  // the tallest histogram bin
+    for (int s = 0; s < int(extent.refs.size()); ++s) {
+        if (!extent.refs[size_t(s)].empty())
+            yMax = std::max(yMax, addSetGraph(plot, model, mode, s, extent, marks));
+    }
+    if (!marks.empty())
+        addSuspiciousGraph(plot, model, mode, std::move(marks));
+    verticalLine(plot, 1.0, QPen(QColor(0x40, 0x40, 0x40), 0.9));
+    setSpeedupAxis(*plot.xAxis, extent);
+    setValueAxis(*plot.yAxis, model, mode, yMax);
+    placeLegendAbove(plot);
+    plot.replot(QCustomPlot::rpQueuedReplot);
+}
+
+void SpeedupPlot::clear(QCustomPlot& plot) {
     plot.clearPlottables();
     plot.clearItems();
     m_points.clear();
     m_pointOf.clear();
     m_setPlottables.clear();
     m_suspicious = nullptr;
+}
 
+int SpeedupPlot::Extent::binOf(double v) const {
+    return std::clamp(int(std::floor(std::log2(v) / kBinOctaves)), firstBin, lastBin - 1);
+}
+
+SpeedupPlot::Extent SpeedupPlot::extentOf(const RecordsModel& model) {
     const int nSets = int(model.sets().size());
-    std::vector<std::vector<RecordRef>> refs(size_t(std::max(nSets, 0)));
-    double lo = 1.0, hi = 1.0;
-    size_t maxN = 0;
+    Extent e;
+    e.refs.resize(size_t(std::max(nSets, 0)));
     for (int s = 0; s < nSets; ++s) {
-        refs[size_t(s)] = plottedRecords(model, s);
-        maxN = std::max(maxN, refs[size_t(s)].size());
-        for (RecordRef r : refs[size_t(s)]) {
-            lo = std::min(lo, *model.record(r).speedup);
-            hi = std::max(hi, *model.record(r).speedup);
+        e.refs[size_t(s)] = plottedRecords(model, s);
+        for (RecordRef r : e.refs[size_t(s)]) {
+            e.lo = std::min(e.lo, *model.record(r).speedup);
+            e.hi = std::max(e.hi, *model.record(r).speedup);
         }
     }
-    auto speedupOf = [&](RecordRef r) { return *model.record(r).speedup; };
-
     // Histogram bins are shared by every set so the steps line up: kBinOctaves wide in log2.
-    const int firstBin = int(std::floor(std::log2(lo) / kBinOctaves));
-    const int lastBin = std::max(firstBin + 1, int(std::ceil(std::log2(hi) / kBinOctaves)));
-    auto binOf = [&](double v) {
-        return std::clamp(int(std::floor(std::log2(v) / kBinOctaves)), firstBin, lastBin - 1);
-    };
+    e.firstBin = int(std::floor(std::log2(e.lo) / kBinOctaves));
+    e.lastBin = std::max(e.firstBin + 1, int(std::ceil(std::log2(e.hi) / kBinOctaves)));
+    return e;
+}
 
-    struct Mark {
-        double key, value;
-        RecordRef ref;
-    };
-    std::vector<Mark> marks;
-    double yMax = 1;
-    for (int s = 0; s < nSets; ++s) {
-        const auto& pts = refs[size_t(s)];
-        if (pts.empty())
-            continue;
-        const QColor color = setColor(s);
-        auto* graph = new QCPGraph(plot.xAxis, plot.yAxis);
-        graph->setName(legendText(model, s));
-        graph->setProperty("reach_series", model.sets()[size_t(s)].name);
-        QPen pen(color, 1.2);
-        graph->setPen(pen);
-        QVector<double> keys, values;
-        std::vector<std::vector<RecordRef>> behind;
-        if (mode == Mode::Histogram) {
-            std::vector<std::vector<RecordRef>> bins(size_t(lastBin - firstBin));
-            for (RecordRef r : pts)
-                bins[size_t(binOf(speedupOf(r)) - firstBin)].push_back(r);
-            for (int b = firstBin; b < lastBin; ++b) {
-                keys << std::exp2(b * kBinOctaves);
-                values << double(bins[size_t(b - firstBin)].size());
-                behind.push_back(bins[size_t(b - firstBin)]);
-                yMax = std::max(yMax, values.back());
-            }
-            keys << std::exp2(lastBin * kBinOctaves);  // closes the last step
-            values << values.back();
-            behind.push_back({});
-            graph->setLineStyle(QCPGraph::lsStepLeft);
-            QColor fill = color;
-            fill.setAlpha(60);
-            graph->setBrush(fill);
-            for (RecordRef r : pts) {
-                m_pointOf.insert(RecordsModel::keyFor(r), QPointF(speedupOf(r), 0.0));
-                if (model.isSuspicious(r))
-                    marks.push_back({speedupOf(r), 0.0, r});
-            }
-        } else {
-            const double row = nSets - 1 - s;
-            for (size_t i = 0; i < pts.size(); ++i) {
-                keys << speedupOf(pts[i]);
-                values << (mode == Mode::Strip ? row + jitter(int(i))
-                                               : double(i + 1) / double(pts.size()));
-                behind.push_back({pts[i]});
-                m_pointOf.insert(RecordsModel::keyFor(pts[i]), QPointF(keys.back(), values.back()));
-                if (model.isSuspicious(pts[i]))
-                    marks.push_back({keys.back(), values.back(), pts[i]});
-            }
-            graph->setLineStyle(mode == Mode::Strip ? QCPGraph::lsNone : QCPGraph::lsStepLeft);
-            QColor fill = color;
-            fill.setAlpha(mode == Mode::Strip ? 140 : 255);
-            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, fill,
-                                                   mode == Mode::Strip ? 5 : 3));
-        }
-        graph->setData(keys, values, true);
-        graph->setProperty("reach_point_labels", pointLabels(model, behind));
-        m_points.insert(graph, std::move(behind));
-        m_setPlottables.insert(s, graph);
-
-        if (const auto& median = model.stats(s).medianSpeedup) {
-            QPen dashed(color, 1.0, Qt::DashLine);
-            verticalLine(plot, *median, dashed);
-        }
+double SpeedupPlot::addSetGraph(QCustomPlot& plot, const RecordsModel& model, Mode mode, int set,
+                                const Extent& extent, std::vector<Mark>& marks) {
+    const auto& pts = extent.refs[size_t(set)];
+    const QColor color = setColor(set);
+    auto* graph = new QCPGraph(plot.xAxis, plot.yAxis);
+    graph->setName(legendText(model, set));
+    graph->setProperty("reach_series", model.sets()[size_t(set)].name);
+    QPen pen(color, 1.2);
+    graph->setPen(pen);
+    Series series;
+    double tallest = 0;
+    if (mode == Mode::Histogram) {
+        series = histogramSteps(model, pts, extent, marks);
+        tallest = *std::max_element(series.values.begin(), series.values.end());
+        graph->setLineStyle(QCPGraph::lsStepLeft);
+        QColor fill = color;
+        fill.setAlpha(60);
+        graph->setBrush(fill);
+    } else {
+        // Strip rows run top to bottom in the sets' order.
+        const double row = int(extent.refs.size()) - 1 - set;
+        series = pointSeries(model, mode, row, pts, marks);
+        graph->setLineStyle(mode == Mode::Strip ? QCPGraph::lsNone : QCPGraph::lsStepLeft);
+        QColor fill = color;
+        fill.setAlpha(mode == Mode::Strip ? 140 : 255);
+        graph->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssCircle, color, fill, mode == Mode::Strip ? 5 : 3));
     }
+    graph->setData(series.keys, series.values, true);
+    graph->setProperty("reach_point_labels", pointLabels(model, series.behind));
+    m_points.insert(graph, std::move(series.behind));
+    m_setPlottables.insert(set, graph);
 
-    if (!marks.empty()) {
-        std::stable_sort(marks.begin(), marks.end(),
-                         [](const Mark& a, const Mark& b) { return a.key < b.key; });
-        auto* sus = new QCPGraph(plot.xAxis, plot.yAxis);
-        sus->setName(QObject::tr("suspicious (flagged or failed verification)"));
-        sus->setLineStyle(QCPGraph::lsNone);
-        sus->setScatterStyle(QCPScatterStyle(
-            mode == Mode::Histogram ? QCPScatterStyle::ssCross : QCPScatterStyle::ssCircle,
-            QPen(suspiciousColor(), 1.3), Qt::NoBrush, mode == Mode::Histogram ? 6 : 9));
-        QVector<double> keys, values;
-        std::vector<std::vector<RecordRef>> behind;
-        for (const Mark& m : marks) {
-            keys << m.key;
-            values << m.value;
-            behind.push_back({m.ref});
-        }
-        sus->setData(keys, values, true);
-        sus->setProperty("reach_series", QStringLiteral("suspicious"));
-        sus->setProperty("reach_point_labels", pointLabels(model, behind));
-        m_points.insert(sus, std::move(behind));
-        m_suspicious = sus;
+    if (const auto& median = model.stats(set).medianSpeedup) {
+        QPen dashed(color, 1.0, Qt::DashLine);
+        verticalLine(plot, *median, dashed);
     }
+    return tallest;
+}
 
-    verticalLine(plot, 1.0, QPen(QColor(0x40, 0x40, 0x40), 0.9));
+SpeedupPlot::Series SpeedupPlot::histogramSteps(const RecordsModel& model,
+                                                const std::vector<RecordRef>& pts,
+                                                const Extent& extent, std::vector<Mark>& marks) {
+    auto speedupOf = [&](RecordRef r) { return *model.record(r).speedup; };
+    Series out;
+    std::vector<std::vector<RecordRef>> bins(size_t(extent.lastBin - extent.firstBin));
+    for (RecordRef r : pts)
+        bins[size_t(extent.binOf(speedupOf(r)) - extent.firstBin)].push_back(r);
+    for (int b = extent.firstBin; b < extent.lastBin; ++b) {
+        out.keys << std::exp2(b * kBinOctaves);
+        out.values << double(bins[size_t(b - extent.firstBin)].size());
+        out.behind.push_back(bins[size_t(b - extent.firstBin)]);
+    }
+    out.keys << std::exp2(extent.lastBin * kBinOctaves);  // closes the last step
+    out.values << out.values.back();
+    out.behind.push_back({});
+    // A record's point is its speedup on the axis line, where its mark is drawn too.
+    for (RecordRef r : pts) {
+        m_pointOf.insert(RecordsModel::keyFor(r), QPointF(speedupOf(r), 0.0));
+        if (model.isSuspicious(r))
+            marks.push_back({speedupOf(r), 0.0, r});
+    }
+    return out;
+}
 
+SpeedupPlot::Series SpeedupPlot::pointSeries(const RecordsModel& model, Mode mode, double row,
+                                             const std::vector<RecordRef>& pts,
+                                             std::vector<Mark>& marks) {
+    Series out;
+    for (size_t i = 0; i < pts.size(); ++i) {
+        out.keys << *model.record(pts[i]).speedup;
+        out.values << (mode == Mode::Strip ? row + jitter(int(i))
+                                           : double(i + 1) / double(pts.size()));
+        out.behind.push_back({pts[i]});
+        m_pointOf.insert(RecordsModel::keyFor(pts[i]), QPointF(out.keys.back(), out.values.back()));
+        if (model.isSuspicious(pts[i]))
+            marks.push_back({out.keys.back(), out.values.back(), pts[i]});
+    }
+    return out;
+}
+
+void SpeedupPlot::addSuspiciousGraph(QCustomPlot& plot, const RecordsModel& model, Mode mode,
+                                     std::vector<Mark> marks) {
+    std::stable_sort(marks.begin(), marks.end(),
+                     [](const Mark& a, const Mark& b) { return a.key < b.key; });
+    auto* sus = new QCPGraph(plot.xAxis, plot.yAxis);
+    sus->setName(QObject::tr("suspicious (flagged or failed verification)"));
+    sus->setLineStyle(QCPGraph::lsNone);
+    sus->setScatterStyle(QCPScatterStyle(
+        mode == Mode::Histogram ? QCPScatterStyle::ssCross : QCPScatterStyle::ssCircle,
+        QPen(suspiciousColor(), 1.3), Qt::NoBrush, mode == Mode::Histogram ? 6 : 9));
+    Series series;
+    for (const Mark& m : marks) {
+        series.keys << m.key;
+        series.values << m.value;
+        series.behind.push_back({m.ref});
+    }
+    sus->setData(series.keys, series.values, true);
+    sus->setProperty("reach_series", QStringLiteral("suspicious"));
+    sus->setProperty("reach_point_labels", pointLabels(model, series.behind));
+    m_points.insert(sus, std::move(series.behind));
+    m_suspicious = sus;
+}
+
+void SpeedupPlot::setSpeedupAxis(QCPAxis& x, const Extent& extent) {
     // x: log2 speedup with ticks at powers of two.
-    QCPAxis* x = plot.xAxis;
-    x->setScaleType(QCPAxis::stLogarithmic);
+    x.setScaleType(QCPAxis::stLogarithmic);
     const double pad = std::exp2(kBinOctaves);
-    const double xlo = std::min(lo, std::exp2(firstBin * kBinOctaves)) / pad;
-    const double xhi = std::max(hi, std::exp2(lastBin * kBinOctaves)) * pad;
-    x->setRange(xlo, xhi);
+    const double xlo = std::min(extent.lo, std::exp2(extent.firstBin * kBinOctaves)) / pad;
+    const double xhi = std::max(extent.hi, std::exp2(extent.lastBin * kBinOctaves)) * pad;
+    x.setRange(xlo, xhi);
     // Every power of two is a tick; SpacedTextTicker draws as many as the axis's length holds.
-    auto ticker = SpacedTextTicker::install(*x);
+    auto ticker = SpacedTextTicker::install(x);
     const int k0 = int(std::ceil(std::log2(xlo))), k1 = int(std::floor(std::log2(xhi)));
     for (int k = k0; k <= k1; ++k)
         ticker->addTick(std::exp2(k), factorText(std::exp2(k)));
-    x->setLabel(QObject::tr("speedup over baseline (log2 axis)"));
-    x->grid()->setVisible(true);
+    x.setLabel(QObject::tr("speedup over baseline (log2 axis)"));
+    x.grid()->setVisible(true);
+}
 
-    QCPAxis* y = plot.yAxis;
-    y->setScaleType(QCPAxis::stLinear);
+void SpeedupPlot::setValueAxis(QCPAxis& y, const RecordsModel& model, Mode mode, double yMax) {
+    y.setScaleType(QCPAxis::stLinear);
     if (mode == Mode::Strip) {
+        // One row per set, named on the axis.
+        const int nSets = int(model.sets().size());
         auto rows = QSharedPointer<QCPAxisTickerText>::create();
         for (int s = 0; s < nSets; ++s)
             rows->addTick(nSets - 1 - s, model.sets()[size_t(s)].name);
-        y->setTicker(rows);
-        y->setLabel(QString());
-        y->setRange(-0.6, std::max(nSets, 1) - 0.4);
-        y->grid()->setVisible(false);
-    } else {
-        y->setTicker(QSharedPointer<QCPAxisTicker>::create());
-        if (mode == Mode::Histogram) {
-            auto fixed = QSharedPointer<QCPAxisTickerFixed>::create();
-            fixed->setTickStep(1.0);
-            fixed->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-            y->setTicker(fixed);
-            y->setLabel(QObject::tr("correct candidates"));
-            y->setRange(-0.4, yMax * 1.15 + 0.5);
-        } else {
-            y->setLabel(QObject::tr("cumulative share"));
-            y->setRange(0, 1.04);
-        }
-        y->grid()->setVisible(true);
+        y.setTicker(rows);
+        y.setLabel(QString());
+        y.setRange(-0.6, std::max(nSets, 1) - 0.4);
+        y.grid()->setVisible(false);
+        return;
     }
-    placeLegendAbove(plot);
-    plot.replot(QCustomPlot::rpQueuedReplot);
+    y.setTicker(QSharedPointer<QCPAxisTicker>::create());
+    if (mode == Mode::Histogram) {
+        // Counts of candidates: whole numbers only.
+        auto fixed = QSharedPointer<QCPAxisTickerFixed>::create();
+        fixed->setTickStep(1.0);
+        fixed->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+        y.setTicker(fixed);
+        y.setLabel(QObject::tr("correct candidates"));
+        y.setRange(-0.4, yMax * 1.15 + 0.5);
+    } else {
+        y.setLabel(QObject::tr("cumulative share"));
+        y.setRange(0, 1.04);
+    }
+    y.grid()->setVisible(true);
 }
 
 std::vector<RecordRef> SpeedupPlot::recordsAt(const QCPAbstractPlottable* plottable,

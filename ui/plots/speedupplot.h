@@ -4,6 +4,7 @@
 #include <QHash>
 #include <QPointF>
 #include <QString>
+#include <QVector>
 #include <optional>
 #include <vector>
 
@@ -13,6 +14,7 @@
 
 class QCustomPlot;
 class QCPAbstractPlottable;
+class QCPAxis;
 
 namespace reach {
 
@@ -58,6 +60,41 @@ public:
     static QString recordTooltip(const RecordsModel& model, RecordRef ref);
 
 private:
+    // Every set's plotted records and the speedups they span, with the histogram's bins
+    // (kBinOctaves wide in log2, shared by every set so the steps line up).
+    struct Extent {
+        std::vector<std::vector<RecordRef>> refs;  // per set, as plottedRecords
+        double lo = 1.0, hi = 1.0;
+        int firstBin = 0, lastBin = 1;
+        int binOf(double speedup) const;
+    };
+    // A suspicious record's point, marked again on top of its set's.
+    struct Mark {
+        double key, value;
+        RecordRef ref;
+    };
+    // One graph's points and the records behind each (what a click on it selects).
+    struct Series {
+        QVector<double> keys, values;
+        std::vector<std::vector<RecordRef>> behind;
+    };
+
+    void clear(QCustomPlot& plot);
+    static Extent extentOf(const RecordsModel& model);
+    // Set `set`'s graph in `mode` and its median line; returns its tallest histogram bin (0 in
+    // the other modes). Its suspicious records are added to `marks`.
+    double addSetGraph(QCustomPlot& plot, const RecordsModel& model, Mode mode, int set,
+                       const Extent& extent, std::vector<Mark>& marks);
+    Series histogramSteps(const RecordsModel& model, const std::vector<RecordRef>& pts,
+                          const Extent& extent, std::vector<Mark>& marks);
+    // Strip (jittered about `row`) or ECDF points, one per record.
+    Series pointSeries(const RecordsModel& model, Mode mode, double row,
+                       const std::vector<RecordRef>& pts, std::vector<Mark>& marks);
+    void addSuspiciousGraph(QCustomPlot& plot, const RecordsModel& model, Mode mode,
+                            std::vector<Mark> marks);
+    static void setSpeedupAxis(QCPAxis& x, const Extent& extent);
+    static void setValueAxis(QCPAxis& y, const RecordsModel& model, Mode mode, double yMax);
+
     QHash<const QCPAbstractPlottable*, std::vector<std::vector<RecordRef>>> m_points;
     QHash<int, QCPAbstractPlottable*> m_setPlottables;
     QCPAbstractPlottable* m_suspicious = nullptr;

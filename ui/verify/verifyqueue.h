@@ -56,7 +56,7 @@ struct VerifyOutcome {
 };
 
 // One worker of the queue: the GPU its jobs run on (CUDA_VISIBLE_DEVICES), as a batch's pool
-// does (core/verify/batchpool.h). gpu empty: the environment's (every GPU the verifier sees).
+// does (core/batch/batchpool.h). gpu empty: the environment's (every GPU the verifier sees).
 struct VerifySlot {
     QString gpu;
     QString uuid;  // names the GPU's timing lock when known (else its index)

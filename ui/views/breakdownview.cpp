@@ -4,6 +4,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -15,6 +16,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabWidget>
@@ -27,7 +29,7 @@
 #include "core/analysis/ruleedit.h"
 #include "core/base/inputerror.h"
 #include "core/benchmark/extract.h"
-#include "core/project/benchmarkfolder.h"
+#include "core/ownbenchmark/benchmarkfolder.h"
 #include "ui/dialogs/addruledialog.h"
 #include "ui/dialogs/rulesuggestdialog.h"
 #include "ui/models/rulesetmodel.h"
@@ -177,12 +179,24 @@ QSplitter* BreakdownView::splitPlotAndDrillDown(QWidget* drill) {
     m_scroll->setWidgetResizable(true);
     m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_scroll->setFrameShape(QFrame::NoFrame);
+    m_plot->installEventFilter(this);
     split->addWidget(m_scroll);
     split->addWidget(m_lowerTabs);
     split->setStretchFactor(0, 2);  // the stacked bars: every segment that fits is labelled
     split->setStretchFactor(1, 1);
     split->setSizes({500, 250});  // the same 2:1 at first show (a scroll area asks for little)
     return split;
+}
+
+bool BreakdownView::eventFilter(QObject* watched, QEvent* event) {
+    // QCustomPlot accepts every wheel event (it would zoom an axis), so the scroll area around
+    // the bars never saw one: a hundred workloads could be scrolled only by the bar itself. The
+    // plot zooms nothing here, so the wheel goes to the scroll area's bar.
+    if (watched == m_plot && event->type() == QEvent::Wheel && m_scroll) {
+        QCoreApplication::sendEvent(m_scroll->verticalScrollBar(), event);
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void BreakdownView::connectSignals() {

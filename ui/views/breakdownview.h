@@ -99,6 +99,10 @@ signals:
 public slots:
     void refreshStyle();
 
+protected:
+    // The mouse wheel over the bars scrolls them (QCustomPlot takes every wheel event itself).
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     QHBoxLayout* buildControls();
     QWidget* buildDrillDown();

@@ -23,13 +23,11 @@
 #include <limits>
 
 #include "core/base/inputerror.h"
-#include "core/project/exactprojectionreport.h"
 #include "core/project/workloadheadroom.h"
 #include "ui/figure/figurestyle.h"
-#include "ui/plots/plotrows.h"
 #include "ui/plots/projectionbarplot.h"
+#include "ui/plots/projectionheatplot.h"
 #include "ui/session.h"
-#include "ui/theme.h"
 
 namespace reach {
 
@@ -44,24 +42,12 @@ constexpr Preset kPresets[] = {
     {"KernelBench L1 frontier: 22/56, 1.235x", 22.0 / 56.0, 1.235},
     {"DLRM-Bench: 5/12 (0.417), 1.552x", kDlrmBenchWinRate, kDlrmBenchMedianSpeedup}};
 
-constexpr int kHeatCells = 160;
-
-// Viridis (perceptually uniform, colour-blind safe, prints in greyscale); QCustomPlot 2.1 has
-// no preset for it.
-QCPColorGradient viridis() {
-    QCPColorGradient g;
-    g.clearColorStops();
-    g.setColorStopAt(0.00, QColor(68, 1, 84));
-    g.setColorStopAt(0.25, QColor(59, 82, 139));
-    g.setColorStopAt(0.50, QColor(33, 145, 140));
-    g.setColorStopAt(0.75, QColor(94, 201, 98));
-    g.setColorStopAt(1.00, QColor(253, 231, 37));
-    g.setColorInterpolation(QCPColorGradient::ciRGB);
-    return g;
-}
-
-QString formatSpeedup(double m) {
-    return QString::number(m, 'g', 4) + QLatin1Char('x');
+// The presets' benchmarks, named on the heat map by what precedes the colon.
+std::vector<ProjectionHeatPlot::Reference> heatReferences() {
+    std::vector<ProjectionHeatPlot::Reference> out;
+    for (const Preset& p : kPresets)
+        out.push_back({QString(p.label).section(QLatin1Char(':'), 0, 0), p.winRate, p.median});
+    return out;
 }
 
 }  // namespace
@@ -80,7 +66,7 @@ ProjectionView::ProjectionView(Session* session, QWidget* parent)
     QFormLayout* form = createControls();
     m_bars = new ProjectionBarPlot(m_model, this);
     connect(m_model, &ProjectionModel::exactChanged, m_bars, &ProjectionBarPlot::updateBars);
-    createHeatMap();
+    m_heat = new ProjectionHeatPlot(m_model, heatReferences(), this);
     createLayout(form);
     connectControls();
     syncControls();
@@ -162,83 +148,6 @@ QFormLayout* ProjectionView::createControls() {
     form->addRow(presetRow);
 
     return form;
-}
-
-void ProjectionView::createHeatMap() {
-    // Heat map: gain over (win rate, median) for one workload; y is log10(median).
-    m_heat = new QCustomPlot(this);
-    m_heat->setMinimumWidth(kPlotMinimumWidth);
-    m_map = new QCPColorMap(m_heat->xAxis, m_heat->yAxis);
-    m_map->setSelectable(QCP::stNone);
-    // Cell centres where core's projectionGrid evaluates the formula: the map shows its numbers.
-    m_map->data()->setSize(kHeatCells, kHeatCells);
-    m_map->data()->setRange(QCPRange(50.0 / kHeatCells, 100.0 - 50.0 / kHeatCells),
-                            QCPRange(0.5 / kHeatCells, 1.0 - 0.5 / kHeatCells));
-    m_map->setInterpolate(true);
-    m_scale = new QCPColorScale(m_heat);
-    m_heat->plotLayout()->addElement(0, 1, m_scale);
-    m_scale->setType(QCPAxis::atRight);
-    m_scale->axis()->setLabel(tr("Projected gain (%)"));
-    m_scale->setBarWidth(12);
-    m_map->setColorScale(m_scale);  // the map takes the scale's gradient: set it after
-    m_scale->setGradient(viridis());
-    m_map->setGradient(viridis());
-    m_heat->plotLayout()->insertRow(0);
-    m_heatTitle = new QCPTextElement(m_heat, QString(), Theme::plotFont(9));
-    m_heat->plotLayout()->addElement(0, 0, m_heatTitle);
-    m_heat->plotLayout()->setRowStretchFactor(0, 0.001);
-    auto* margins = new QCPMarginGroup(m_heat);
-    m_heat->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
-    m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
-    m_heat->xAxis->setLabel(tr("Win rate (%)"));
-    m_heat->yAxis->setLabel(tr("Median speedup of winners"));
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    for (double m : {1.0, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0})
-        ticker->addTick(std::log10(m), formatSpeedup(m));
-    m_heat->yAxis->setTicker(ticker);
-    m_heat->xAxis->setRange(0, 100);
-    m_heat->yAxis->setRange(0, 1);
-    createHeatMarkers();
-}
-
-// The two study benchmarks (white diamonds) and the current point with its gain.
-void ProjectionView::createHeatMarkers() {
-    m_references = m_heat->addGraph();
-    m_references->setLineStyle(QCPGraph::lsNone);
-    m_references->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssDiamond, Qt::white, Qt::white, 6));
-    m_references->setSelectable(QCP::stNone);
-    for (const Preset& p : kPresets) {
-        const double x = 100.0 * p.winRate, y = std::log10(p.median);
-        m_references->addData(x, y);
-        auto* text = new QCPItemText(m_heat);
-        text->setSelectable(false);
-        text->setFont(Theme::plotFont(7));
-        text->setColor(Qt::white);
-        text->setText(QString(p.label).section(QLatin1Char(':'), 0, 0));
-        text->position->setCoords(x + 3.0, y);
-        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-        m_referenceLabels.push_back(text);
-    }
-    // The moving point lives on its own buffered layer: a slider move repaints only that layer.
-    m_heat->addLayer(QStringLiteral("cursor"), m_heat->layer(QStringLiteral("main")),
-                     QCustomPlot::limAbove);
-    m_heat->layer(QStringLiteral("cursor"))->setMode(QCPLayer::lmBuffered);
-    m_marker = m_heat->addGraph();
-    m_marker->setLayer(QStringLiteral("cursor"));
-    m_marker->setLineStyle(QCPGraph::lsNone);
-    m_marker->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 2), QColor(255, 255, 255), 11));
-    m_marker->setSelectable(QCP::stNone);
-    m_markerLabel = new QCPItemText(m_heat);
-    m_markerLabel->setLayer(QStringLiteral("cursor"));
-    m_markerLabel->setSelectable(false);
-    m_markerLabel->setFont(Theme::plotFont(8));
-    m_markerLabel->setColor(Qt::black);
-    m_markerLabel->setBrush(QColor(255, 255, 255, 220));
-    m_markerLabel->setPadding(QMargins(3, 1, 3, 1));
-    m_markerLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-    m_heat->setMouseTracking(true);
 }
 
 void ProjectionView::createLayout(QFormLayout* form) {
@@ -324,7 +233,6 @@ void ProjectionView::connectControls() {
     }
     connect(m_heat, &QCustomPlot::mouseMove, this,
             [this](QMouseEvent* e) { showHeatTip(e->pos(), e->globalPosition().toPoint()); });
-    connect(m_heat, &QCustomPlot::afterLayout, this, &ProjectionView::fitHeatTitle);
     connect(m_heat, &QCustomPlot::mousePress, this,
             [this](QMouseEvent* e) { pickFromHeatMap(e->pos()); });
     connect(m_session, &Session::rulesChanged, this, &ProjectionView::updateFooter);
@@ -349,18 +257,7 @@ QCPGraph* ProjectionView::boundLegend(bool addressableOnly) const {
 
 void ProjectionView::refreshStyle() {
     m_bars->refreshStyle();
-    Theme::stylePlot(m_heat);
-    m_heat->xAxis->grid()->setVisible(false);
-    m_heat->yAxis->grid()->setVisible(false);
-    const bool dark = Theme::mode() == Theme::Mode::Dark;
-    m_scale->axis()->setBasePen(Qt::NoPen);
-    m_scale->axis()->setTickLabelColor(dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20));
-    m_scale->axis()->setLabelColor(dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20));
-    m_scale->axis()->setTickLabelFont(Theme::plotFont(8));
-    m_scale->axis()->setLabelFont(Theme::plotFont(9));
-    m_heatTitle->setTextColor(dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20));
-    updateMarker();
-    m_heat->replot(QCustomPlot::rpQueuedReplot);
+    m_heat->refreshStyle();
 }
 
 void ProjectionView::syncControls() {
@@ -371,7 +268,7 @@ void ProjectionView::syncControls() {
     m_medianSpin->setValue(m_model->medianSpeedup());
     const QString point = tr("Current point: w = %1%, m = %2, from %3.")
                               .arg(100.0 * m_model->winRate(), 0, 'f', 1)
-                              .arg(formatSpeedup(m_model->medianSpeedup()))
+                              .arg(ProjectionHeatPlot::speedupText(m_model->medianSpeedup()))
                               .arg(m_source);
     const QString idle = idleWarnings();
     const int idleCount = int(idle.count(QLatin1Char('\n')));
@@ -417,8 +314,7 @@ void ProjectionView::setParameters(double winRate, double medianSpeedup) {
     m_model->setParameters(winRate, medianSpeedup);
     syncControls();
     m_bars->updateBars();
-    updateMarker();
-    emit parametersChanged(winRate, medianSpeedup);
+    m_heat->updateMarker();
 }
 
 bool ProjectionView::applyPreset(int preset) {
@@ -456,8 +352,9 @@ void ProjectionView::setSelectedEvaluation(int index) {
 }
 
 void ProjectionView::onWorkloadsChanged() {
-    const QString previous = m_heatRow >= 0 && m_heatRow < m_model->rowCount()
-                                 ? toQString(m_model->workload(m_heatRow).name)
+    const int shown = m_heat->row();
+    const QString previous = shown >= 0 && shown < m_model->rowCount()
+                                 ? toQString(m_model->workload(shown).name)
                                  : QString();
     m_model->setWorkloads(m_session->workloads());
     m_bars->setRows();
@@ -490,8 +387,7 @@ void ProjectionView::onWorkloadsChanged() {
     }
     if (row < 0 && m_model->rowCount() > 0)
         row = 0;
-    m_heatRow = -2;  // force a rebuild
-    setHeatRow(row);
+    showHeatRow(row);  // even the same row: its numbers are new
 }
 
 std::optional<double> ProjectionView::boundPercent(int row, bool addressableOnly) const {
@@ -499,67 +395,17 @@ std::optional<double> ProjectionView::boundPercent(int row, bool addressableOnly
 }
 
 void ProjectionView::setHeatRow(int row) {
-    if (row == m_heatRow)
-        return;
-    m_heatRow = row;
+    if (row != m_heat->row())
+        showHeatRow(row);
+}
+
+void ProjectionView::showHeatRow(int row) {
     if (row >= 0) {
         const QSignalBlocker block(m_heatWorkload);
         m_heatWorkload->setCurrentIndex(row);
     }
-    rebuildHeatMap();
+    m_heat->setRow(row, m_heatWorkload->itemText(row));
     m_bars->setEmphasizedRow(row);
-    updateMarker();
-}
-
-void ProjectionView::rebuildHeatMap() {
-    QCPColorMapData* data = m_map->data();
-    const bool valid = m_heatRow >= 0 && m_heatRow < m_model->rowCount();
-    const double a = valid ? m_model->projection(m_heatRow).addressableShare : 0.0;
-    const ProjectionGrid grid = projectionGrid(a, kHeatCells, 10.0);
-    for (int xi = 0; xi < kHeatCells; ++xi) {
-        for (int yi = 0; yi < kHeatCells; ++yi)
-            data->setCell(xi, yi, valid ? grid.at(xi, yi) : 0.0);
-    }
-    m_map->setDataRange(QCPRange(0, std::max(valid ? grid.maxGainPercent : 0.0, 0.01)));
-    // Two lines, the name elided to the plot's width when it is laid out (fitHeatTitle): one
-    // line ran past both edges of a narrow heat map.
-    m_heatTitleText = valid ? tr("%1\naddressable %2%")
-                                  .arg(m_heatWorkload->itemText(m_heatRow))
-                                  .arg(100.0 * a, 0, 'f', 1)
-                            : QString();
-    m_heatTitle->setText(m_heatTitleText);
-    m_heat->replot(QCustomPlot::rpQueuedReplot);
-}
-
-void ProjectionView::fitHeatTitle() {
-    // A benchmark's name that would run past the map's right edge goes left of its diamond.
-    const QRect map = m_heat->axisRect()->rect();
-    for (QCPItemText* t : m_referenceLabels) {
-        const double x =
-            t->position->key() + (t->positionAlignment() & Qt::AlignRight ? 3.0 : -3.0);
-        const double px = m_heat->xAxis->coordToPixel(x);
-        const double textWidth = QFontMetricsF(t->font()).horizontalAdvance(t->text());
-        const bool fitsRight = px + 6 + textWidth <= map.right();
-        t->setPositionAlignment((fitsRight ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
-        t->position->setCoords(fitsRight ? x + 3.0 : x - 3.0, t->position->value());
-        // A map too narrow for the name on either side shows the diamond alone (the presets
-        // and the assumptions under the plots name both benchmarks).
-        t->setVisible(fitsRight || px - 6 - textWidth >= map.left());
-    }
-    const double width = m_heat->plotLayout()->outerRect().width() - 8;
-    if (width <= 0 || m_heatTitleText.isEmpty())
-        return;
-    const QFontMetricsF tm(m_heatTitle->font());
-    QStringList lines = m_heatTitleText.split(QLatin1Char('\n'));
-    for (QString& line : lines)
-        line = tm.elidedText(line, Qt::ElideMiddle, width);
-    const QString text = lines.join(QLatin1Char('\n'));
-    if (text == m_heatTitle->text())
-        return;
-    m_heatTitle->setText(text);
-    m_heat->plotLayout()->update(QCPLayoutElement::upPreparation);
-    m_heat->plotLayout()->update(QCPLayoutElement::upMargins);
-    m_heat->plotLayout()->update(QCPLayoutElement::upLayout);
 }
 
 QString ProjectionView::footerText() const {
@@ -570,46 +416,18 @@ QString ProjectionView::valueLabel(int row) const {
     return m_bars->valueLabel(row);
 }
 
-void ProjectionView::updateMarker() {
-    const double x = 100.0 * m_model->winRate(), y = std::log10(m_model->medianSpeedup());
-    m_marker->setData(QVector<double>{x}, QVector<double>{y}, true);
-    const bool valid = m_heatRow >= 0 && m_heatRow < m_model->rowCount();
-    m_markerLabel->setVisible(valid);
-    if (valid) {
-        m_markerLabel->setText(tr("%1%").arg(m_model->gainPercent(m_heatRow), 0, 'f', 2));
-        m_markerLabel->position->setCoords(std::min(x + 1.5, 85.0), std::min(y + 0.02, 0.93));
-    }
-    m_heat->layer(QStringLiteral("cursor"))->replot();
-}
-
 void ProjectionView::updateFooter() {
     const RuleSet& rules = m_session->rules();
     m_bars->setRuleSet(QString::fromStdString(rules.name()), QString::fromStdString(rules.hash()));
 }
 
-std::optional<ProjectionView::HeatPoint> ProjectionView::heatPointAt(const QPoint& pos) const {
-    if (!m_heat->axisRect()->rect().contains(pos) || m_heatRow < 0 ||
-        m_heatRow >= m_model->rowCount())
-        return std::nullopt;
-    const double x = m_heat->xAxis->pixelToCoord(pos.x());
-    const double y = m_heat->yAxis->pixelToCoord(pos.y());
-    HeatPoint p;
-    p.winRate = std::clamp(x / 100.0, 0.0, 1.0);
-    p.median = std::clamp(std::pow(10.0, y), 1.0, 10.0);
-    // The formula's one implementation (core), for the row shown.
-    const Projection& row = m_model->projection(m_heatRow);
-    p.gainPercent =
-        100.0 * projectSummary(row.name, row.addressableShare, p.winRate, p.median).savedShare;
-    return p;
-}
-
 QString ProjectionView::heatTipText(const QPoint& pos) const {
-    const auto p = heatPointAt(pos);
+    const auto p = m_heat->pointAt(pos);
     if (!p)
         return {};
     return tr("w = %1%, m = %2\nprojected gain %3% of GPU time\nclick to set the sliders here")
         .arg(100.0 * p->winRate, 0, 'f', 1)
-        .arg(formatSpeedup(p->median))
+        .arg(ProjectionHeatPlot::speedupText(p->median))
         .arg(p->gainPercent, 0, 'f', 2);
 }
 
@@ -622,7 +440,7 @@ void ProjectionView::showHeatTip(const QPoint& pos, const QPoint& global) {
 }
 
 bool ProjectionView::pickFromHeatMap(const QPoint& pos) {
-    const auto p = heatPointAt(pos);
+    const auto p = m_heat->pointAt(pos);
     if (!p)
         return false;
     m_source = tr("a point picked on the heat map");
@@ -637,48 +455,38 @@ FigureTable ProjectionView::figureData() const {
 
 bool ProjectionView::attachBenchmark(int row, const QString& dir, const QStringList& records,
                                      QString* error, QStringList* warnings) {
-    auto fail = [&](const QString& why) {
+    if (row < 0 || row >= m_model->rowCount() || !m_model->workload(row).breakdown) {
         if (error)
-            *error = why;
+            *error =
+                tr("The exact projection needs a profiled workload (a published table has "
+                   "no kernels).");
         return false;
-    };
-    if (row < 0 || row >= m_model->rowCount() || !m_model->workload(row).breakdown)
-        return fail(
-            tr("The exact projection needs a profiled workload (a published table has "
-               "no kernels)."));
-    if (records.isEmpty())
-        return fail(tr("Choose the verify results of the benchmark's problems."));
-    const ProjectWorkload& w = m_model->workload(row);
+    }
+    if (records.isEmpty()) {
+        if (error)
+            *error = tr("Choose the verify results of the benchmark's problems.");
+        return false;
+    }
     std::vector<std::string> paths;
     for (const QString& r : records)
         paths.push_back(r.toStdString());
+    std::vector<std::string> notCounted;
     try {
-        // As reach-cli project --benchmark: the folder and the records first, then the chain.
-        BenchmarkFolder benchmark = readBenchmarkFolder(dir.toStdString());
-        const VerifiedRuns runs = readVerifiedRuns(paths);
-        const ExactProjectionReport report =
-            exactProjectionOf(*w.breakdown, w.breakdown->source, std::move(benchmark), runs);
-        const ExactProjection& x = report.projection;
-        m_model->setExact(
-            w.breakdown->sourceHash,
-            ProjectionModel::Exact{100.0 * x.savedShare, 100.0 * x.savedInterval.lo,
-                                   100.0 * x.savedInterval.hi, x.winners,
-                                   int(report.benchmark.problems.size()), dir, records});
-        if (warnings) {
-            for (const std::string& w : report.otherPrecision)
-                warnings->push_back(QString::fromStdString(w));
-            // Passes Reach did not sign here: shown, never counted (issue 37).
-            for (const std::string& w : report.claimed)
-                warnings->push_back(QString::fromStdString(w));
-        }
+        // One path with reach-cli figure projection --benchmark: the model's.
+        m_model->attachBenchmark(dir.toStdString(), paths, row, &notCounted);
     } catch (const InputError& e) {
-        return fail(QString::fromStdString(e.what()));
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
     }
+    if (warnings)
+        for (const std::string& w : notCounted)
+            warnings->push_back(QString::fromStdString(w));
     return true;
 }
 
 void ProjectionView::onExactProjection() {
-    const int row = m_heatRow;
+    const int row = m_heat->row();
     if (row < 0 || row >= m_model->rowCount() || !m_model->workload(row).breakdown) {
         QMessageBox::information(this, tr("Exact projection"),
                                  tr("Pick a profiled workload for the heat map first."));

@@ -9,15 +9,13 @@
 
 #include "ui/models/projectionmodel.h"
 #include "ui/plots/projectionbarplot.h"
+#include "ui/plots/projectionheatplot.h"
 
 class QComboBox;
 class QCPBars;
 class QCPColorMap;
-class QCPColorScale;
 class QCPGraph;
 class QCPItemLine;
-class QCPItemText;
-class QCPTextElement;
 class QCustomPlot;
 class QDoubleSpinBox;
 class QFormLayout;
@@ -32,11 +30,11 @@ struct EvaluationSet;
 
 // What-if projection: win rate and median speedup (sliders + spin boxes, presets) -> projected
 // gain per workload (the bars of ui/plots/projectionbarplot.h) and, for one workload, a heat map
-// of the gain over (win rate, median) with the current point marked. Under the plots, one line
-// says where the current point came from; the formula's assumptions and the idle-GPU warnings
-// are in a panel the user opens (its height never changes with a slider, so the plots keep
-// theirs at 1280x720). Slider moves touch only the bars and the marker (on its own buffered
-// layer).
+// of the gain over (win rate, median) with the current point marked (ProjectionHeatPlot). Under
+// the plots, one line says where the current point came from; the formula's assumptions and the
+// idle-GPU warnings are in a panel the user opens (its height never changes with a slider, so
+// the plots keep theirs at 1280x720). Slider moves touch only the bars and the marker (on its
+// own buffered layer).
 class ProjectionView : public QWidget {
     Q_OBJECT
 public:
@@ -44,10 +42,10 @@ public:
 
     ProjectionModel* model() const { return m_model; }
     ProjectionBarPlot* barPlot() const { return m_bars; }
-    QCustomPlot* heatPlot() const { return m_heat; }
+    ProjectionHeatPlot* heatPlot() const { return m_heat; }
     QCPBars* gainBars() const;
-    QCPColorMap* heatMap() const { return m_map; }
-    QCPGraph* marker() const { return m_marker; }
+    QCPColorMap* heatMap() const { return m_heat->colorMap(); }
+    QCPGraph* marker() const { return m_heat->marker(); }
     QSlider* winRateSlider() const { return m_winSlider; }
     QSlider* medianSlider() const { return m_medianSlider; }
     QString valueLabel(int row) const;  // the text printed at a workload's bar
@@ -62,7 +60,7 @@ public:
     // the map), and a click there, which sets the sliders to that point.
     QString heatTipText(const QPoint& pos) const;
     bool pickFromHeatMap(const QPoint& pos);
-    int heatRow() const { return m_heatRow; }
+    int heatRow() const { return m_heat->row(); }
 
     double winRate() const { return m_model->winRate(); }
     double medianSpeedup() const { return m_model->medianSpeedup(); }
@@ -96,28 +94,17 @@ public:
 public slots:
     void refreshStyle();
 
-signals:
-    void parametersChanged(double winRate, double medianSpeedup);
-
 private:
-    struct HeatPoint {
-        double winRate = 0, median = 1, gainPercent = 0;
-    };
     QFormLayout* createControls();
-    void createHeatMap();
-    void createHeatMarkers();
     void createLayout(QFormLayout* form);
     void connectControls();
     void updateFooter();
-    std::optional<HeatPoint> heatPointAt(const QPoint& pos) const;
+    void showHeatRow(int row);  // setHeatRow, even when `row` is the row shown
     void showHeatTip(const QPoint& pos, const QPoint& global);
     void setByHand(double winRate, double medianSpeedup);
     void onWorkloadsChanged();
     void onExactProjection();
     void onIntegrationRun();
-    void updateMarker();
-    void rebuildHeatMap();
-    void fitHeatTitle();
     QString idleWarnings() const;
     void syncControls();
 
@@ -135,16 +122,7 @@ private:
     // Where the current (w, m) came from, printed with the assumptions under the plot.
     QString m_source = QStringLiteral("the DLRM-Bench summary, 5/12 (0.417), 1.552x (published)");
     ProjectionBarPlot* m_bars;
-    QCustomPlot* m_heat;
-    QCPColorMap* m_map = nullptr;
-    QCPColorScale* m_scale = nullptr;
-    QCPGraph* m_marker = nullptr;
-    QCPGraph* m_references = nullptr;
-    QCPItemText* m_markerLabel = nullptr;
-    QCPTextElement* m_heatTitle = nullptr;
-    QString m_heatTitleText;                      // unelided
-    std::vector<QCPItemText*> m_referenceLabels;  // the study benchmarks' names on the map
-    int m_heatRow = -1;
+    ProjectionHeatPlot* m_heat;
     int m_selectedEvaluation = -1;
 };
 

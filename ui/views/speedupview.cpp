@@ -45,6 +45,30 @@ SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(RecordsModel::SortRole);
 
+    QHBoxLayout* bar = createControlBar();
+    createPlot();
+    createTable();
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->setObjectName(QStringLiteral("speedupSplitter"));
+    split->addWidget(m_plot);
+    split->addWidget(m_table);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(bar);
+    layout->addWidget(m_summary);
+    layout->addWidget(split, 1);
+
+    connect(m_model, &QAbstractItemModel::modelReset, this, &SpeedupView::rebuild);
+    connect(m_model, &RecordsModel::recordChanged, this, &SpeedupView::rebuild);
+    m_modeBox->setCurrentIndex(0);
+    rebuild();
+    updateActions();
+}
+
+QHBoxLayout* SpeedupView::createControlBar() {
     m_modeBox = new QComboBox(this);
     m_modeBox->addItem(tr("Strip"), int(SpeedupPlot::Mode::Strip));
     m_modeBox->addItem(tr("Histogram"), int(SpeedupPlot::Mode::Histogram));
@@ -52,7 +76,33 @@ SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
     m_modeBox->setToolTip(tr("How the distribution of speedups is drawn"));
     connect(m_modeBox, &QComboBox::currentIndexChanged, this,
             [this](int i) { setMode(SpeedupPlot::Mode(m_modeBox->itemData(i).toInt())); });
+    createReverifyActions();
+    auto* reverifyButton = new QToolButton(this);
+    reverifyButton->setDefaultAction(m_reverify);
+    auto* suspiciousButton = new QToolButton(this);
+    suspiciousButton->setDefaultAction(m_reverifySuspicious);
+    createQueueStatus();
+    createWinThreshold();
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("publishedSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setVisible(false);
 
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Show as:"), this));
+    bar->addWidget(m_modeBox);
+    bar->addWidget(m_threshold);
+    bar->addSpacing(12);
+    bar->addWidget(reverifyButton);
+    bar->addWidget(suspiciousButton);
+    bar->addWidget(m_gpuLabel);
+    bar->addStretch(1);
+    bar->addWidget(m_progress);
+    bar->addWidget(m_cancel);
+    return bar;
+}
+
+void SpeedupView::createReverifyActions() {
     m_reverify = new QAction(tr("Re-verify"), this);
     m_reverify->setToolTip(tr("Run reach-verify on the selected records' candidates"));
     connect(m_reverify, &QAction::triggered, this, [this] { reverify(selectedRecords()); });
@@ -61,11 +111,9 @@ SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
         tr("Run reach-verify on every record with a suspicion flag or a failed verification"));
     connect(m_reverifySuspicious, &QAction::triggered, this,
             [this] { reverify(m_model->suspiciousRecords()); });
+}
 
-    auto* reverifyButton = new QToolButton(this);
-    reverifyButton->setDefaultAction(m_reverify);
-    auto* suspiciousButton = new QToolButton(this);
-    suspiciousButton->setDefaultAction(m_reverifySuspicious);
+void SpeedupView::createQueueStatus() {
     m_gpuLabel = new QLabel(this);
     m_gpuLabel->setObjectName(QStringLiteral("verificationUnavailable"));
     m_gpuLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -75,7 +123,9 @@ SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
     m_progress->setVisible(false);
     m_cancel = new QPushButton(tr("Cancel"), this);
     m_cancel->setVisible(false);
+}
 
+void SpeedupView::createWinThreshold() {
     // What counts as a win (core StatsOptions::winThreshold): 1x counts any speedup; a little
     // above leaves out what timing noise makes of an unchanged kernel.
     m_threshold = new QDoubleSpinBox(this);
@@ -95,23 +145,9 @@ SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
         QSettings().setValue(QStringLiteral("speedups/winThreshold"), v);
         m_model->setWinThreshold(v);
     });
-    m_summary = new QLabel(this);
-    m_summary->setObjectName(QStringLiteral("publishedSummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setVisible(false);
+}
 
-    auto* bar = new QHBoxLayout;
-    bar->addWidget(new QLabel(tr("Show as:"), this));
-    bar->addWidget(m_modeBox);
-    bar->addWidget(m_threshold);
-    bar->addSpacing(12);
-    bar->addWidget(reverifyButton);
-    bar->addWidget(suspiciousButton);
-    bar->addWidget(m_gpuLabel);
-    bar->addStretch(1);
-    bar->addWidget(m_progress);
-    bar->addWidget(m_cancel);
-
+void SpeedupView::createPlot() {
     m_plot = new QCustomPlot(this);
     m_plot->setMinimumHeight(220);
     m_plot->setMinimumWidth(kPlotMinimumWidth);
@@ -125,7 +161,9 @@ SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
         else
             QToolTip::showText(e->globalPosition().toPoint(), text, m_plot);
     });
+}
 
+void SpeedupView::createTable() {
     m_table = new QTableView(this);
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
@@ -135,6 +173,7 @@ SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
     m_table->setAlternatingRowColors(true);
     m_table->verticalHeader()->setVisible(false);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // Right-click: the two re-verify actions, for the selection or every suspicious record.
     m_table->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_table, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
         QMenu menu(this);
@@ -146,25 +185,6 @@ SpeedupView::SpeedupView(QWidget* parent) : QWidget(parent) {
         updateActions();
         markSelection();
     });
-
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->setObjectName(QStringLiteral("speedupSplitter"));
-    split->addWidget(m_plot);
-    split->addWidget(m_table);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(bar);
-    layout->addWidget(m_summary);
-    layout->addWidget(split, 1);
-
-    connect(m_model, &QAbstractItemModel::modelReset, this, &SpeedupView::rebuild);
-    connect(m_model, &RecordsModel::recordChanged, this, &SpeedupView::rebuild);
-    m_modeBox->setCurrentIndex(0);
-    rebuild();
-    updateActions();
 }
 
 void SpeedupView::setMode(SpeedupPlot::Mode mode) {

@@ -18,6 +18,7 @@ class QCPAbstractPlottable;
 class QCPGraph;
 class QCPItemText;
 class QDoubleSpinBox;
+class QHBoxLayout;
 class QLabel;
 class QMouseEvent;
 class QProgressBar;
@@ -105,6 +106,13 @@ signals:
     void statusMessage(const QString& text);
 
 private:
+    // The row above the plot: mode, win threshold, re-verify buttons, the queue's state.
+    QHBoxLayout* createControlBar();
+    void createReverifyActions();
+    void createQueueStatus();  // why verification is unavailable, progress, Cancel
+    void createWinThreshold();
+    void createPlot();
+    void createTable();
     void rebuild();
     void updateActions();
     void onPlottableClick(QCPAbstractPlottable* plottable, int dataIndex, QMouseEvent* event);

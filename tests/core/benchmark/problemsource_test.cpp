@@ -259,6 +259,21 @@ TEST(ProblemSource, TheCallsPrecisionIsItsOneFloatingDtype) {
     EXPECT_EQ(callPrecision(json("not a signature")), "");
 }
 
+// The problem file carries that precision on a line of its own in its leading comments, where
+// reach-verify reads it; a call with no floating tensor says none.
+TEST(ProblemSource, TheFileSaysItsCallsPrecision) {
+    const ProblemSource bf =
+        problemSource("aten::relu", sig({{4}}, {"c10::BFloat16"}, {""}), {"profile: p.json"}, "");
+    ASSERT_TRUE(bf.ok) << bf.why;
+    const size_t at = bf.source.find(std::string("\n") + kPrecisionLine + "bf16\n");
+    ASSERT_NE(at, std::string::npos) << bf.source;
+    EXPECT_LT(at, bf.source.find("import torch"));
+    const ProblemSource none =
+        problemSource("aten::relu", sig({{4}}, {"long int"}, {""}), {"profile: p.json"}, "");
+    ASSERT_TRUE(none.ok) << none.why;
+    EXPECT_EQ(none.source.find(kPrecisionLine), std::string::npos);
+}
+
 // Python honours a coding declaration on line 1 or 2 (PEP 263): both are Reach's own, whatever
 // the header holds (issue 37: a trace named `coding=unicode_escape` made a kernel name code).
 TEST(ProblemSource, TheFirstTwoLinesAreReachsOwn) {

@@ -97,6 +97,11 @@ TEST(WorkloadLabels, ShortNamesStayWholeAndTheDistinctingPartDependsOnTheOthers)
     EXPECT_EQ(shortNames({"resnet50_inference", "resnet50_inference_compiled",
                           "encoder12_training_compiled"})[1],
               "resnet50_inference_compiled");
+    // A model's name without a digit is its first word too (issue 40: two VideoMAE traces were
+    // "base-finetuned-k400" and "base-finetuned-ssv2" in the GUI, the model gone).
+    EXPECT_EQ(
+        shortNames({"videomae-base-finetuned-k400", "videomae-base-finetuned-ssv2"}),
+        (std::vector<std::string>{"videomae-base-finetuned-k400", "videomae-base-finetuned-ssv2"}));
     // The same long name twice has no distinguishing part: both stay whole.
     const auto same = shortNames({"a_very_long_workload_name_x", "a_very_long_workload_name_x"});
     EXPECT_EQ(same[0], "a_very_long_workload_name_x");

@@ -8,8 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "batchtestsupport.h"
 #include "core/verify/kbcache.h"
+// Its scratch folder (BatchScratch) is the batch tests' one; nothing else of the batch is used.
+#include "tests/core/batch/batchtestsupport.h"
 
 namespace reach_test_kbcache_test {  // unity builds: this file's names stay its own
 

@@ -39,7 +39,7 @@ TEST(VerifyModel, JsonRoundTrip) {
     r.timing = TimingStats::fromSamples({5, 1, 3, 2, 4});
     r.baseline = BaselineInfo{"reach_kernel", "baselines/softmax.cu", r.timing, 0, 3, ""};
     r.speedup = 1.0;
-    r.roofline = Roofline{1e6, 1e6, 4000, 989, 0.25, false};
+    r.roofline = Roofline{1e6, 1e6, 4000, 989, 0.25, false, 4000, "copy"};
     r.device.available = true;
     r.device.name = "NVIDIA H200";
     r.phaseSeconds = {{"setup", 1.5}, {"timing", 0.25}};
