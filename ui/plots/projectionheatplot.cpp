@@ -208,7 +208,11 @@ void ProjectionHeatPlot::fitReferenceLabels() {
 }
 
 void ProjectionHeatPlot::fitTitle() {
-    const double width = plotLayout()->outerRect().width() - 8;
+    // The title's own cell (the map's column; the colour scale has the other): at 1280x720 a
+    // title fitted to the whole plot was cut at both ends of its column (issue 40, defect 10).
+    const double cell = m_title->outerRect().width();
+    const double width = (cell > 0 ? cell : plotLayout()->outerRect().width()) - 8;
+    fitWinRateTicks();
     if (width <= 0 || m_titleText.isEmpty())
         return;
     const QFontMetricsF tm(m_title->font());
@@ -222,6 +226,19 @@ void ProjectionHeatPlot::fitTitle() {
     plotLayout()->update(QCPLayoutElement::upPreparation);
     plotLayout()->update(QCPLayoutElement::upMargins);
     plotLayout()->update(QCPLayoutElement::upLayout);
+}
+
+void ProjectionHeatPlot::fitWinRateTicks() {
+    // Five ticks of "100" need ~5 labels' widths; a narrow map printed "80100" merged: then
+    // 0, 50, 100.
+    const double room = axisRect()->width();
+    const double label =
+        QFontMetricsF(xAxis->tickLabelFont()).horizontalAdvance(QStringLiteral("100"));
+    const int count = room >= 5 * 2.2 * label ? 5 : room >= 3 * 2.2 * label ? 3 : 2;
+    if (xAxis->ticker()->tickCount() == count)
+        return;
+    xAxis->ticker()->setTickCount(count);
+    xAxis->ticker()->setTickOrigin(0);
 }
 
 std::optional<ProjectionHeatPlot::Point> ProjectionHeatPlot::pointAt(const QPoint& pos) const {

@@ -57,6 +57,7 @@ private:
     void createReferences(const std::vector<Reference>& references);
     void createMarker();
     void fitReferenceLabels();
+    void fitWinRateTicks();
     void fitTitle();
     bool hasRow() const;
 

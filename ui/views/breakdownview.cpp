@@ -224,6 +224,8 @@ void BreakdownView::connectSignals() {
     connect(m_suggestRules, &QPushButton::clicked, this, &BreakdownView::openRuleSuggestions);
     connect(m_kernelFilter, &QLineEdit::textChanged, m_kernelView,
             &QSortFilterProxyModel::setFilterFixedString);
+    // The chart beside the table shows what the filter leaves (issue 40, defect 8).
+    connect(m_kernelFilter, &QLineEdit::textChanged, this, &BreakdownView::updateDrill);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this] { m_addRule->setEnabled(m_kernelView->rowCount() > 0); });
     // Another project: nothing of the last one's drill-down may stay beside the new bars.
@@ -380,18 +382,27 @@ bool BreakdownView::selectSegment(int row, Category category) {
 }
 
 void BreakdownView::updateDrill() {
-    // The chart shows the largest kernels of the table, largest at the top.
-    const int shown = std::min(m_kernels->rowCount(), 12);
+    // The chart shows the largest kernels the table shows (its filter applied), largest at the
+    // top, whatever column the table is sorted by.
+    auto time = [this](int row) {
+        return m_kernels->data(m_kernels->index(row, KernelModel::TimeMs), KernelModel::ValueRole)
+            .toDouble();
+    };
+    std::vector<int> rows;
+    for (int r = 0; r < m_kernelView->rowCount(); ++r)
+        rows.push_back(m_kernelView->mapToSource(m_kernelView->index(r, 0)).row());
+    std::stable_sort(rows.begin(), rows.end(), [&](int a, int b) { return time(a) > time(b); });
+    const int shown = std::min(int(rows.size()), 12);
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     QVector<double> keys, values;
     for (int i = shown - 1; i >= 0; --i) {
         const double key = shown - 1 - i;
+        const int row = rows[size_t(i)];
         keys << key;
-        values << m_kernels->data(m_kernels->index(i, KernelModel::TimeMs), KernelModel::ValueRole)
-                      .toDouble();
+        values << time(row);
         // Shorter than the table's column: the same display name, elided in the middle by core.
         const QString full =
-            m_kernels->data(m_kernels->index(i, KernelModel::Name), KernelModel::FullNameRole)
+            m_kernels->data(m_kernels->index(row, KernelModel::Name), KernelModel::FullNameRole)
                 .toString();
         ticker->addTick(key, toQString(kernelDisplayName(full.toStdString(), kDrillLabelChars)));
     }

@@ -27,13 +27,13 @@
 #include "core/analysis/kernelname.h"
 #include "core/analysis/ruleedit.h"
 #include "core/project/workloadlabels.h"
+#include "tests/ui/support/uitestsupport.h"
 #include "ui/dialogs/addruledialog.h"
 #include "ui/models/rulesetmodel.h"
 #include "ui/session.h"
 #include "ui/theme.h"
 #include "ui/views/breakdownview.h"
 #include "ui/views/projectbrowser.h"
-#include "tests/ui/support/uitestsupport.h"
 
 using namespace reach;
 
@@ -498,8 +498,15 @@ private slots:
         m_view->kernelFilter()->setText(QStringLiteral("at::native::"));
         QVERIFY(view->rowCount() > 0);
         QVERIFY(view->rowCount() < kernels.rowCount());
+        // The chart beside the table shows what the filter leaves (issue 40, defect 8).
+        QCPBars* drill = qobject_cast<QCPBars*>(m_view->drillPlot()->plottable(0));
+        QVERIFY(drill);
+        QCOMPARE(drill->dataCount(), std::min(view->rowCount(), 12));
+        m_view->kernelFilter()->setText(QStringLiteral("no-such-kernel-anywhere"));
+        QCOMPARE(drill->dataCount(), 0);
         m_view->kernelFilter()->clear();
         QCOMPARE(view->rowCount(), kernels.rowCount());
+        QCOMPARE(drill->dataCount(), std::min(kernels.rowCount(), 12));
     }
 
     void addRuleReclassifiesLive() {
