@@ -339,7 +339,11 @@ struct BatchState {
     // Counted before any thread starts: each worker counts itself out when it ends.
     int workersLeft;
 
-    bool sharedGpu(const std::string& gpu) { return workersOnGpu[gpu] > 1; }
+    // Read by every GPU worker at once: a lookup, never an insertion.
+    bool sharedGpu(const std::string& gpu) const {
+        const auto it = workersOnGpu.find(gpu);
+        return it != workersOnGpu.end() && it->second > 1;
+    }
     void finishWorker() {
         std::lock_guard lk(resultsMutex);
         --workersLeft;

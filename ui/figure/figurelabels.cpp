@@ -82,9 +82,12 @@ QString shortenWords(const QString& name, const QFontMetricsF& tm, double room) 
     // Words split after a separator, so the separators stay with the word before them.
     QStringList words;
     QString word;
+    auto separator = [](QChar c) {
+        return c == QLatin1Char(' ') || c == QLatin1Char('_') || c == QLatin1Char('-');
+    };
     for (const QChar c : shorter) {
         word += c;
-        if (c == QLatin1Char(' ') || c == QLatin1Char('_'))
+        if (separator(c))
             words << word, word.clear();
     }
     if (!word.isEmpty())
@@ -98,11 +101,15 @@ QString shortenWords(const QString& name, const QFontMetricsF& tm, double room) 
     for (qsizetype kept = n - 1; kept >= 2; --kept) {
         for (qsizetype head = kept - 1; head >= 1; --head) {
             QString first = QStringList(words.mid(0, head)).join(QString());
-            while (first.endsWith(QLatin1Char(' ')) || first.endsWith(QLatin1Char('_')))
+            while (!first.isEmpty() && separator(first.back()))
                 first.chop(1);
-            // A label keeps its start: at least its first 8 letters (a model's name, a
-            // collection's), else letters are elided instead ("fp8_scaled_m...", not "fp8...").
-            if (first.size() < std::min<qsizetype>(8, shorter.size()))
+            // A label keeps its start: its first word when that is a name of seven letters or
+            // more ("Qwen2.5...14B train"), else at least its first 8 letters ("R1-Distill...70B",
+            // "fp8_scaled_m..." rather than "fp8..."); otherwise letters are elided instead.
+            QString firstWord = words.front();
+            while (!firstWord.isEmpty() && separator(firstWord.back()))
+                firstWord.chop(1);
+            if (firstWord.size() < 7 && first.size() < std::min<qsizetype>(8, shorter.size()))
                 continue;
             const QString text =
                 first + ellipsis + QStringList(words.mid(n - (kept - head))).join(QString());

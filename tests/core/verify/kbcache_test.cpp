@@ -82,10 +82,11 @@ TEST(KbResultCache, WhatAWorkerCannotStore) {
     EXPECT_FALSE(fs::exists(root + "/results/results"));
     EXPECT_FALSE(fs::exists(s.dir() + "/etc"));
     // An entry too large is dropped.
-    EXPECT_EQ(job.store(json::array(
-                            {entry("census", 'd', std::string(KbResultCache::kMaxEntryBytes, 'x'))}),
-                        KbResultCache::Source::Judge),
-              0);
+    EXPECT_EQ(
+        job.store(
+            json::array({entry("census", 'd', std::string(KbResultCache::kMaxEntryBytes, 'x'))}),
+            KbResultCache::Source::Judge),
+        0);
 }
 
 // Issue 36: KernelBench's reproduction loads the candidate in its own process, so its document
@@ -111,7 +112,8 @@ TEST(KbResultCache, AFileTamperedWithIsLeftOut) {
     BatchScratch s("kbcachetamper");
     const std::string root = s.dir() + "/cache";
     const KbResultCache job(root, file(s, "p.py", "p"), file(s, "c.py", "c"));
-    ASSERT_EQ(job.store(json::array({entry("baselines", 'a', 1)}), KbResultCache::Source::Judge), 1);
+    ASSERT_EQ(job.store(json::array({entry("baselines", 'a', 1)}), KbResultCache::Source::Judge),
+              1);
     const json before = job.entries()["entries"]["baselines"];
     ASSERT_EQ(before.size(), 1u);
     // Renamed to another key, truncated, or not JSON: never read back.
@@ -128,8 +130,8 @@ TEST(KbResultCache, WithoutAFolderOrAReadableFileThereIsNoCache) {
     EXPECT_FALSE(KbResultCache("", file(s, "p.py", "p"), file(s, "c.py", "c")).enabled());
     const KbResultCache missing(s.dir() + "/cache", s.dir() + "/nope.py", file(s, "c.py", "c"));
     EXPECT_FALSE(missing.enabled());
-    EXPECT_EQ(missing.store(json::array({entry("baselines", 'a', 1)}), KbResultCache::Source::Judge),
-              0);
+    EXPECT_EQ(
+        missing.store(json::array({entry("baselines", 'a', 1)}), KbResultCache::Source::Judge), 0);
 }
 
 }  // namespace reach_test_kbcache_test

@@ -9,9 +9,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "tests/ui/support/uitestsupport.h"
 #include "ui/dialogs/batchdialog.h"
 #include "ui/verify/verifyqueue.h"
-#include "tests/ui/support/uitestsupport.h"
 
 using namespace reach;
 

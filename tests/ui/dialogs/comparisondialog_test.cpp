@@ -12,9 +12,9 @@
 
 #include "core/analysis/breakdown.h"
 #include "core/analysis/profilediff.h"
+#include "tests/ui/support/uitestsupport.h"
 #include "ui/dialogs/comparisondialog.h"
 #include "ui/session.h"
-#include "tests/ui/support/uitestsupport.h"
 
 using namespace reach;
 

@@ -9,11 +9,11 @@
 #include <QTest>
 #include <QTextBrowser>
 
+#include "tests/ui/support/uitestsupport.h"
 #include "ui/dialogs/guidedialog.h"
 #include "ui/mainwindow.h"
 #include "ui/verify/gpustate.h"
 #include "ui/views/projectionview.h"
-#include "tests/ui/support/uitestsupport.h"
 
 using namespace reach;
 

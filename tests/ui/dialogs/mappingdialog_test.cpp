@@ -12,10 +12,10 @@
 #include <QTest>
 
 #include "core/records/recordmapping.h"
+#include "tests/ui/support/uitestsupport.h"
 #include "ui/dialogs/mappingdialog.h"
 #include "ui/mainwindow.h"
 #include "ui/session.h"
-#include "tests/ui/support/uitestsupport.h"
 
 using namespace reach;
 

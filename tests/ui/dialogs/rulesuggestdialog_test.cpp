@@ -12,10 +12,10 @@
 
 #include "core/analysis/breakdown.h"
 #include "core/analysis/rulesuggest.h"
+#include "tests/ui/support/uitestsupport.h"
 #include "ui/dialogs/rulesuggestdialog.h"
 #include "ui/session.h"
 #include "ui/views/breakdownview.h"
-#include "tests/ui/support/uitestsupport.h"
 
 using namespace reach;
 

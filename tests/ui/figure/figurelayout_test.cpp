@@ -19,6 +19,7 @@
 #include <QtTest>
 
 #include "tests/ui/support/plotstestdata.h"
+#include "tests/ui/support/uitestsupport.h"
 #include "ui/figure/figureexporter.h"
 #include "ui/figure/figurelabels.h"
 #include "ui/plots/headroomplot.h"
@@ -27,7 +28,6 @@
 #include "ui/views/breakdownview.h"
 #include "ui/views/projectionview.h"
 #include "ui/views/rooflineview.h"
-#include "tests/ui/support/uitestsupport.h"
 
 using namespace reach;
 

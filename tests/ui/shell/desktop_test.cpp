@@ -15,6 +15,7 @@
 #include <QTreeWidget>
 #include <QUrl>
 
+#include "tests/ui/support/uitestsupport.h"
 #include "ui/mainwindow.h"
 #include "ui/session.h"
 #include "ui/theme.h"
@@ -22,7 +23,6 @@
 #include "ui/views/projectbrowser.h"
 #include "ui/views/projectionview.h"
 #include "ui/views/speedupview.h"
-#include "tests/ui/support/uitestsupport.h"
 
 using namespace reach;
 

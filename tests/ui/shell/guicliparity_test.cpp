@@ -16,9 +16,9 @@
 #include "core/store/projectstore.h"
 #include "core/store/recordstore.h"
 #include "core/store/verificationstore.h"
+#include "tests/ui/support/uitestsupport.h"
 #include "ui/session.h"
 #include "ui/views/speedupview.h"
-#include "tests/ui/support/uitestsupport.h"
 
 using namespace reach;
 using nlohmann::json;

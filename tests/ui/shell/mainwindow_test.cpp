@@ -14,13 +14,13 @@
 #include <QTreeWidget>
 
 #include "core/records/evaluationset.h"
+#include "tests/ui/support/uitestsupport.h"
 #include "ui/mainwindow.h"
 #include "ui/session.h"
 #include "ui/views/breakdownview.h"
 #include "ui/views/projectbrowser.h"
 #include "ui/views/projectionview.h"
 #include "ui/views/speedupview.h"
-#include "tests/ui/support/uitestsupport.h"
 
 using namespace reach;
 

@@ -9,8 +9,8 @@
 #include "core/records/recordreader.h"
 #include "core/store/projectstore.h"
 #include "core/store/recordstore.h"
-#include "ui/session.h"
 #include "tests/ui/support/uitestsupport.h"
+#include "ui/session.h"
 
 using namespace reach;
 

@@ -10,12 +10,12 @@
 
 #include "core/base/inputerror.h"
 #include "core/trace/profilereader.h"
+#include "tests/ui/support/uitestsupport.h"
 #include "ui/mainwindow.h"
 #include "ui/session.h"
 #include "ui/snapshot.h"
 #include "ui/theme.h"
 #include "ui/views/breakdownview.h"
-#include "tests/ui/support/uitestsupport.h"
 
 using namespace reach;
 

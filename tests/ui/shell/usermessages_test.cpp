@@ -17,6 +17,7 @@
 
 #include "core/base/inputerror.h"
 #include "core/trace/profilereader.h"
+#include "tests/ui/support/uitestsupport.h"
 #include "ui/figure/figureexporter.h"
 #include "ui/mainwindow.h"
 #include "ui/messagebar.h"
@@ -25,7 +26,6 @@
 #include "ui/session.h"
 #include "ui/views/breakdownview.h"
 #include "ui/views/projectbrowser.h"
-#include "tests/ui/support/uitestsupport.h"
 
 using namespace reach;
 
