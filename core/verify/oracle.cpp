@@ -191,7 +191,9 @@ OracleVerdict evaluateOutputs(const OracleInput& in) {
              fmt(m.writtenFraction) + " of " + std::to_string(m.totalCount) +
                  " output elements written (need >= " + fmt(t.writtenFraction) + ")");
     addCheck(v, "non_finite", double(m.nonFinite), 0, m.nonFinite == 0,
-             std::to_string(m.nonFinite) + " written elements are NaN or Inf");
+             std::to_string(m.nonFinite) +
+                 " written elements are NaN or Inf where the reference is finite (or differ "
+                 "where it is not)");
     addCheck(v, "canaries", double(m.canaryBytesChanged), 0, m.canaryBytesChanged == 0,
              std::to_string(m.canaryBytesChanged) +
                  " bytes changed in the canary regions around the outputs (out-of-bounds write)");
