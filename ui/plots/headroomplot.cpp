@@ -83,6 +83,8 @@ void HeadroomPlot::rebuild() {
     m_totals.assign(size_t(n), 0.0);
     m_keys.assign(size_t(n), std::numeric_limits<double>::quiet_NaN());
     m_rowLabels.clear();
+    m_tickNames.clear();
+    m_tickStride = 1;
     const QColor text =
         Theme::mode() == Theme::Mode::Dark ? QColor(0xe6, 0xe6, 0xe6) : QColor(0x20, 0x20, 0x20);
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
@@ -112,6 +114,7 @@ void HeadroomPlot::rebuild() {
         const double key = next--;
         m_keys[size_t(row)] = key;
         ticker->addTick(key, toQString(names[size_t(row)].text()));
+        m_tickNames.push_back({key, toQString(names[size_t(row)].text())});
         const Headroom& h = *wh.headroom;
         for (Category c : kCategories) {
             keys[size_t(c)].prepend(key);
@@ -147,6 +150,7 @@ void HeadroomPlot::rebuild() {
     }
     yAxis->setTicker(ticker);
     yAxis->setRange(-0.6, std::max(0, drawn - 1) + 0.6);
+    setProperty("reach_category_count", drawn);  // a figure gives each drawn row a line
     m_baseUpper = std::max(1.0, std::ceil(maxTotal * 1.25 / 5.0) * 5.0);
     xAxis->setRange(0, m_baseUpper);
     QStringList notDrawn;
@@ -169,6 +173,7 @@ void HeadroomPlot::fitLabels() {
     const double width = axisRect()->width();
     if (width <= 0)
         return;
+    fitRowNames();
     double upper = m_baseUpper;
     for (size_t row = 0; row < m_labels.size(); ++row) {
         QCPItemText* t = m_labels[row];
@@ -192,6 +197,28 @@ void HeadroomPlot::fitLabels() {
         if (m_labels[row])
             m_labels[row]->position->setCoords(m_totals[row] + upper * 0.01, keyOfRow(int(row)));
     }
+}
+
+// Rows closer than a line of the names' font: the axis names every k-th row and the values are
+// left to the hover and the CSV (they would print on top of each other); else every name and
+// value. A changed stride lays the plot out again.
+void HeadroomPlot::fitRowNames() {
+    const double rowPx = std::abs(yAxis->coordToPixel(1.0) - yAxis->coordToPixel(0.0));
+    const double linePx = QFontMetricsF(yAxis->tickLabelFont()).height();
+    const int stride = rowPx > 0 ? std::max(1, int(std::ceil(linePx / rowPx))) : 1;
+    for (QCPItemText* t : m_labels)
+        if (t)
+            t->setVisible(stride == 1);
+    if (stride == m_tickStride)
+        return;
+    m_tickStride = stride;
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (size_t i = 0; i < m_tickNames.size(); i += size_t(stride))
+        ticker->addTick(m_tickNames[i].first, m_tickNames[i].second);
+    yAxis->setTicker(ticker);
+    plotLayout()->update(QCPLayoutElement::upPreparation);
+    plotLayout()->update(QCPLayoutElement::upMargins);
+    plotLayout()->update(QCPLayoutElement::upLayout);
 }
 
 // The caption is wrapped to the plot's width (a single-column figure's page is narrow); a

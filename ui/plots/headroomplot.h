@@ -41,6 +41,7 @@ public slots:
 
 private:
     void rebuild();
+    void fitRowNames();
     void fitLabels();
     void fitFooter();
 
@@ -53,6 +54,10 @@ private:
     QStringList m_rowLabels;
     std::vector<double> m_totals;  // percent of GPU time, per row (0 without an estimate)
     double m_baseUpper = 1;
+    // The drawn rows' names by key, and every how many the axis names (1; more when rows are
+    // closer than a line: the breakdown's lower tab at 1280x720, issue 40 defect 7).
+    std::vector<std::pair<double, QString>> m_tickNames;
+    int m_tickStride = 1;
 };
 
 }  // namespace reach

@@ -24,6 +24,7 @@
 #include "core/ownbenchmark/benchmarkfolder.h"
 #include "tests/ui/support/uitestsupport.h"
 #include "ui/mainwindow.h"
+#include "ui/plots/headroomplot.h"
 #include "ui/plots/projectionbarplot.h"
 #include "ui/session.h"
 #include "ui/views/breakdownview.h"
@@ -353,6 +354,26 @@ private slots:
                          Qt::NoModifier, Qt::NoScrollPhase, false);
         QCoreApplication::sendEvent(bars, &down);
         QVERIFY2(vbar->value() > 0, "a wheel step down over the bars scrolls them");
+        // The headroom bars in the lower tab: no two row names closer than a line (issue 40,
+        // defect 7: they overprinted at 1280x720), the values left to the hover when rows are.
+        auto* lower =
+            window.breakdownView()->findChild<QTabWidget*>(QStringLiteral("breakdownLowerTabs"));
+        QVERIFY(lower);
+        HeadroomPlot* headroom = window.breakdownView()->headroomPlot();
+        lower->setCurrentWidget(headroom);
+        QTest::qWait(50);
+        headroom->replot(QCustomPlot::rpImmediateRefresh);
+        headroom->replot(QCustomPlot::rpImmediateRefresh);  // the thinned axis, laid out
+        auto names = headroom->yAxis->ticker().dynamicCast<QCPAxisTickerText>();
+        QVERIFY(names);
+        const QList<double> named = names->ticks().keys();
+        const double lineH = QFontMetricsF(headroom->yAxis->tickLabelFont()).height();
+        for (qsizetype i = 1; i < named.size(); ++i) {
+            const double apart = std::abs(headroom->yAxis->coordToPixel(named[i]) -
+                                          headroom->yAxis->coordToPixel(named[i - 1]));
+            QVERIFY2(apart >= lineH - 0.5,
+                     qPrintable(QStringLiteral("headroom names %1 px apart").arg(apart)));
+        }
 
         window.tabs()->setCurrentWidget(window.projectionView());
         QTest::qWait(100);
