@@ -44,16 +44,6 @@ std::vector<fs::path> candidateSpellings(const VerifiedRun& r) {
     return out;
 }
 
-MeasuredGain gainOf(std::vector<double> perPair) {
-    MeasuredGain g;
-    g.perPair = std::move(perPair);
-    g.median = median(g.perPair);
-    const auto [lo, hi] = std::minmax_element(g.perPair.begin(), g.perPair.end());
-    g.low = *lo;
-    g.high = *hi;
-    return g;
-}
-
 // POSIX extended: a kernel's full name matched as itself.
 std::string literalPattern(const std::string& name) {
     std::string out;
@@ -452,11 +442,11 @@ IntegrationSide sideOf(const Collected& c) {
     if (!c.gpu.empty())
         side.gpuUsPerStep = median(c.gpu);
     if (!c.wallGains.empty()) {
-        side.wallGain = gainOf(c.wallGains);
-        side.wallUnderProfilerGain = gainOf(c.wallUnderProfilerGains);
+        side.wallGain = measuredGainOf(c.wallGains);
+        side.wallUnderProfilerGain = measuredGainOf(c.wallUnderProfilerGains);
     }
     if (!c.gpuGains.empty())
-        side.gpuGain = gainOf(c.gpuGains);
+        side.gpuGain = measuredGainOf(c.gpuGains);
     return side;
 }
 
@@ -553,6 +543,16 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
         diffFirstPair(result, plan, *first.asIs, *first.substituted);
     result.plan = std::move(plan);
     return result;
+}
+
+MeasuredGain measuredGainOf(std::vector<double> perPair) {
+    MeasuredGain g;
+    g.perPair = std::move(perPair);
+    g.median = median(g.perPair);
+    const auto [lo, hi] = std::minmax_element(g.perPair.begin(), g.perPair.end());
+    g.low = *lo;
+    g.high = *hi;
+    return g;
 }
 
 }  // namespace reach

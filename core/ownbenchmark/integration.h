@@ -106,6 +106,10 @@ struct MeasuredGain {
     double median = 0, low = 0, high = 0;
 };
 
+// The median and range of the pairs' gains (at least one): integrate's document and its reader
+// (integrationsummary, which recomputes them from the pairs) say the same numbers one way.
+MeasuredGain measuredGainOf(std::vector<double> perPair);
+
 // One mode's runs: medians per step over its runs and, against the same pair's as-is run, the
 // saving (none for the as-is runs themselves).
 struct IntegrationSide {

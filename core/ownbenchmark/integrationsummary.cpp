@@ -65,16 +65,6 @@ std::optional<DocumentGain> gainFrom(const json& doc, const std::string& path,
     return out;
 }
 
-MeasuredGain gainOf(std::vector<double> perPair) {
-    MeasuredGain g;
-    g.perPair = std::move(perPair);
-    g.median = median(g.perPair);
-    const auto [lo, hi] = std::minmax_element(g.perPair.begin(), g.perPair.end());
-    g.low = *lo;
-    g.high = *hi;
-    return g;
-}
-
 bool agree(double a, double b) {
     return std::abs(a - b) <= kAgreement;
 }
@@ -129,7 +119,7 @@ std::optional<MeasuredGain> recomputed(const std::optional<DocumentGain>& doc,
         if (!fromRuns.empty())
             pairs = fromRuns;
     }
-    MeasuredGain g = gainOf(std::move(pairs));
+    MeasuredGain g = measuredGainOf(std::move(pairs));
     if (!(agree(g.median, doc->median) && agree(g.low, doc->low) && agree(g.high, doc->high)))
         doubts.push_back("measured." + key +
                          ": its median, low and high do not follow from its pairs: Reach's are "
