@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/cliargs.h"
+#include "app/args/cliargs.h"
 #include "cli/clicommand.h"
 #include "cli/clitext.h"
 #include "core/base/inputerror.h"

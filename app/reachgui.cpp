@@ -3,16 +3,34 @@
 //   reach PROJECT               a .reach project, a directory of profiles or one profile
 //   reach --snapshot DIR [...]  renders every view to DIR/<view>.png and exits (works offscreen)
 #include <QApplication>
-#include <QCommandLineParser>
+#include <QFile>
 #include <QFont>
 #include <QSettings>
 #include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
 
+#include "app/args/cliargs.h"
 #include "core/verify/processguard.h"
 #include "ui/mainwindow.h"
 #include "ui/snapshot.h"
 #include "ui/theme.h"
+
+namespace {
+
+const char* kUsage =
+    "usage: reach [--snapshot DIR [--size WxH]] [--dark] [PROJECT]\n"
+    "How much of a real GPU workload can new kernels reach?\n"
+    "  PROJECT          a .reach project, a directory of profiles or a profile\n"
+    "                   (default: the bundled sample)\n"
+    "  --snapshot DIR   render every view to DIR/<view>.png and exit (works offscreen)\n"
+    "  --size WxH       the snapshot's size in pixels (default 1280x800)\n"
+    "  --dark           the dark palette\n"
+    "  -h, --help       this text;  -v, --version  the version\n";
+
+}  // namespace
 
 int main(int argc, char** argv) {
     // It reads verdicts from reach-verify through a pipe: no candidate may write into it.
@@ -22,49 +40,54 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName(QStringLiteral("reach"));
     QApplication::setApplicationVersion(QStringLiteral(REACH_VERSION));
 
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("How much of a real GPU workload can new kernels reach?"));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    const QCommandLineOption snapshot(
-        QStringLiteral("snapshot"), QStringLiteral("Render every view to DIR/<view>.png and exit."),
-        QStringLiteral("DIR"));
-    const QCommandLineOption size(QStringLiteral("size"),
-                                  QStringLiteral("Snapshot size in pixels (default 1280x800)."),
-                                  QStringLiteral("WxH"), QStringLiteral("1280x800"));
-    const QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark palette."));
-    parser.addOption(snapshot);
-    parser.addOption(size);
-    parser.addOption(dark);
-    parser.addPositionalArgument(QStringLiteral("PROJECT"),
-                                 QStringLiteral("A .reach project, a directory of profiles or a "
-                                                "profile (default: the bundled sample)."),
-                                 QStringLiteral("[PROJECT]"));
-    parser.process(app);
+    // Qt's own options (-platform, -style, ...) are taken out of argv by QApplication; the rest
+    // is read as reach-cli and reach-verify read theirs (app/args/cliargs.h).
+    const reach::cli::ArgSpec spec{{"--dark", "--help", "--version"},
+                                   {"--snapshot", "--size"},
+                                   {{"-h", "--help"}, {"-v", "--version"}},
+                                   {"--help", "--version"}};
+    std::optional<reach::cli::CliArgs> parsed;
+    try {
+        parsed.emplace(std::vector<std::string>(argv + 1, argv + argc), spec);
+    } catch (const reach::cli::UsageError& e) {
+        std::fprintf(stderr, "reach: %s (reach --help lists the options)\n", e.what());
+        return 2;
+    }
+    const reach::cli::CliArgs& cli = *parsed;
+    if (cli.flag("--help")) {
+        std::printf("%s", kUsage);
+        return 0;
+    }
+    if (cli.flag("--version")) {
+        std::printf("reach %s\n", REACH_VERSION);
+        return 0;
+    }
 
-    const bool snapshotMode = parser.isSet(snapshot);
+    const bool snapshotMode = cli.value("--snapshot").has_value();
+    const QString sizeText = QString::fromStdString(cli.value("--size").value_or("1280x800"));
     QSize snapshotSize;
     if (snapshotMode) {
-        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        const QStringList wh = sizeText.split(QLatin1Char('x'));
         bool okW = false, okH = false;
         if (wh.size() == 2)
             snapshotSize = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
         if (!okW || !okH || snapshotSize.width() < 200 || snapshotSize.height() < 150) {
             std::fprintf(stderr, "reach: --size: expected WxH of at least 200x150, got '%s'\n",
-                         qPrintable(parser.value(size)));
+                         qPrintable(sizeText));
             return 2;
         }
         // Snapshots must not depend on the machine: one bundled font, the light palette unless
         // asked, and no restored window state.
         QApplication::setFont(reach::Theme::plotFont(9));
     }
-    const bool useDark = parser.isSet(dark) ||
+    const bool useDark = cli.flag("--dark") ||
                          (!snapshotMode && QSettings().value(QStringLiteral("ui/dark")).toBool());
     reach::Theme::apply(app, useDark ? reach::Theme::Mode::Dark : reach::Theme::Mode::Light);
 
     reach::MainWindow window;
-    const QStringList args = parser.positionalArguments();
+    QStringList args;
+    for (const std::string& p : cli.positionals())
+        args << QFile::decodeName(p.c_str());  // a path, in the locale's encoding
     if (args.size() > 1) {
         std::fprintf(stderr, "reach: expected at most one PROJECT, got %lld\n",
                      static_cast<long long>(args.size()));
@@ -95,7 +118,7 @@ int main(int argc, char** argv) {
     if (snapshotMode) {
         QStringList written;
         QString error;
-        if (!reach::writeSnapshots(window, parser.value(snapshot), snapshotSize, &written,
+        if (!reach::writeSnapshots(window, QFile::decodeName(cli.value("--snapshot")->c_str()), snapshotSize, &written,
                                    &error)) {
             std::fprintf(stderr, "reach: --snapshot: %s\n", qPrintable(error));
             return 2;

@@ -5,7 +5,6 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <cerrno>
 #include <chrono>
 
 #include <cstdint>
@@ -17,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "app/args/cliargs.h"
 #include "core/base/cachedir.h"
 #include "core/base/evidence.h"
 #include "core/base/inputerror.h"
@@ -85,35 +85,141 @@ void printResult(nlohmann::json doc) {
     std::cout << reach::dumpJson(doc) << std::endl;
 }
 
-// A seed is a 64-bit integer: read as one (through a double, 2^53 + 1 became 2^53).
-uint64_t unsignedInteger(const std::string& opt, const std::string& text) {
-    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-        usage(opt + ": expected a non-negative integer, got '" + text + "'");
-    errno = 0;
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-    if (errno == ERANGE || *end)
-        usage(opt + ": expected an integer below 2^64, got '" + text + "'");
-    return uint64_t(v);
+// The command line, read: the job's options, the KernelBench worker's, and what to do instead
+// of a job (--help, --device-info, --compile-only).
+struct VerifyArgs {
+    reach::VerifyOptions o;
+    reach::KernelBenchJob kb;
+    bool precisionGiven = false;
+    std::string python;
+    bool deviceInfo = false;
+    bool bandwidth = false;
+    bool compileOnly = false;
+    bool help = false;
+    bool sandbox = false;
+    // What was given, in order (--sandbox runs the same options again inside bubblewrap).
+    std::vector<reach::cli::GivenArg> given;
+};
+
+// Every option reach-verify knows, in the one argument reader of Reach's executables.
+const reach::cli::ArgSpec kSpec{
+    {"--no-timing", "--no-baseline", "--device-info", "--bandwidth", "--compile-only",
+     "--no-compile-baseline", "--fresh", "--sandbox", "--help"},
+    {"--problem", "--candidate", "--reps", "--warmup", "--seed", "--scale", "--thresholds",
+     "--baseline-us", "--baseline-source", "--resources", "--cache-dir", "--arch", "--python",
+     "--precision", "--kb-tolerance", "--worker-timeout", "--queue-timeout", "--seed-count",
+     "--worker-device"},
+    {{"-h", "--help"}},
+    {"--help"}};
+
+// The given option when it is one of a C++ job's (or of what runs instead of one), with its
+// value; false when it is not. Every value is checked as it is read.
+bool readJobOption(const reach::cli::GivenArg& g, VerifyArgs& v) {
+    using reach::cli::parseNumber;
+    const std::string& a = g.name;
+    const std::string value = g.value.value_or("");
+    reach::VerifyOptions& o = v.o;
+    if (a == "--problem")
+        o.problemFile = value;
+    else if (a == "--candidate")
+        o.candidateFile = value;
+    else if (a == "--reps")
+        o.reps = int(parseNumber(a, value));
+    else if (a == "--warmup")
+        o.warmup = int(parseNumber(a, value));
+    else if (a == "--seed")
+        o.seed = uint64_t(reach::cli::parseUnsigned(a, value));
+    else if (a == "--scale")
+        o.scale = parseNumber(a, value);
+    else if (a == "--thresholds")
+        o.thresholdsFile = value;
+    else if (a == "--baseline-us")
+        o.recordedBaselineUs = parseNumber(a, value);
+    else if (a == "--baseline-source")
+        o.recordedBaselineSource = value;
+    else if (a == "--no-timing")
+        o.timing = false;
+    else if (a == "--no-baseline")
+        o.baseline = false;
+    else if (a == "--resources")
+        o.resourceDir = value;
+    else if (a == "--cache-dir")
+        o.cacheDir = value;
+    else if (a == "--device-info")
+        v.deviceInfo = true;
+    else if (a == "--bandwidth")
+        v.bandwidth = true;
+    else if (a == "--compile-only")
+        v.compileOnly = true;
+    else if (a == "--arch") {
+        o.arch = value;
+        if (o.arch.rfind("sm_", 0) != 0)
+            usage("--arch: expected sm_XY (e.g. sm_90)");
+    } else
+        return false;
+    return true;
 }
 
-double number(const std::string& opt, const std::string& text) {
-    char* end = nullptr;
-    double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end)
-        usage(opt + ": expected a number, got '" + text + "'");
-    return v;
+// The given option when it is one of a KernelBench-format job's, with its value; false when it
+// is not.
+bool readKernelBenchOption(const reach::cli::GivenArg& g, VerifyArgs& v) {
+    using reach::cli::parseNumber;
+    const std::string& a = g.name;
+    const std::string value = g.value.value_or("");
+    reach::KernelBenchJob& kb = v.kb;
+    if (a == "--python")
+        v.python = value;
+    else if (a == "--precision") {
+        v.precisionGiven = true;
+        kb.precision = value;
+        if (kb.precision != "fp32" && kb.precision != "bf16" && kb.precision != "fp16")
+            usage("--precision: expected fp32, bf16 or fp16");
+    } else if (a == "--kb-tolerance")
+        kb.kbTolerance = parseNumber(a, value);
+    else if (a == "--worker-timeout")
+        kb.timeoutSeconds = parseNumber(a, value);
+    else if (a == "--queue-timeout")
+        kb.queueLimitSeconds = parseNumber(a, value);
+    else if (a == "--seed-count") {
+        const double n = parseNumber(a, value);
+        if (n < 1 || n > 100)
+            usage("--seed-count: expected 1..100");
+        kb.seedCount = int(n);
+    } else if (a == "--no-compile-baseline")
+        kb.compileBaseline = false;
+    else if (a == "--fresh")
+        kb.fresh = true;
+    else if (a == "--worker-device") {
+        kb.device = value;
+        if (kb.device != "cuda" && kb.device != "cpu")
+            usage("--worker-device: expected cuda or cpu");
+    } else
+        return false;
+    return true;
 }
 
-bool kernelBenchArgs(const std::vector<std::string>& args) {
-    std::string problem, candidate;
-    for (size_t i = 0; i + 1 < args.size(); ++i) {
-        if (args[i] == "--problem")
-            problem = args[i + 1];
-        else if (args[i] == "--candidate")
-            candidate = args[i + 1];
+// Reads the command line (app/args/cliargs.h), then each option's value in the order given,
+// checked as it comes (the first bad one is the one said; the last of a repeated option
+// counts); --help stops the reading, so what follows it is not judged.
+VerifyArgs parseArguments(const std::vector<std::string>& args) {
+    VerifyArgs v;
+    try {
+        const reach::cli::CliArgs cli(args, kSpec);
+        if (!cli.positionals().empty())
+            usage("unknown argument '" + cli.positionals().front() + "'");
+        v.given = cli.given();
+        for (const reach::cli::GivenArg& g : v.given) {
+            if (g.name == "--help")
+                v.help = true;
+            else if (g.name == "--sandbox")
+                v.sandbox = true;
+            else if (!readJobOption(g, v) && !readKernelBenchOption(g, v))
+                usage("unknown argument '" + g.name + "'");  // in kSpec, read by no one
+        }
+    } catch (const reach::cli::UsageError& e) {
+        usage(e.what());
     }
-    return reach::isKernelBenchFormat(problem, candidate);
+    return v;
 }
 
 // What a sandbox of this job shows (docs/security.md): Reach's executable folder and resources,
@@ -122,7 +228,7 @@ bool kernelBenchArgs(const std::vector<std::string>& args) {
 // writable (cached objects are checked against their SHA-256 before they load); a
 // KernelBench-format job runs only its Python workers inside, with the job's two files alone
 // and no cache at all (reach-verify, outside, reads and writes the results: kbcache.h).
-reach::SandboxSpec sandboxSpec(const std::vector<std::string>& args, bool kernelBench) {
+reach::SandboxSpec sandboxSpec(const VerifyArgs& v, bool kernelBench) {
     reach::SandboxSpec spec;
     spec.bwrap = reach::findBubblewrap();
     if (spec.bwrap.empty()) {
@@ -134,33 +240,27 @@ reach::SandboxSpec sandboxSpec(const std::vector<std::string>& args, bool kernel
     const std::string self = fs::read_symlink("/proc/self/exe", ec).string();
     if (self.empty())
         usage("--sandbox: cannot tell where reach-verify is (/proc/self/exe)");
-    auto valueOf = [&](const std::string& opt) -> std::string {
-        for (size_t i = 0; i + 1 < args.size(); ++i)
-            if (args[i] == opt)
-                return args[i + 1];
-        return {};
-    };
     auto folderOf = [](const std::string& p) {
         return p.empty() ? p : fs::absolute(p).parent_path().string();
     };
     const std::string resources =
-        valueOf("--resources").empty() ? reach::findResourceDir() : valueOf("--resources");
+        v.o.resourceDir.empty() ? reach::findResourceDir() : v.o.resourceDir;
     spec.readOnlyPaths = {fs::path(self).parent_path().string(), resources,
-                          valueOf("--thresholds")};
+                          v.o.thresholdsFile};
     if (kernelBench) {
-        spec.readOnlyPaths.push_back(valueOf("--problem"));
-        spec.readOnlyPaths.push_back(valueOf("--candidate"));
+        spec.readOnlyPaths.push_back(v.o.problemFile);
+        spec.readOnlyPaths.push_back(v.o.candidateFile);
     } else {
         // A C++ candidate's `#include "helper.h"` sits beside it.
-        spec.readOnlyPaths.push_back(folderOf(valueOf("--problem")));
-        spec.readOnlyPaths.push_back(folderOf(valueOf("--candidate")));
+        spec.readOnlyPaths.push_back(folderOf(v.o.problemFile));
+        spec.readOnlyPaths.push_back(folderOf(v.o.candidateFile));
     }
     // A Python environment in the hidden home directory: its root, read-only.
-    if (const std::string py = valueOf("--python"); py.find('/') != std::string::npos)
+    if (const std::string py = v.python; py.find('/') != std::string::npos)
         spec.readOnlyPaths.push_back(fs::absolute(py).parent_path().parent_path().string());
     if (!kernelBench) {
         try {
-            std::string cache = valueOf("--cache-dir");
+            std::string cache = v.o.cacheDir;
             if (cache.empty())
                 cache = reach::cacheRoot();
             else
@@ -203,26 +303,26 @@ reach::SandboxSpec sandboxSpec(const std::vector<std::string>& args, bool kernel
 }
 
 // --sandbox: a C++ job runs the same command again, inside bubblewrap (returns only when already
-// inside, REACH_SANDBOXED). A KernelBench-format job stays here and sandboxes its workers
-// (*kernelBenchSpec is set). --sandbox is removed from the arguments either way.
-std::vector<std::string> sandboxed(int argc, char** argv,
-                                   std::optional<reach::SandboxSpec>* kernelBenchSpec) {
+// inside, REACH_SANDBOXED, or when --sandbox was not given). A KernelBench-format job stays here
+// and sandboxes its workers (*kernelBenchSpec is set). The command inside is the options read,
+// in their order, less --sandbox: what the sandbox shows and what runs in it come from one
+// reading of the command line.
+void sandboxed(const VerifyArgs& v, std::optional<reach::SandboxSpec>* kernelBenchSpec) {
+    if (!v.sandbox || insideSandbox())
+        return;
+    if (reach::isKernelBenchFormat(v.o.problemFile, v.o.candidateFile)) {
+        *kernelBenchSpec = sandboxSpec(v, true);
+        return;
+    }
     std::vector<std::string> args;
-    bool wanted = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::string(argv[i]) == "--sandbox")
-            wanted = true;
-        else
-            args.emplace_back(argv[i]);
+    for (const reach::cli::GivenArg& g : v.given) {
+        if (g.name == "--sandbox")
+            continue;
+        args.push_back(g.name);
+        if (g.value)
+            args.push_back(*g.value);
     }
-    const char* inside = std::getenv("REACH_SANDBOXED");
-    if (!wanted || (inside && std::string(inside) == "1"))
-        return args;
-    if (kernelBenchArgs(args)) {
-        *kernelBenchSpec = sandboxSpec(args, true);
-        return args;
-    }
-    reach::SandboxSpec spec = sandboxSpec(args, false);
+    reach::SandboxSpec spec = sandboxSpec(v, false);
     std::error_code ec;
     spec.command.push_back(std::filesystem::read_symlink("/proc/self/exe", ec).string());
     spec.command.insert(spec.command.end(), args.begin(), args.end());
@@ -308,124 +408,6 @@ int runKernelBench(const reach::VerifyOptions& o, reach::KernelBenchJob job) {
 
 namespace {
 
-// The command line, read: the job's options, the KernelBench worker's, and what to do instead
-// of a job (--help, --device-info, --compile-only).
-struct VerifyArgs {
-    reach::VerifyOptions o;
-    reach::KernelBenchJob kb;
-    bool precisionGiven = false;
-    std::string python;
-    bool deviceInfo = false;
-    bool bandwidth = false;
-    bool compileOnly = false;
-    bool help = false;
-};
-
-// The value of the option at args[i], which moves i past it.
-std::string optionValue(const std::vector<std::string>& args, size_t& i) {
-    if (i + 1 >= args.size())
-        usage(args[i] + " needs a value");
-    return args[++i];
-}
-
-// The option at args[i] when it is one of a C++ job's (or of what runs instead of one), with its
-// value; false when it is not. Every value is checked as it is read.
-bool readJobOption(const std::vector<std::string>& args, size_t& i, VerifyArgs& v) {
-    const std::string& a = args[i];
-    reach::VerifyOptions& o = v.o;
-    if (a == "--problem")
-        o.problemFile = optionValue(args, i);
-    else if (a == "--candidate")
-        o.candidateFile = optionValue(args, i);
-    else if (a == "--reps")
-        o.reps = int(number(a, optionValue(args, i)));
-    else if (a == "--warmup")
-        o.warmup = int(number(a, optionValue(args, i)));
-    else if (a == "--seed")
-        o.seed = unsignedInteger(a, optionValue(args, i));
-    else if (a == "--scale")
-        o.scale = number(a, optionValue(args, i));
-    else if (a == "--thresholds")
-        o.thresholdsFile = optionValue(args, i);
-    else if (a == "--baseline-us")
-        o.recordedBaselineUs = number(a, optionValue(args, i));
-    else if (a == "--baseline-source")
-        o.recordedBaselineSource = optionValue(args, i);
-    else if (a == "--no-timing")
-        o.timing = false;
-    else if (a == "--no-baseline")
-        o.baseline = false;
-    else if (a == "--resources")
-        o.resourceDir = optionValue(args, i);
-    else if (a == "--cache-dir")
-        o.cacheDir = optionValue(args, i);
-    else if (a == "--device-info")
-        v.deviceInfo = true;
-    else if (a == "--bandwidth")
-        v.bandwidth = true;
-    else if (a == "--compile-only")
-        v.compileOnly = true;
-    else if (a == "--arch") {
-        o.arch = optionValue(args, i);
-        if (o.arch.rfind("sm_", 0) != 0)
-            usage("--arch: expected sm_XY (e.g. sm_90)");
-    } else
-        return false;
-    return true;
-}
-
-// The option at args[i] when it is one of a KernelBench-format job's, with its value; false
-// when it is not.
-bool readKernelBenchOption(const std::vector<std::string>& args, size_t& i, VerifyArgs& v) {
-    const std::string& a = args[i];
-    reach::KernelBenchJob& kb = v.kb;
-    if (a == "--python")
-        v.python = optionValue(args, i);
-    else if (a == "--precision") {
-        v.precisionGiven = true;
-        kb.precision = optionValue(args, i);
-        if (kb.precision != "fp32" && kb.precision != "bf16" && kb.precision != "fp16")
-            usage("--precision: expected fp32, bf16 or fp16");
-    } else if (a == "--kb-tolerance")
-        kb.kbTolerance = number(a, optionValue(args, i));
-    else if (a == "--worker-timeout")
-        kb.timeoutSeconds = number(a, optionValue(args, i));
-    else if (a == "--queue-timeout")
-        kb.queueLimitSeconds = number(a, optionValue(args, i));
-    else if (a == "--seed-count") {
-        const double n = number(a, optionValue(args, i));
-        if (n < 1 || n > 100)
-            usage("--seed-count: expected 1..100");
-        kb.seedCount = int(n);
-    } else if (a == "--no-compile-baseline")
-        kb.compileBaseline = false;
-    else if (a == "--fresh")
-        kb.fresh = true;
-    else if (a == "--worker-device") {
-        kb.device = optionValue(args, i);
-        if (kb.device != "cuda" && kb.device != "cpu")
-            usage("--worker-device: expected cuda or cpu");
-    } else
-        return false;
-    return true;
-}
-
-// Reads the options in order, each checked as it comes (the first bad one is the one said);
-// --help stops the reading, so what follows it is not judged.
-VerifyArgs parseArguments(const std::vector<std::string>& args) {
-    VerifyArgs v;
-    for (size_t i = 0; i < args.size(); ++i) {
-        if (readJobOption(args, i, v) || readKernelBenchOption(args, i, v))
-            continue;
-        if (args[i] == "--help" || args[i] == "-h") {
-            v.help = true;
-            return v;
-        }
-        usage("unknown argument '" + args[i] + "'");
-    }
-    return v;
-}
-
 // --device-info: the device as one JSON document (and, with --bandwidth, its measured copy
 // bandwidth). Exit status 1 when there is no GPU.
 int printDeviceInfo(bool bandwidth) {
@@ -504,12 +486,13 @@ int main(int argc, char** argv) {
     // its pipes). Orphans of the candidate's processes come back here to be killed.
     reach::guardProcessFromCandidates();
     reach::becomeSubreaper();
-    std::optional<reach::SandboxSpec> kbSandbox;
-    VerifyArgs v = parseArguments(sandboxed(argc, argv, &kbSandbox));
+    VerifyArgs v = parseArguments(std::vector<std::string>(argv + 1, argv + argc));
     if (v.help) {
         std::cout << kUsage;
         return 0;
     }
+    std::optional<reach::SandboxSpec> kbSandbox;
+    sandboxed(v, &kbSandbox);
     if (v.deviceInfo)
         return printDeviceInfo(v.bandwidth);
     if (v.bandwidth && !v.deviceInfo)

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <ostream>
 
-#include "cliargs.h"
+#include "app/args/cliargs.h"
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "clitext.h"

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <ostream>
 
-#include "cliargs.h"
+#include "app/args/cliargs.h"
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "clitext.h"

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <ostream>
 
-#include "cliargs.h"
+#include "app/args/cliargs.h"
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "clitext.h"

@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <ostream>
 
-#include "cliargs.h"
+#include "app/args/cliargs.h"
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "core/analysis/projection.h"

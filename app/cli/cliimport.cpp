@@ -3,7 +3,7 @@
 
 #include <ostream>
 
-#include "cliargs.h"
+#include "app/args/cliargs.h"
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "clitext.h"

@@ -11,7 +11,7 @@
 #include <optional>
 #include <ostream>
 
-#include "cliargs.h"
+#include "app/args/cliargs.h"
 #include "clicommand.h"
 #include "clitext.h"
 #include "core/base/evidence.h"

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "cliargs.h"
+#include "app/args/cliargs.h"
 #include "clicommand.h"
 
 namespace reach::cli {

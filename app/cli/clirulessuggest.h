@@ -1,6 +1,6 @@
 #pragma once
 
-#include "cliargs.h"
+#include "app/args/cliargs.h"
 #include "clicommand.h"
 
 namespace reach::cli {

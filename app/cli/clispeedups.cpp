@@ -7,7 +7,7 @@
 #include <map>
 #include <ostream>
 
-#include "cliargs.h"
+#include "app/args/cliargs.h"
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "clitext.h"

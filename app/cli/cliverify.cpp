@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <ostream>
 
-#include "cliargs.h"
+#include "app/args/cliargs.h"
 #include "clicommand.h"
 #include "clitext.h"
 #include "cliverifybatch.h"

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "cliargs.h"
+#include "app/args/cliargs.h"
 #include "clicommand.h"
 #include "core/batch/batchverify.h"
 

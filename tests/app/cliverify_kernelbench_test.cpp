@@ -239,4 +239,38 @@ TEST(ReachVerifyUsage, OneBadOptionIsOneLine) {
     EXPECT_NE(err.find("unknown argument '--no-such-option'"), std::string::npos) << err;
 }
 
+// reach-verify reads its command line with the reader reach-cli uses (app/args/cliargs.h): the
+// same spellings (--reps=5), the same errors, each value checked in the order given.
+TEST(ReachVerifyUsage, ReadsTheCommandLineAsReachCliDoes) {
+    const std::string verifier =
+        std::filesystem::path(REACH_CLI).parent_path().string() + "/reach-verify";
+    auto run = [&](const std::string& args, int* status) {
+        FILE* p = ::popen((verifier + " " + args + " 2>&1").c_str(), "r");
+        std::string out;
+        char buf[4096];
+        while (size_t n = std::fread(buf, 1, sizeof buf, p))
+            out.append(buf, n);
+        *status = WEXITSTATUS(::pclose(p));
+        return out;
+    };
+    int status = 0;
+    std::string out = run("--reps=many --seed x", &status);
+    EXPECT_EQ(status, 2);
+    EXPECT_NE(out.find("--reps: expected a number, got 'many'"), std::string::npos) << out;
+    out = run("--seed 1 --seed=-3", &status);
+    EXPECT_EQ(status, 2);
+    EXPECT_NE(out.find("--seed: expected a non-negative integer, got '-3'"), std::string::npos)
+        << out;
+    out = run("--sandbox=yes", &status);
+    EXPECT_EQ(status, 2);
+    EXPECT_NE(out.find("--sandbox takes no value"), std::string::npos) << out;
+    out = run("problem.json", &status);
+    EXPECT_EQ(status, 2);
+    EXPECT_NE(out.find("unknown argument 'problem.json'"), std::string::npos) << out;
+    // -h is --help, and what follows --help is not judged.
+    out = run("-h --no-such-option", &status);
+    EXPECT_EQ(status, 0);
+    EXPECT_EQ(out.rfind("usage: reach-verify", 0), 0u) << out;
+}
+
 }  // namespace reach_test_cliverify_kernelbench_test

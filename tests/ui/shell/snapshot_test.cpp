@@ -156,6 +156,23 @@ private slots:
         QCOMPARE(reach.exitCode(), 2);
         QVERIFY(reach.readAllStandardError().contains("--size"));
     }
+
+    // The workbench reads its command line as reach-cli and reach-verify do (app/args): an
+    // unknown option is one line and status 2; Qt's own -platform still reaches Qt.
+    void unknownOptionIsOneLineAndStatusTwo() {
+        QProcess reach;
+        reach.start(QStringLiteral(REACH_GUI_BINARY),
+                    {QStringLiteral("-platform"), QStringLiteral("offscreen"),
+                     QStringLiteral("--snapshot=/tmp/unused"), QStringLiteral("--no-such")});
+        QVERIFY(reach.waitForFinished(60000));
+        QCOMPARE(reach.exitCode(), 2);
+        const QStringList lines = QString::fromUtf8(reach.readAllStandardError())
+                                      .split('\n', Qt::SkipEmptyParts)
+                                      .filter(QStringLiteral("reach:"));
+        QCOMPARE(lines.size(), 1);
+        QVERIFY2(lines.front().contains(QStringLiteral("unknown argument '--no-such'")),
+                 qPrintable(lines.front()));
+    }
 };
 
 QTEST_MAIN(TestSnapshot)

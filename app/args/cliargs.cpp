@@ -1,5 +1,6 @@
 #include "cliargs.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -18,10 +19,12 @@ std::string shortNumber(double v) {
 CliArgs::CliArgs(const std::vector<std::string>& args, const ArgSpec& spec) {
     bool optionsEnded = false;
     for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
+        std::string a = args[i];
+        if (auto alias = spec.aliases.find(a); !optionsEnded && alias != spec.aliases.end())
+            a = alias->second;
         if (optionsEnded || a.size() < 2 || a.compare(0, 2, "--") != 0) {
             if (!optionsEnded && a.size() > 1 && a[0] == '-' && a != "-") {
-                throw UsageError("unknown option '" + a + "' (options start with --)");
+                throw UsageError("unknown argument '" + a + "' (options start with --)");
             }
             m_positionals.push_back(a);
             continue;
@@ -40,16 +43,17 @@ CliArgs::CliArgs(const std::vector<std::string>& args, const ArgSpec& spec) {
             if (inlineValue)
                 throw UsageError(name + " takes no value");
             m_flags.insert(name);
+            m_given.push_back({name, std::nullopt});
+            if (spec.stopAt.count(name))
+                return;
         } else if (spec.options.count(name)) {
-            if (inlineValue) {
-                m_values[name] = *inlineValue;
-            } else if (i + 1 < args.size()) {
-                m_values[name] = args[++i];
-            } else {
+            if (!inlineValue && i + 1 >= args.size())
                 throw UsageError(name + " needs a value");
-            }
+            const std::string v = inlineValue ? *inlineValue : args[++i];
+            m_values[name] = v;
+            m_given.push_back({name, v});
         } else {
-            throw UsageError("unknown option '" + name + "'");
+            throw UsageError("unknown argument '" + name + "'");
         }
     }
 }
@@ -91,6 +95,25 @@ std::optional<long> CliArgs::integer(const std::string& name, long min, long max
         throw UsageError(name + ": " + *text + " is outside [" + std::to_string(min) + ", " +
                          std::to_string(max) + "]");
     }
+    return v;
+}
+
+double parseNumber(const std::string& option, const std::string& text) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end)
+        throw UsageError(option + ": expected a number, got '" + text + "'");
+    return v;
+}
+
+unsigned long long parseUnsigned(const std::string& option, const std::string& text) {
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+        throw UsageError(option + ": expected a non-negative integer, got '" + text + "'");
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+    if (errno == ERANGE || *end)
+        throw UsageError(option + ": expected an integer below 2^64, got '" + text + "'");
     return v;
 }
 
