@@ -1,9 +1,11 @@
 #include "ui/messagebar.h"
 
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QStyle>
 #include <QToolButton>
+#include <algorithm>
 
 namespace reach {
 
@@ -13,7 +15,10 @@ MessageBar::MessageBar(QWidget* parent) : QFrame(parent) {
     setAutoFillBackground(true);
     m_label = new QLabel(this);
     m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);  // copy the error line
-    m_label->setWordWrap(true);
+    // One line, elided to the width it is given (showText): a long line never widens or heightens
+    // the window.
+    m_label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_label->setMinimumWidth(80);
     m_more = new QLabel(this);
     m_log = new QToolButton(this);
     m_log->setText(tr("Show Log"));
@@ -45,10 +50,27 @@ void MessageBar::showMessage(MessageLog::Severity severity, const QString& text)
         m_text = text;
         m_severity = severity;
     }
-    m_label->setText(m_text);
+    showText();
     m_more->setText(m_unseen > 0 ? tr("(+%n more)", nullptr, m_unseen) : QString());
     applyColours();
     show();
+}
+
+void MessageBar::showText() {
+    // A message is one line; a line break in it (a multi-line error) reads as a space here.
+    QString line = m_text;
+    line.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    const QFontMetrics fm(m_label->font());
+    const int width = std::max(80, m_label->width());
+    const QString shown = fm.elidedText(line, Qt::ElideMiddle, width);
+    m_label->setText(shown);
+    m_label->setToolTip(shown == line ? QString() : m_text);
+}
+
+void MessageBar::resizeEvent(QResizeEvent* event) {
+    QFrame::resizeEvent(event);
+    if (!m_text.isEmpty())
+        showText();
 }
 
 QString MessageBar::text() const {

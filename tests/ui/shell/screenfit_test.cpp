@@ -13,6 +13,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSlider>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
@@ -24,6 +25,7 @@
 #include "core/ownbenchmark/benchmarkfolder.h"
 #include "tests/ui/support/uitestsupport.h"
 #include "ui/mainwindow.h"
+#include "ui/messagebar.h"
 #include "ui/plots/headroomplot.h"
 #include "ui/plots/projectionbarplot.h"
 #include "ui/session.h"
@@ -300,6 +302,53 @@ private slots:
             QDir().mkpath(shots);
             window.grab().save(shots + QStringLiteral("/projection_1280x720_overlays.png"));
         }
+    }
+
+    // Issue 40, defect 12: a message bar (or the Messages dock) raised the window's minimum
+    // height past a 720 px screen, and the status bar (progress, Cancel, the GPU's state) stayed
+    // off it. An error as long as a hostile file's name makes it, and a second one on top, with
+    // the dock open and then closed: the window fits and the status bar is inside it.
+    void aLongMessageKeepsTheStatusBarOnScreen() {
+        const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        window.resize(screen.width(), screen.height() - 32);
+        QString longName;
+        for (int i = 0; i < 60; ++i)
+            longName += QStringLiteral("very_long_directory_name_%1/").arg(i);
+        window.messageBar()->showMessage(
+            MessageLog::Severity::Error,
+            longName + QStringLiteral("trace.json: line 1: expected a JSON object"));
+        window.messageBar()->showMessage(MessageLog::Severity::Warning, longName);
+        for (bool dockOpen : {true, false}) {
+            for (QDockWidget* dock : window.findChildren<QDockWidget*>())
+                dock->setVisible(dockOpen);
+            QTest::qWait(50);
+            const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
+            if (minimum.height() > screen.height())
+                sayWhatAsksFor(window, Qt::Vertical, screen.height() / 4);
+            QVERIFY2(minimum.height() <= screen.height() && window.height() <= screen.height(),
+                     qPrintable(QStringLiteral("dock %1: the window needs %2 px and is %3 px high")
+                                    .arg(dockOpen)
+                                    .arg(minimum.height())
+                                    .arg(window.height())));
+            const QRect status = window.statusBar()->geometry();
+            QVERIFY2(window.statusBar()->isVisible() && status.bottom() < window.height() &&
+                         status.height() > 0,
+                     qPrintable(QStringLiteral("dock %1: the status bar at %2-%3 of %4 px")
+                                    .arg(dockOpen)
+                                    .arg(status.top())
+                                    .arg(status.bottom())
+                                    .arg(window.height())));
+        }
+        // One line high, the whole message in its tooltip and in the log.
+        QVERIFY(window.messageBar()->height() <= 2 * QFontMetrics(window.font()).height() + 16);
+        auto* label = window.messageBar()->findChild<QLabel*>();
+        QVERIFY(label);
+        QCOMPARE(label->toolTip(), longName + QStringLiteral("trace.json: line 1: expected a JSON object"));
     }
 
     // A hundred workloads (the sample's rows repeated under numbered names): the window still
