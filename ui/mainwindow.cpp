@@ -269,14 +269,11 @@ void MainWindow::createMenus() {
     file->addAction(tr("Export &Data (CSV)..."), QKeySequence(tr("Ctrl+Shift+E")), this,
                     &MainWindow::onExportData);
     file->addSeparator();
-    file->addAction(tr("Save Project &As..."), QKeySequence::SaveAs, this, [this] {
-        QSettings settings;
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Save project"), settings.value(QStringLiteral("export/dir")).toString(),
-            tr("Reach project (*.reach)"));
-        if (!path.isEmpty())
-            saveProjectAndReport(path);
-    });
+    QAction* save =
+        file->addAction(tr("&Save Project"), QKeySequence::Save, this, [this] { saveProject(); });
+    save->setObjectName(QStringLiteral("saveProject"));
+    file->addAction(tr("Save Project &As..."), QKeySequence::SaveAs, this,
+                    [this] { saveProjectAsAsked(); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -668,6 +665,25 @@ bool MainWindow::exportFigureAndReport(QString path, FigureFormat chosen,
     return true;
 }
 
+bool MainWindow::saveProject() {
+    const QString open = m_session->storePath();
+    if (!open.isEmpty() && QFileInfo(open).suffix() == QStringLiteral("reach") &&
+        QFileInfo(open).isWritable())
+        return saveProjectAndReport(open);
+    return saveProjectAsAsked();
+}
+
+bool MainWindow::saveProjectAsAsked() {
+    QSettings settings;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save project"), settings.value(QStringLiteral("export/dir")).toString(),
+        tr("Reach project (*.reach)"));
+    if (path.isEmpty())
+        return false;
+    settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
+    return saveProjectAndReport(path);
+}
+
 bool MainWindow::saveProjectAndReport(QString path) {
     if (QFileInfo(path).suffix().isEmpty())
         path += QStringLiteral(".reach");
@@ -865,14 +881,9 @@ bool MainWindow::confirmDiscardChanges() {
         tr("Save the project before quitting?"))) {
         case QMessageBox::Discard:
             return true;
-        case QMessageBox::Save: {
-            QSettings settings;
-            const QString path = QFileDialog::getSaveFileName(
-                this, tr("Save project"), settings.value(QStringLiteral("export/dir")).toString(),
-                tr("Reach project (*.reach)"));
+        case QMessageBox::Save:
             // The project keeps its rules too: saved, nothing is left to ask about.
-            return !path.isEmpty() && saveProjectAndReport(path);
-        }
+            return saveProject();
         default:
             return false;
     }

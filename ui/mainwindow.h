@@ -89,6 +89,11 @@ public:
     // File > Save Project As: the open project written to one .reach file (core's
     // saveProjectAs), which then is the open project's file; what was left out is reported.
     bool saveProjectAndReport(QString path);
+    // File > Save (Ctrl+S): over the .reach project that is open, else as Save As. False when
+    // nothing was saved (a dialog cancelled, an error reported).
+    bool saveProject();
+    // File > Save As: asks where (the last folder used), then saves.
+    bool saveProjectAsAsked();
 
     // Help > Guide (F1): the guide, at `section` (a view's key), else at the current view's.
     void showGuide(const QString& section = {});

@@ -194,6 +194,39 @@ private slots:
         QCOMPARE(records, before);
     }
 
+    // File > Save (Ctrl+S, issue 40): an import into a saved project is written over that project
+    // without asking where; the title loses its unsaved mark and the file reopens with it.
+    void saveWritesOverTheOpenProject() {
+        MainWindow window;
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        QTemporaryDir dir;
+        const QString path = dir.filePath("p.reach");
+        QVERIFY(window.saveProjectAndReport(path));
+        const size_t sets = window.session()->evaluations().size();
+        window.importFiles({QStringLiteral(REACH_TEST_DATA "/records/small.jsonl")});
+        QVERIFY(test::waitIdle(*window.session()));
+        QVERIFY(window.isWindowModified());
+        auto* save = window.findChild<QAction*>(QStringLiteral("saveProject"));
+        QVERIFY(save);
+        QCOMPARE(save->shortcut(), QKeySequence(QKeySequence::Save));
+        save->trigger();  // no dialog: the open project is the place
+        QVERIFY(!window.isWindowModified());
+        QCOMPARE(window.session()->storePath(), path);
+        MainWindow again;
+        QString error;
+        QVERIFY2(again.session()->openProject(path, &error), qPrintable(error));
+        QVERIFY(test::waitIdle(*again.session()));
+        int storedSets = 0;
+        for (const EvaluationSet& e : again.session()->evaluations())
+            storedSets += !e.published;
+        int openSets = 0;
+        for (size_t i = 0; i < window.session()->evaluations().size(); ++i)
+            openSets += !window.session()->evaluations()[i].published;
+        QCOMPARE(storedSets, openSets);
+        QVERIFY(window.session()->evaluations().size() == sets + 1);
+    }
+
     void recordsImportBecomesAnEvaluationSet() {
         MainWindow window;
         QVERIFY(window.openDefault());
