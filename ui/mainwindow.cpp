@@ -35,6 +35,7 @@
 #include "core/base/csv.h"
 #include "core/base/inputerror.h"
 #include "core/project/projectsave.h"
+#include "ui/abouttext.h"
 #include "ui/dialogs/batchdialog.h"
 #include "ui/dialogs/comparisondialog.h"
 #include "ui/dialogs/guidedialog.h"
@@ -342,9 +343,7 @@ void MainWindow::createMenus() {
     guide->setObjectName(QStringLiteral("helpGuide"));
     help->addAction(tr("&About Reach"), this, [this] {
         QMessageBox::about(this, tr("About Reach"),
-                           tr("<b>Reach %1</b><p>How much of a real GPU workload can new kernels "
-                              "reach, and what would the measured kernels buy end to end?</p>")
-                               .arg(QStringLiteral(REACH_VERSION)));
+                           aboutText(m_session->storePath(), m_gpuText));
     });
     rebuildRecentMenu();
 }

@@ -16,6 +16,10 @@
 
 namespace reach {
 
+std::string sqliteVersion() {
+    return sqlite3_libversion();
+}
+
 namespace {
 
 std::string describe(sqlite3* db, int code) {

@@ -15,6 +15,9 @@ struct sqlite3_stmt;
 
 namespace reach {
 
+// The SQLite library projects are written with ("3.40.1"): Help > About says it.
+std::string sqliteVersion();
+
 // Thin RAII wrappers over the SQLite C API, just enough for the project store and the parts that
 // add tables to it (records, verifications). Errors throw: InputError when the file itself is not
 // usable (missing, a directory, a device, not SQLite, damaged, a value past the limits, a

@@ -15,6 +15,7 @@
 
 #include "core/records/evaluationset.h"
 #include "tests/ui/support/uitestsupport.h"
+#include "ui/abouttext.h"
 #include "ui/mainwindow.h"
 #include "ui/session.h"
 #include "ui/views/breakdownview.h"
@@ -225,6 +226,22 @@ private slots:
             openSets += !window.session()->evaluations()[i].published;
         QCOMPARE(storedSets, openSets);
         QVERIFY(window.session()->evaluations().size() == sets + 1);
+    }
+
+    // Help > About (issue 40): what Reach is, what it was built with and where it keeps what it
+    // writes, in words a user reads (no source paths, no issue numbers).
+    void aboutSaysWhatWhereAndWithWhat() {
+        const QString text = aboutText(QStringLiteral("/tmp/p.reach"), QStringLiteral("no GPU"));
+        for (const QString& part :
+             {QStringLiteral(REACH_VERSION_FOR_TESTS), QStringLiteral(QT_VERSION_STR),
+              QStringLiteral(QCUSTOMPLOT_VERSION_STR), QStringLiteral("/tmp/p.reach"),
+              QStringLiteral("no GPU"), QStringLiteral("SQLite 3."), QStringLiteral("Evidence key"),
+              QStringLiteral("Compile cache"), QStringLiteral("addressable")})
+            QVERIFY2(text.contains(part), qPrintable(part + QStringLiteral(" in ") + text));
+        QVERIFY(!text.contains(QStringLiteral("core/")));
+        QVERIFY(!text.contains(QStringLiteral("issue"), Qt::CaseInsensitive));
+        QVERIFY(aboutText(QString(), QStringLiteral("H100"))
+                    .contains(QStringLiteral("bundled sample")));
     }
 
     void recordsImportBecomesAnEvaluationSet() {
