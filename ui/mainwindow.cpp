@@ -317,7 +317,17 @@ void MainWindow::createMenus() {
     connect(dark, &QAction::toggled, this, &MainWindow::setDark);
     QAction* cancel = view->addAction(tr("&Cancel Background Jobs"));
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
-    connect(cancel, &QAction::triggered, m_session, &Session::cancelJobs);
+    cancel->setObjectName(QStringLiteral("cancelJobs"));
+    // Esc always answers: what it cancels, or that nothing runs (a verification queue's jobs are
+    // stopped from the Speedups view).
+    connect(cancel, &QAction::triggered, this, [this] {
+        if (!m_session->isBusy()) {
+            statusBar()->showMessage(tr("No background job to cancel"), 4000);
+            return;
+        }
+        m_session->cancelJobs();
+        statusBar()->showMessage(tr("Cancelling the background jobs..."), 4000);
+    });
     // Batch verification: the queue's GPU workers, and Slurm batches whose results are imported
     // into the open project (docs/batch.md); the project is reread as they arrive.
     view->addAction(tr("&Batch Verification..."), this, [this] {

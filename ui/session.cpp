@@ -1,5 +1,7 @@
 #include "ui/session.h"
 
+#include <filesystem>
+
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QPromise>
@@ -137,6 +139,14 @@ void Session::addReadyParts(OpenPlan& plan) {
         emit evaluationsChanged();
 }
 
+bool Session::alreadyLoaded(const QString& path) const {
+    std::error_code ec;
+    for (const std::string& source : m_project.sources)
+        if (std::filesystem::equivalent(source, path.toStdString(), ec))
+            return true;
+    return false;
+}
+
 void Session::importProfiles(const QStringList& paths) {
     // KernelBench's baseline timing files go with the run results imported beside them (the
     // CLI's --baseline); alone they are no input of their own.
@@ -154,6 +164,12 @@ void Session::importProfiles(const QStringList& paths) {
                            .arg(paths.front()));
     OpenPlan all;
     for (const QString& path : inputs) {
+        if (alreadyLoaded(path)) {
+            emit loadWarning(tr("%1: already in the project; not imported again (its GPU time "
+                                "would count twice)")
+                                 .arg(path));
+            continue;
+        }
         try {
             if (needsColumnMapping(path.toStdString())) {
                 emit mappingNeeded(path);

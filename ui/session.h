@@ -121,6 +121,8 @@ private:
     void applyRules(RuleSet rules, bool keepInProject);
     void emitProjectReplaced();
     void setContentChanged(bool changed);
+    // A file the open project was read from (the same file under any path).
+    bool alreadyLoaded(const QString& path) const;
     // Each set with records summarized again at m_winThreshold (summarizeRecords, as loaded).
     void resummarize();
     void startRuleHistory();

@@ -243,7 +243,7 @@ std::string exactProjectionAssumptions() {
            "different problems are independent and add up (Amdahl decomposition), the speedup "
            "measured on the problem carries over to the trace's kernels, and putting the "
            "kernels into the workload costs nothing (no launches, copies, layout changes or "
-           "lost fusions: issue 27 measures that). The interval is a parametric bootstrap over "
+           "lost fusions: `reach-cli integrate` measures that). The interval is a parametric bootstrap over "
            "the timing spread of the chosen results (per-repetition times resampled where the "
            "document has them, else a normal draw with the median's standard error from p10 "
            "and p90; where resampling every repetition would pass the bootstrap's work bound, "

@@ -251,7 +251,7 @@ void checkWinnersEvidence(const IntegrationPlan& plan) {
         if (w.evidence != kSignedPassHere && w.evidence != kReverifiedNow)
             throw InputError(w.problem, "evidence",
                              "a pass Reach signed here or verified again now before it is "
-                             "installed (core/ownbenchmark/integrationevidence.h)");
+                             "installed (docs/integration.md, \"What it trusts\")");
 }
 
 // Finds Reach's module, makes the runs' folder (refusing names the command read) and writes

@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QKeyEvent>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
@@ -49,6 +50,32 @@ constexpr size_t kDrillLabelChars = 38;
 // dock open and a message bar shown still fits a 720 px screen (issue 40: at 340 it needed
 // 725 px with 14 workloads and the dock; at 300, 740 px with the dock and a message bar).
 constexpr int kMostUnscrolledHeight = 264;
+
+// Esc in a filter box with text clears it (the window's Esc, which cancels background jobs,
+// would otherwise take the key and the box would keep hiding rows); an empty box lets Esc
+// through to the window.
+class EscapeClearsFilter : public QObject {
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        auto* edit = qobject_cast<QLineEdit*>(watched);
+        if (!edit || edit->text().isEmpty())
+            return false;
+        const bool escape = (event->type() == QEvent::ShortcutOverride ||
+                             event->type() == QEvent::KeyPress) &&
+                            static_cast<QKeyEvent*>(event)->key() == Qt::Key_Escape;
+        if (!escape)
+            return false;
+        if (event->type() == QEvent::ShortcutOverride) {
+            event->accept();  // the box, not the window's shortcut, gets this Esc
+            return true;
+        }
+        edit->clear();
+        return true;
+    }
+};
 
 }  // namespace
 
@@ -111,6 +138,7 @@ QWidget* BreakdownView::buildDrillDown() {
     m_kernelFilter->setObjectName(QStringLiteral("kernelFilter"));
     m_kernelFilter->setPlaceholderText(tr("Filter kernels (name, operator, family, decided by)"));
     m_kernelFilter->setClearButtonEnabled(true);
+    m_kernelFilter->installEventFilter(new EscapeClearsFilter(m_kernelFilter));
     m_table = new QTableView(this);
     m_table->setModel(m_kernelView);
     m_table->setSortingEnabled(true);

@@ -4,6 +4,8 @@
 #include <qcustomplot.h>
 
 #include <QFile>
+#include <QLineEdit>
+#include <QStatusBar>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSettings>
@@ -242,6 +244,30 @@ private slots:
         QVERIFY(!text.contains(QStringLiteral("issue"), Qt::CaseInsensitive));
         QVERIFY(aboutText(QString(), QStringLiteral("H100"))
                     .contains(QStringLiteral("bundled sample")));
+    }
+
+    // Issue 40 (low): Esc in the kernel filter clears it (the window's Esc took the key and the
+    // filter kept hiding rows); Esc with an empty filter reaches the window, which says what it
+    // cancelled or that nothing runs.
+    void escapeClearsTheFilterThenSaysWhatItCancels() {
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QApplication::setActiveWindow(&window);
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        window.tabs()->setCurrentWidget(window.breakdownView());
+        QLineEdit* filter = window.breakdownView()->kernelFilter();
+        filter->setFocus();
+        filter->setText(QStringLiteral("gemm"));
+        window.statusBar()->clearMessage();
+        QTest::keyClick(filter, Qt::Key_Escape);
+        QCOMPARE(filter->text(), QString());
+        QVERIFY2(window.statusBar()->currentMessage().isEmpty(),
+                 qPrintable(window.statusBar()->currentMessage()));
+        QTest::keyClick(filter, Qt::Key_Escape);
+        QCOMPARE(window.statusBar()->currentMessage(), QStringLiteral("No background job to cancel"));
     }
 
     void recordsImportBecomesAnEvaluationSet() {

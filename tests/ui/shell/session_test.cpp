@@ -224,6 +224,27 @@ private slots:
         QCOMPARE(session.workloads().size(), before);
         QCOMPARE(session.evaluations().size(), sets);
     }
+
+    // Issue 40 (low): importing a file the project already holds said nothing. Its GPU time
+    // would count twice: it is not read again, and a warning says so, naming the file.
+    void aFileImportedAgainIsSaidAndNotCountedTwice() {
+        Session session;
+        QSignalSpy warnings(&session, &Session::loadWarning);
+        const QString trace =
+            QStringLiteral(REACH_DATASETS "/profiles/h200/resnet50_inference.json.gz");
+        session.importProfiles({trace});
+        QVERIFY(test::waitIdle(session));
+        const size_t before = session.workloads().size();
+        QCOMPARE(warnings.count(), 0);
+        session.importProfiles({trace});
+        QVERIFY(test::waitIdle(session));
+        QCOMPARE(session.workloads().size(), before);
+        QCOMPARE(warnings.count(), 1);
+        const QString message = warnings.front().front().toString();
+        QVERIFY2(message.contains(QStringLiteral("resnet50_inference.json.gz")) &&
+                     message.contains(QStringLiteral("already")),
+                 qPrintable(message));
+    }
 };
 
 QTEST_MAIN(TestSession)
