@@ -140,10 +140,16 @@ int runExtract(const std::vector<std::string>& argv, CliIo& io) {
         return kExitOk;
     }
     const std::string what = options.category ? "addressable" : "GPU";
-    io.out << "wrote " << e.problems.size() << " problem(s) to " << dir.string() << ", covering "
-           << percent(e.coveredShare()) << " of the " << what << " time ("
-           << percent(e.categoryUs > 0 ? e.shapedUs / e.categoryUs : 0)
-           << " of it under an operator call with recorded shapes)\n";
+    const std::string shaped = percent(e.categoryUs > 0 ? e.shapedUs / e.categoryUs : 0);
+    if (e.problems.empty())
+        io.out << "wrote no problem to " << dir.string() << ": no operator call of the " << what
+               << " time could be made one (" << shaped
+               << " of that time is under an operator call with recorded shapes; why each was "
+                  "skipped below)\n";
+    else
+        io.out << "wrote " << e.problems.size() << " problem(s) to " << dir.string()
+               << ", covering " << percent(e.coveredShare()) << " of the " << what << " time ("
+               << shaped << " of it under an operator call with recorded shapes)\n";
     for (const ExtractedProblem& p : e.problems) {
         // The --precision its verify runs need: reach-verify casts every floating input to it.
         const std::string precision =
@@ -157,10 +163,10 @@ int runExtract(const std::vector<std::string>& argv, CliIo& io) {
                        : ", verify with --precision " + precision)
                << "\n";
     }
-    for (const SkippedSignature& s : e.skipped)
-        io.out << "  skipped " << s.group.op << " ("
-               << percent(e.categoryUs > 0 ? s.group.us / e.categoryUs : 0) << "): " << s.why
-               << "\n";
+    for (const SkippedOperator& s : skippedByOperator(e))
+        io.out << "  skipped " << s.op << " (" << percent(e.categoryUs > 0 ? s.us / e.categoryUs : 0)
+               << (s.signatures > 1 ? ", " + std::to_string(s.signatures) + " signatures" : "")
+               << "): " << s.why << "\n";
     if (e.capped)
         io.out << "  stopped at " << kMaxExtractedProblems
                << " problems (the hottest): " << e.notReached.size()

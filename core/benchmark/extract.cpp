@@ -204,6 +204,22 @@ Extraction extractBenchmark(const Breakdown& b, const ExtractOptions& options) {
     return e;
 }
 
+std::vector<SkippedOperator> skippedByOperator(const Extraction& e) {
+    std::vector<SkippedOperator> out;
+    for (const SkippedSignature& s : e.skipped) {
+        auto it = std::find_if(out.begin(), out.end(), [&](const SkippedOperator& o) {
+            return o.op == s.group.op && o.why == s.why;
+        });
+        if (it == out.end())
+            it = out.insert(out.end(), SkippedOperator{s.group.op, s.why, 0, 0});
+        it->us += s.group.us;
+        ++it->signatures;
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const SkippedOperator& a, const SkippedOperator& b) { return a.us > b.us; });
+    return out;
+}
+
 nlohmann::json extractionJson(const Extraction& e) {
     nlohmann::json problems = nlohmann::json::array(), skipped = nlohmann::json::array();
     for (const ExtractedProblem& p : e.problems) {

@@ -71,6 +71,16 @@ struct Extraction {
     double coveredShare() const { return categoryUs > 0 ? coveredUs / categoryUs : 0; }
 };
 
+// What was skipped, one line per operator and reason: the signatures of one operator (shapes
+// differ) skipped for the same reason, their time summed, hottest first. What a reader is told
+// (reach-cli extract); benchmark.json keeps every signature.
+struct SkippedOperator {
+    std::string op, why;
+    double us = 0;
+    int signatures = 0;
+};
+std::vector<SkippedOperator> skippedByOperator(const Extraction& e);
+
 // A category's kernel time grouped by operator call signature, hottest first (ties by operator
 // and signature): what extractBenchmark writes problems of, and what reach-cli integrate finds
 // each problem's share of a run by.

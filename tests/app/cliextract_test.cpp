@@ -564,3 +564,28 @@ TEST_F(CliExtract, TheSameProfileFromAnotherFolderWritesTheSameProblems) {
     }
     EXPECT_EQ(files, 8);
 }
+
+// Issue 40 (low): the text said "skipped aten::native_dropout" three times (three shapes of
+// one operator, one reason) and "wrote 0 problem(s)" as if that were a result. One line per
+// operator and reason with its signatures counted and their time summed; no problem written is
+// said in words. benchmark.json keeps every signature.
+TEST(CliExtractText, EachSkippedOperatorOnceAndNoProblemSaidInWords) {
+    TempDir dir;
+    const std::string out = dir.path("encoder");
+    auto r = runCli({"extract", forExtraction("encoder12_training"), "--out", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    size_t lines = 0;
+    for (size_t at = r.out.find("  skipped aten::native_dropout "); at != std::string::npos;
+         at = r.out.find("  skipped aten::native_dropout ", at + 1))
+        ++lines;
+    EXPECT_EQ(lines, 1u) << r.out;
+    EXPECT_NE(r.out.find("aten::native_dropout (5.8 %, 3 signatures): random"), std::string::npos)
+        << r.out;
+    EXPECT_EQ(readJson(out + "/benchmark.json")["skipped"].size(), 3u);
+
+    const std::string none = dir.path("compiled");
+    r = runCli({"extract", shaped("resnet50_inference_compiled"), "--out", none});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("wrote no problem to " + none + ": no operator call", 0), 0u) << r.out;
+    EXPECT_EQ(r.out.find("0 problem(s)"), std::string::npos) << r.out;
+}
