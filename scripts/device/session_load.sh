@@ -18,18 +18,20 @@ T=${LOAD_T:-480}
 echo "=== start $(date -u +%H:%M:%S) $(nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv,noheader)"
 timeout 40 .devrun/reach_gpu_tests --gtest_filter='DeviceKernels*' 2>&1 | tail -2
 (cd tests/python && timeout 30 python3 -m unittest test_gpumemory 2>&1 | tail -2)
-# NINETEEN= (empty) leaves A out: B alone, JOBS_B at a time.
+# NINETEEN= (empty) leaves A out: B alone, JOBS_B at a time. NINETEEN=a,b SEEDS_A=1,2,3 runs
+# other cases as A (the ones no earlier call ran); ONLY_B=a,b narrows B.
 NINETEEN=${NINETEEN-gpu_honest_relu_19,gpu_relu_poison_19,gpu_late_empty_like_19,gpu_relu_identity_19}
-OTHERS=$(python3 -c "
+OTHERS=${ONLY_B:-$(python3 -c "
 import json; d = json.load(open('tests/data/redteam/redteam.json'))
-print(','.join(c['name'] for c in d['cases'] if c['device'] == 'cuda' and '19_ReLU' not in c['problem']))")
+print(','.join(c['name'] for c in d['cases'] if c['device'] == 'cuda' and '19_ReLU' not in c['problem']))")}
 nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 > $W/mem.txt &
 SAMPLER=$!
 t0=$(date +%s)
 A=
 if [ -n "$NINETEEN" ]; then
-  timeout $T python3 scripts/redteam.py --verifier $V --device cuda --suite $ROOT/.kbsuite --seeds 1 \
-    --reps ${REPS:-30} --warmup 5 --jobs 2 --timeout 400 --out $W/a --only $NINETEEN > $W/a.log 2>&1 &
+  timeout $T python3 scripts/redteam.py --verifier $V --device cuda --suite $ROOT/.kbsuite \
+    --seeds ${SEEDS_A:-1} --reps ${REPS:-30} --warmup 5 --jobs ${JOBS_A:-2} --timeout 400 --out $W/a \
+    --only $NINETEEN > $W/a.log 2>&1 &
   A=$!
 fi
 timeout $T python3 scripts/redteam.py --verifier $V --device cuda --suite $ROOT/.kbsuite \
