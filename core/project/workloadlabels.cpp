@@ -196,4 +196,32 @@ std::vector<std::string> shortNames(const std::vector<std::string>& names, size_
     return out;
 }
 
+std::pair<size_t, size_t> mostAlikePair(const std::vector<std::string>& names) {
+    // Each name's words that say what ran (a GPU or a tool word says where, or who recorded).
+    std::vector<std::vector<std::string>> keys;
+    for (const std::string& name : names) {
+        std::vector<std::string> k;
+        for (const Word& w : words(name))
+            if (!isHardwareWord(w.key) && !isToolWord(w.key))
+                k.push_back(w.key);
+        keys.push_back(std::move(k));
+    }
+    std::pair<size_t, size_t> best{0, 1};
+    size_t bestShared = 0;
+    for (size_t i = 0; i < keys.size(); ++i)
+        for (size_t j = i + 1; j < keys.size(); ++j) {
+            size_t shared = 0;
+            while (shared < keys[i].size() && shared < keys[j].size() &&
+                   keys[i][shared] == keys[j][shared])
+                ++shared;
+            if (shared > bestShared) {
+                bestShared = shared;
+                // The one with fewer words first: the base ("resnet50_inference") as A, the
+                // variant ("..._compiled") as B.
+                best = keys[j].size() < keys[i].size() ? std::pair{j, i} : std::pair{i, j};
+            }
+        }
+    return best;
+}
+
 }  // namespace reach

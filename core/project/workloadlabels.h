@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace reach {
@@ -28,5 +29,12 @@ std::string gpuModelInName(const std::string& name);
 // within `keepUpTo`. A name with no such run (it lies inside another, or is another) stays whole.
 // Distinct names give distinct results.
 std::vector<std::string> shortNames(const std::vector<std::string>& names, size_t keepUpTo = 20);
+
+// The two names most alike, for a comparison to open on (the GUI's Compare dialog): the pair
+// sharing the most leading words, hardware and tool words left out ("resnet50_inference" and
+// "resnet50_inference_compiled"; "qwen_training_a100" and "qwen_training_h100"), ties to the
+// earlier pair; the name with fewer such words first (the base, then its variant); {0, 1} when
+// no two names share a first word. Needs at least two names.
+std::pair<size_t, size_t> mostAlikePair(const std::vector<std::string>& names);
 
 }  // namespace reach

@@ -15,7 +15,10 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <exception>
+#include <string>
+#include <vector>
 
+#include "core/project/workloadlabels.h"
 #include "ui/qtstrings.h"
 #include "ui/session.h"
 
@@ -275,12 +278,21 @@ void ComparisonDialog::fillPickers() {
     m_a->clear();
     m_b->clear();
     const auto& workloads = m_session->workloads();
+    std::vector<std::string> names;
     for (size_t i = 0; i < workloads.size(); ++i) {
         if (!workloads[i].breakdown)
             continue;  // published rows have shares only, no kernels to compare
         const QString name = toQString(workloads[i].name);
         m_a->addItem(name, int(i));
         m_b->addItem(name, int(i));
+        names.push_back(workloads[i].name);
+    }
+    // First opened on the two workloads most alike (the same model eager and compiled, or on two
+    // GPUs), not on whichever two come first.
+    if (names.size() > 1 && m_a->findText(keepA) < 0 && m_b->findText(keepB) < 0) {
+        const auto [a, b] = mostAlikePair(names);
+        m_a->setCurrentIndex(int(a));
+        m_b->setCurrentIndex(int(b));
     }
     if (const int at = m_a->findText(keepA); at >= 0)
         m_a->setCurrentIndex(at);

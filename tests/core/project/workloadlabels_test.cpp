@@ -128,3 +128,30 @@ TEST(WorkloadLabels, AxisLabelsAreShortNameAndGpuWithTheWholeNameKept) {
 }
 
 }  // namespace reach_test_workloadlabels_test
+
+namespace reach_test_workloadlabels_pair {  // unity builds: this block's names stay its own
+
+using reach::mostAlikePair;
+
+// Compare opens on the two workloads most alike (issue 40): the same model eager and compiled,
+// or on two GPUs; not whichever two come first.
+TEST(WorkloadLabels, TheMostAlikePairIsTheSameModel) {
+    EXPECT_EQ(mostAlikePair({"dlrm_inference", "qwen2.5-14b_inference", "resnet50_inference",
+                             "resnet50_inference_compiled"}),
+              (std::pair<size_t, size_t>{2, 3}));
+    // A GPU or a tool word says where or who recorded, not what ran.
+    EXPECT_EQ(mostAlikePair({"hta_simple_add_a100", "encoder12_training", "tracelens_llama_decode_mi300x",
+                             "llama_decode_h100"}),
+              (std::pair<size_t, size_t>{2, 3}));
+    // The longest shared start wins over a shorter one; ties keep the earlier pair.
+    EXPECT_EQ(mostAlikePair({"qwen_training", "qwen_inference_a", "qwen_inference_b"}),
+              (std::pair<size_t, size_t>{1, 2}));
+    EXPECT_EQ(mostAlikePair({"qwen_a", "qwen_b", "qwen_c"}), (std::pair<size_t, size_t>{0, 1}));
+    // The base first, its variant second, whatever their order.
+    EXPECT_EQ(mostAlikePair({"dlrm", "resnet50_inference_compiled", "resnet50_inference"}),
+              (std::pair<size_t, size_t>{2, 1}));
+    // Nothing alike: the first two.
+    EXPECT_EQ(mostAlikePair({"dlrm", "resnet", "bert"}), (std::pair<size_t, size_t>{0, 1}));
+}
+
+}  // namespace reach_test_workloadlabels_pair
