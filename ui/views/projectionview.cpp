@@ -122,6 +122,16 @@ QFormLayout* ProjectionView::createControls() {
     fromBenchmark->setToolTip(
         tr("Each verified kernel applied to exactly the trace kernels its problem stands for"));
     connect(fromBenchmark, &QAction::triggered, this, &ProjectionView::onExactProjection);
+    // A published row has shares only, no kernels a benchmark's problems could stand for: the
+    // action says so instead of opening a folder chooser that can only end in an error.
+    connect(menu, &QMenu::aboutToShow, this, [this, fromBenchmark] {
+        const int row = m_heat->row();
+        const bool profiled = row >= 0 && row < m_model->rowCount() && m_model->workload(row).breakdown;
+        fromBenchmark->setEnabled(profiled);
+        fromBenchmark->setText(profiled ? tr("From its benchmark and verify results...")
+                                        : tr("From its benchmark (pick a profiled workload: a "
+                                             "published row has no kernels)"));
+    });
     QAction* integration = menu->addAction(tr("Measured: an integration run..."));
     integration->setObjectName(QStringLiteral("integrationRun"));
     integration->setToolTip(

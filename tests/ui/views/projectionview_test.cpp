@@ -99,6 +99,25 @@ private slots:
         QVERIFY(labelsShown() > 0);
     }
 
+    // Exact projection on a published row (issue 40): the action is disabled and says why; on a
+    // profiled one it is there to take.
+    void exactProjectionNeedsAProfiledRow() {
+        auto* button = m_view->findChild<QPushButton*>(QStringLiteral("exactProjection"));
+        auto* action = m_view->findChild<QAction*>(QStringLiteral("exactFromBenchmark"));
+        QVERIFY(button && action && button->menu());
+        int published = -1, profiled = -1;
+        for (int r = 0; r < m_view->model()->rowCount(); ++r)
+            (m_view->model()->workload(r).breakdown ? profiled : published) = r;
+        QVERIFY(published >= 0 && profiled >= 0);
+        m_view->setHeatRow(published);
+        emit button->menu()->aboutToShow();
+        QVERIFY(!action->isEnabled());
+        QVERIFY2(action->text().contains(QStringLiteral("published row")), qPrintable(action->text()));
+        m_view->setHeatRow(profiled);
+        emit button->menu()->aboutToShow();
+        QVERIFY(action->isEnabled());
+    }
+
     // The heat map's title and the benchmarks' names beside their diamonds stay inside the heat
     // plot, however narrow the view (a long name ran past both edges of a 200 px map).
     void heatMapTextStaysInsideItsPlot() {
