@@ -40,8 +40,8 @@ RooflineView::RooflineView(Session* session, QWidget* parent)
     // What is not plotted is in the plot's caption (and so in the figure); this says how to read.
     m_note->setText(
         tr("Point area: kernel time. Hover a point for its numbers; a click selects "
-           "its kernel here and in the breakdown's drill-down. Every number is "
-           "core/headroom's (docs/headroom.md)."));
+           "its kernel here and in the breakdown's drill-down. The numbers are those of "
+           "reach-cli headroom; the guide (F1) says how they are estimated."));
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);

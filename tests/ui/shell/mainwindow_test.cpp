@@ -3,6 +3,8 @@
 // layout / recent files persist through QSettings.
 #include <qcustomplot.h>
 
+#include <QAbstractButton>
+#include <QLabel>
 #include <QFile>
 #include <QLineEdit>
 #include <QStatusBar>
@@ -268,6 +270,40 @@ private slots:
                  qPrintable(window.statusBar()->currentMessage()));
         QTest::keyClick(filter, Qt::Key_Escape);
         QCOMPARE(window.statusBar()->currentMessage(), QStringLiteral("No background job to cancel"));
+    }
+
+    // Issue 40 (low): no developer references in what a user reads ("Every number is
+    // core/headroom's", "issue 27"): every label, button, action and tooltip of every view.
+    void noSourcePathsOrIssueNumbersInTheWindow() {
+        MainWindow window;
+        window.show();
+        QVERIFY(window.openDefault());
+        QVERIFY(test::waitIdle(*window.session()));
+        const QRegularExpression developer(
+            QStringLiteral("\\b(core|ui|app|gpu)/[a-z]|\\bissue \\d+|\\.(cpp|h)\\b"),
+            QRegularExpression::CaseInsensitiveOption);
+        QStringList found;
+        auto check = [&](const QString& text, const QObject* where) {
+            if (developer.match(text).hasMatch())
+                found << where->objectName() + QStringLiteral(": ") + text;
+        };
+        for (int i = 0; i < window.tabs()->count(); ++i) {
+            window.tabs()->setCurrentIndex(i);
+            QTest::qWait(20);
+            for (const QLabel* l : window.findChildren<QLabel*>()) {
+                check(l->text(), l);
+                check(l->toolTip(), l);
+            }
+            for (const QAbstractButton* b : window.findChildren<QAbstractButton*>()) {
+                check(b->text(), b);
+                check(b->toolTip(), b);
+            }
+            for (const QAction* a : window.findChildren<QAction*>()) {
+                check(a->text(), a);
+                check(a->toolTip(), a);
+            }
+        }
+        QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
     }
 
     void recordsImportBecomesAnEvaluationSet() {
