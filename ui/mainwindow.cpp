@@ -58,6 +58,7 @@
 #include "ui/views/projectionview.h"
 #include "ui/views/rooflineview.h"
 #include "ui/views/speedupview.h"
+#include "ui/recentfolders.h"
 
 // Q_INIT_RESOURCE declares a function and must be used outside any namespace; the resources
 // live in the static reach_ui library, so nothing registers them unless asked.
@@ -499,25 +500,22 @@ void MainWindow::showGuide(const QString& section) {
 }
 
 void MainWindow::onOpen() {
-    QSettings settings;
     const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open project"), settings.value(QStringLiteral("project/dir")).toString(),
+        this, tr("Open project"), chooserFolder(QStringLiteral("project")),
         tr("Reach projects and profiles (*.reach *.json *.json.gz *.sqlite);;All files (*)"));
     if (path.isEmpty())
         return;
-    settings.setValue(QStringLiteral("project/dir"), QFileInfo(path).absolutePath());
+    rememberChoice(QStringLiteral("project"), path);
     openPath(path);
 }
 
 void MainWindow::onImport() {
-    QSettings settings;
     const QStringList paths = QFileDialog::getOpenFileNames(
-        this, tr("Import profiles or evaluation records"),
-        settings.value(QStringLiteral("import/dir")).toString(),
+        this, tr("Import profiles or evaluation records"), chooserFolder(QStringLiteral("import")),
         tr("Profiles (*.json *.json.gz *.sqlite);;Evaluation records (*.jsonl);;All files (*)"));
     if (paths.isEmpty())
         return;
-    settings.setValue(QStringLiteral("import/dir"), QFileInfo(paths.front()).absolutePath());
+    rememberChoice(QStringLiteral("import"), paths.front());
     importFiles(paths);
 }
 
@@ -639,15 +637,22 @@ void MainWindow::onExportFigure(const QString& figureKey) {
     if (dialog.exec() != QDialog::Accepted)
         return;
     dialog.saveSettings();
-    QSettings settings;
     const QString pdf = tr("PDF (*.pdf)"), svg = tr("SVG (*.svg)"), png = tr("PNG (*.png)");
     QString filter = pdf;
+    // A name proposed: the figure's (the current view's, or the one asked for) in the folder
+    // the last figure went to.
+    const QString key = !figureKey.isEmpty() ? figureKey
+                        : m_tabs->currentIndex() >= 0 && size_t(m_tabs->currentIndex()) < m_views.size()
+                            ? m_views[size_t(m_tabs->currentIndex())].key
+                            : QStringLiteral("figure");
     QString path = QFileDialog::getSaveFileName(
-        this, tr("Export figure"), settings.value(QStringLiteral("export/dir")).toString(),
+        this, tr("Export figure"),
+        chooserFolder(QStringLiteral("export")) + QStringLiteral("/reach_") + key +
+            QStringLiteral(".pdf"),
         QStringList{pdf, svg, png}.join(QStringLiteral(";;")), &filter);
     if (path.isEmpty())
         return;
-    settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
+    rememberChoice(QStringLiteral("export"), path);
     exportFigureAndReport(path,
                           filter == svg   ? FigureFormat::Svg
                           : filter == png ? FigureFormat::Png
@@ -683,13 +688,12 @@ bool MainWindow::saveProject() {
 }
 
 bool MainWindow::saveProjectAsAsked() {
-    QSettings settings;
     const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save project"), settings.value(QStringLiteral("export/dir")).toString(),
+        this, tr("Save project"), chooserFolder(QStringLiteral("project")),
         tr("Reach project (*.reach)"));
     if (path.isEmpty())
         return false;
-    settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
+    rememberChoice(QStringLiteral("project"), path);
     return saveProjectAndReport(path);
 }
 
@@ -716,13 +720,12 @@ bool MainWindow::saveProjectAndReport(QString path) {
 }
 
 void MainWindow::onExportData() {
-    QSettings settings;
     const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export data"), settings.value(QStringLiteral("export/dir")).toString(),
+        this, tr("Export data"), chooserFolder(QStringLiteral("export")) + QStringLiteral("/reach_data.csv"),
         tr("CSV (*.csv)"));
     if (path.isEmpty())
         return;
-    settings.setValue(QStringLiteral("export/dir"), QFileInfo(path).absolutePath());
+    rememberChoice(QStringLiteral("export"), path);
     QString error, written;
     if (!exportData(path, &error, &written)) {
         report(MessageLog::Severity::Error, error);

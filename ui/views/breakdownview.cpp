@@ -39,6 +39,7 @@
 #include "ui/plots/plotrows.h"
 #include "ui/session.h"
 #include "ui/theme.h"
+#include "ui/recentfolders.h"
 
 namespace reach {
 
@@ -512,10 +513,12 @@ QMenu* BreakdownView::barsContextMenu(const QPoint& pos) {
                           QStringLiteral("_"));
         const QString dir = QFileDialog::getSaveFileName(
             this, tr("A new or empty folder for the benchmark of %1").arg(name),
-            suggested + QStringLiteral("_benchmark"), QString(), nullptr,
-            QFileDialog::DontConfirmOverwrite);
+            chooserFolder(QStringLiteral("benchmark")) + QLatin1Char('/') + suggested +
+                QStringLiteral("_benchmark"),
+            QString(), nullptr, QFileDialog::DontConfirmOverwrite);
         if (dir.isEmpty())
             return;
+        rememberChoice(QStringLiteral("benchmark"), QFileInfo(dir).absolutePath());
         QString message;
         if (makeBenchmark(row, dir, ExtractOptions().cover, &message))
             QMessageBox::information(this, tr("Benchmark written"), message);

@@ -18,6 +18,7 @@
 #include "core/base/inputerror.h"
 #include "ui/models/rulesetmodel.h"
 #include "ui/session.h"
+#include "ui/recentfolders.h"
 
 namespace reach {
 
@@ -225,10 +226,12 @@ QTreeWidgetItem* ProjectBrowser::evaluationItem(int index) const {
 }
 
 void ProjectBrowser::loadRules() {
-    const QString path =
-        QFileDialog::getOpenFileName(this, tr("Load rule set"), {}, tr("Rule sets (*.json)"));
+    const QString path = QFileDialog::getOpenFileName(this, tr("Load rule set"),
+                                                      chooserFolder(QStringLiteral("rules")),
+                                                      tr("Rule sets (*.json)"));
     if (path.isEmpty())
         return;
+    rememberChoice(QStringLiteral("rules"), path);
     try {
         m_session->setRules(RuleSet::fromFile(path.toStdString()));
     } catch (const InputError& e) {
@@ -249,10 +252,12 @@ bool ProjectBrowser::saveRulesTo(const QString& path, QString* error) {
 }
 
 void ProjectBrowser::saveRules() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Save rule set"), {}, tr("Rule sets (*.json)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save rule set"),
+                                                      chooserFolder(QStringLiteral("rules")),
+                                                      tr("Rule sets (*.json)"));
     if (path.isEmpty())
         return;
+    rememberChoice(QStringLiteral("rules"), path);
     QString error;
     if (!saveRulesTo(path, &error))
         QMessageBox::warning(this, tr("Rule set"), error);

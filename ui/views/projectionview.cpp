@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -28,6 +29,7 @@
 #include "ui/plots/projectionbarplot.h"
 #include "ui/plots/projectionheatplot.h"
 #include "ui/session.h"
+#include "ui/recentfolders.h"
 
 namespace reach {
 
@@ -504,9 +506,11 @@ void ProjectionView::onExactProjection() {
     }
     const QString name = toQString(m_model->workload(row).name);
     const QString dir = QFileDialog::getExistingDirectory(
-        this, tr("The benchmark folder of %1 (reach-cli extract, or Make benchmark...)").arg(name));
+        this, tr("The benchmark folder of %1 (reach-cli extract, or Make benchmark...)").arg(name),
+        chooserFolder(QStringLiteral("benchmark")));
     if (dir.isEmpty())
         return;
+    rememberChoice(QStringLiteral("benchmark"), QFileInfo(dir).absolutePath());
     const QStringList records = QFileDialog::getOpenFileNames(
         this, tr("Verify results of its problems"), dir,
         tr("reach-verify results (*.json *.jsonl);;Reach projects (*.reach)"));
@@ -533,10 +537,11 @@ bool ProjectionView::attachIntegration(const QString& document, QString* error) 
 
 void ProjectionView::onIntegrationRun() {
     const QString document = QFileDialog::getOpenFileName(
-        this, tr("An integration run (reach-cli integrate --json, saved)"), QString(),
-        tr("JSON (*.json)"));
+        this, tr("An integration run (reach-cli integrate --json, saved)"),
+        chooserFolder(QStringLiteral("integration")), tr("JSON (*.json)"));
     if (document.isEmpty())
         return;
+    rememberChoice(QStringLiteral("integration"), document);
     QString error;
     if (!attachIntegration(document, &error))
         QMessageBox::warning(this, tr("No integration run"), error);

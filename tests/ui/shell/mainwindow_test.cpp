@@ -6,6 +6,8 @@
 #include <QAbstractButton>
 #include <QLabel>
 #include <QFile>
+#include <QFileInfo>
+#include <QDir>
 #include <QLineEdit>
 #include <QStatusBar>
 #include <QProcess>
@@ -21,6 +23,7 @@
 #include "tests/ui/support/uitestsupport.h"
 #include "ui/abouttext.h"
 #include "ui/mainwindow.h"
+#include "ui/recentfolders.h"
 #include "ui/session.h"
 #include "ui/views/breakdownview.h"
 #include "ui/views/projectbrowser.h"
@@ -304,6 +307,28 @@ private slots:
             }
         }
         QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
+    }
+
+    // Issue 40 (low): choosers opened in the working directory every time. Each opens where the
+    // last choice for its purpose was made, else where any was, else at home; a folder that is
+    // gone is passed over.
+    void choosersOpenWhereTheLastChoiceWasMade() {
+        QSettings settings;
+        for (const QString& key : {QStringLiteral("rules/dir"), QStringLiteral("benchmark/dir"),
+                                   QStringLiteral("chooser/lastDir")})
+            settings.remove(key);
+        QCOMPARE(chooserFolder(QStringLiteral("rules")), QDir::homePath());
+        QTemporaryDir a, b;
+        rememberChoice(QStringLiteral("rules"), a.filePath(QStringLiteral("r.json")));
+        QCOMPARE(chooserFolder(QStringLiteral("rules")), QFileInfo(a.path()).absoluteFilePath());
+        QCOMPARE(chooserFolder(QStringLiteral("benchmark")), QFileInfo(a.path()).absoluteFilePath());
+        rememberChoice(QStringLiteral("benchmark"), b.path());
+        QCOMPARE(chooserFolder(QStringLiteral("benchmark")), QFileInfo(b.path()).absoluteFilePath());
+        QCOMPARE(chooserFolder(QStringLiteral("rules")), QFileInfo(a.path()).absoluteFilePath());
+        const QString gone = a.path();
+        a.remove();
+        QVERIFY(!QFileInfo(gone).exists());
+        QCOMPARE(chooserFolder(QStringLiteral("rules")), QFileInfo(b.path()).absoluteFilePath());
     }
 
     void recordsImportBecomesAnEvaluationSet() {
