@@ -92,7 +92,14 @@ MappingDialog::MappingDialog(const QString& path, QWidget* parent) : QDialog(par
     m_timeUnit->addItems(kTimeUnits);
     m_timeUnit->setToolTip(tr("The unit of every time column"));
     connect(m_timeUnit, &QComboBox::currentIndexChanged, this, &MappingDialog::updatePreview);
-    form->addRow(tr("time unit"), m_timeUnit);
+    // The unit stays in sight above the fields (at the end of a long form it scrolled away, and
+    // a file in milliseconds read as microseconds is off by 1000 with no error).
+    auto* unitRow = new QHBoxLayout;
+    auto* unitLabel = new QLabel(tr("Every time column (candidate_time, baseline_time) is in"), this);
+    unitLabel->setBuddy(m_timeUnit);
+    unitRow->addWidget(unitLabel);
+    unitRow->addWidget(m_timeUnit);
+    unitRow->addStretch(1);
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(fieldsPanel);
     scroll->setWidgetResizable(true);
@@ -134,6 +141,7 @@ MappingDialog::MappingDialog(const QString& path, QWidget* parent) : QDialog(par
     middle->addLayout(previewPanel, 1);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(intro);
+    layout->addLayout(unitRow);
     layout->addLayout(middle, 1);
     layout->addWidget(m_error);
     layout->addWidget(m_buttons);

@@ -3,9 +3,11 @@
 // `reach-cli speedups --map` prints), an invalid one shows the reader's one-line error and
 // disables Import, OK imports the records as one set, and the next file of the same shape starts
 // with the same mapping.
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -142,6 +144,11 @@ private slots:
                                                      {"candidate_time", "eager_ms_min"},
                                                      {"baseline_time", "eager_ms_median"}}));
         QCOMPARE(dialog->mapping().timeUnit, std::string("ms"));
+        // The unit is in sight, not at the end of the scrolled list of fields (issue 40).
+        auto* unit = dialog->findChild<QComboBox*>(QStringLiteral("timeUnit"));
+        QVERIFY(unit);
+        for (const QScrollArea* scroll : dialog->findChildren<QScrollArea*>())
+            QVERIFY(!scroll->isAncestorOf(unit));
         QVERIFY(okButton(dialog)->isEnabled());
         // Cancel imports nothing.
         const size_t before = window.session()->evaluations().size();
