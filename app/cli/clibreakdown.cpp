@@ -53,7 +53,13 @@ void printWorkload(std::ostream& os, const Breakdown& b, size_t top) {
     if (b.hasOpSplit && b.opLinkedUs > 0) {
         // Linked time goes to the operator's category, unlinked time keeps its name category.
         os << "\n  operator split (" << percent(b.linkedShare())
-           << " of GPU time is linked to its launching ATen operator)\n";
+           << " of GPU time is linked to its launching ATen operator";
+        // Launches the trace missed, linked as their repeats are: said with what stays unlinked.
+        if (b.twinLinkedUs > 0)
+            os << ", " << percent(b.twinLinkedShare())
+               << " of it through a twin: launches the trace missed, linked as their repeats are; "
+               << percent(1 - b.linkedShare()) << " unlinked";
+        os << ")\n";
         TextTable ops({"category", "by name", "by operator"});
         for (Category c : kCategories) {
             ops.addRow({std::string(categoryLabel(c)), percent(b.share(c)), percent(b.opShare(c))});

@@ -150,6 +150,11 @@ int runExtract(const std::vector<std::string>& argv, CliIo& io) {
         io.out << "wrote " << e.problems.size() << " problem(s) to " << dir.string()
                << ", covering " << percent(e.coveredShare()) << " of the " << what << " time ("
                << shaped << " of it under an operator call with recorded shapes)\n";
+    if (row->breakdown->twinLinkedUs > 0)
+        io.out << "  " << percent(row->breakdown->twinLinkedShare())
+               << " of GPU time was linked to its operator through a twin (launches the trace "
+                  "missed); "
+               << percent(1 - row->breakdown->linkedShare()) << " stays unlinked\n";
     for (const ExtractedProblem& p : e.problems) {
         // The --precision its verify runs need: reach-verify casts every floating input to it.
         const std::string precision =

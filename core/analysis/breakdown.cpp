@@ -33,6 +33,10 @@ double Breakdown::linkedShare() const {
     return gpuTimeUs > 0 ? std::min(1.0, linkedUs / gpuTimeUs) : 0;
 }
 
+double Breakdown::twinLinkedShare() const {
+    return gpuTimeUs > 0 ? std::min(1.0, twinLinkedUs / gpuTimeUs) : 0;
+}
+
 double Breakdown::decisionShare(Decision d) const {
     return gpuTimeUs > 0 ? decisionUs[size_t(d)] / gpuTimeUs : 0;
 }
@@ -103,6 +107,7 @@ Breakdown computeBreakdown(const Workload& workload, const RuleSet& rules) {
     b.device = workload.device;
     b.busyTimeUs = workload.busyTimeUs;
     b.spanUs = workload.spanUs;
+    b.twinLinkedUs = workload.twinLinkedUs;
     b.rulesName = rules.name();
     b.rulesHash = rules.hash();
     b.hasOpSplit = workload.hasOperatorLinks();

@@ -65,6 +65,9 @@ struct Breakdown {
     // Time of the activities linked to their launching operator (any operator, NCCL and
     // containers included): what the operator split, headroom and extraction can follow.
     double linkedUs = 0;
+    // Of it, linked through a twin: activities whose launch the trace missed, given the
+    // operator call of their repeats (Workload::twinLinkedUs).
+    double twinLinkedUs = 0;
     std::array<double, 4> decisionUs{};     // time each path decided, indexed by Decision
     double graphUs = 0;                     // time of kernels launched from CUDA graphs
     std::vector<ClassifiedKernel> kernels;  // largest first
@@ -75,6 +78,7 @@ struct Breakdown {
     double familyShare(const std::string& family) const;
     double opAgreement() const;              // opAgreeUs / opLinkedUs; 1 when nothing is linked
     double linkedShare() const;              // linkedUs of gpuTimeUs; 0 when there is none
+    double twinLinkedShare() const;          // twinLinkedUs of gpuTimeUs
     double decisionShare(Decision d) const;  // of gpuTimeUs
     std::vector<const ClassifiedKernel*> top(Category c, size_t n) const;
     // Largest first; only pairs where the categories differ (NCCL excluded).

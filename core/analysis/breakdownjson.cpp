@@ -56,6 +56,8 @@ json breakdownToJson(const Breakdown& b, size_t maxKernels) {
     // enclosing operator): the part the operator split and headroom can follow.
     j["linked_us"] = us(b.linkedUs);
     j["linked_share"] = frac(b.linkedShare());
+    // Of it, linked through a twin (a launch the trace missed; core/trace/kinetomerge.h).
+    j["twin_linked_share"] = frac(b.twinLinkedShare());
 
     json shares = json::object();
     for (Category c : kCategories)

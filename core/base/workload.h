@@ -65,6 +65,9 @@ struct Workload {
     double busyTimeUs = 0;             // union of GPU intervals (<= gpuTimeUs when streams overlap)
     double spanUs = 0;                 // profiled span: first event start to last event end
     int64_t eventCount = 0;            // GPU activities read
+    // Of the linked time, what was linked through a twin: activities whose launch the trace
+    // missed, given the operator call of their repeats (core/trace/kinetomerge.h).
+    double twinLinkedUs = 0;
     std::vector<KernelStats> kernels;  // largest totalUs first
     // False only for a workload read from a project saved before Reach kept shaped calls
     // (schema 7): its missing shapes are the project's loss, not the trace's.

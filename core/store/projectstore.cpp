@@ -208,14 +208,14 @@ int64_t ProjectStore::importWorkload(const Workload& w, const ProgressFn& progre
         SqliteStatement ins = m_db.prepare(
             std::string(
                 "INSERT INTO workloads(name, source, source_hash, format, device, gpu_time_us, "
-                "busy_time_us, span_us, event_count, shapes_kept, imported_at) "
-                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ") +
+                "busy_time_us, span_us, event_count, shapes_kept, twin_linked_us, imported_at) "
+                "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ") +
             kNow + ")");
         ins.bind(1, w.name).bind(2, w.source).bind(3, w.sourceHash).bind(4, w.format);
         ins.bind(5, w.device).bind(6, w.gpuTimeUs).bind(7, w.busyTimeUs).bind(8, w.spanUs);
         // Its shaped calls are all kept below (a project keeps everything its inputs gave);
         // one that an older project had already lost stays marked so.
-        ins.bind(9, w.eventCount).bind(10, w.shapesKept ? 1 : 0);
+        ins.bind(9, w.eventCount).bind(10, w.shapesKept ? 1 : 0).bind(11, w.twinLinkedUs);
         ins.run();
         workloadId = m_db.lastInsertId();
 
@@ -302,11 +302,13 @@ std::vector<WorkloadEntry> ProjectStore::workloadEntries() const {
 Workload ProjectStore::loadWorkload(int64_t id) const {
     // A read-only project one migration behind (schema 6) has no shaped calls to read: its
     // workloads read as not kept, which is what they are.
-    const bool shapes = schemaVersion() >= 7;
+    const int version = schemaVersion();
+    const bool shapes = version >= 7;
     SqliteStatement st = m_db.prepare(
         std::string("SELECT name, source, source_hash, format, device, gpu_time_us, busy_time_us, "
                     "span_us, event_count, ") +
-        (shapes ? "shapes_kept" : "0") + " FROM workloads WHERE id = ?1");
+        (shapes ? "shapes_kept" : "0") + ", " + (version >= 8 ? "twin_linked_us" : "0") +
+        " FROM workloads WHERE id = ?1");
     st.bind(1, id);
     if (!st.step()) {
         throw std::out_of_range(m_db.path() + ": no workload with id " + std::to_string(id));
@@ -323,6 +325,7 @@ Workload ProjectStore::loadWorkload(int64_t id) const {
     w.eventCount =
         int64_t(st.columnNumber(8, 0, kMaxStoredCount, at("workloads", id, "event_count")));
     w.shapesKept = st.columnNumber(9, 0, 1, at("workloads", id, "shapes_kept")) != 0;
+    w.twinLinkedUs = st.columnNumber(10, 0, kMaxStoredUs, at("workloads", id, "twin_linked_us"));
 
     SqliteStatement ks = m_db.prepare(
         std::string("SELECT id, name, kind, calls, total_us, min_us, max_us, streams, grid, "

@@ -98,6 +98,7 @@ struct EventReader::Event {
     int64_t pid = kNoId;
     int64_t tid = kNoId;
     int64_t device = kNoId;
+    int64_t bytes = kNoId;  // a copy's or memset's size: part of its launch shape
     int grid[3] = {0, 0, 0};
     int block[3] = {0, 0, 0};
     bool hasGrid = false;
@@ -194,6 +195,8 @@ void EventReader::parseArgs(Event& ev) {
             intValue(ev.stream);
         } else if (is(key, "device")) {
             intValue(ev.device);
+        } else if (is(key, "bytes")) {
+            intValue(ev.bytes);
         } else if (is(key, "grid")) {
             readShape(ev.grid, ev.hasGrid);
         } else if (is(key, "block")) {
@@ -409,7 +412,26 @@ void EventReader::fold(const Event& ev) {
             }
             if (m_fold.firstDevice == kNoId)
                 m_fold.firstDevice = ev.device;
-            m_fold.activities.push_back({idx, ev.ts, ev.dur, ev.externalId, ev.correlation});
+            // The launch shape, mixed (64-bit FNV-1a over the six numbers): two launches of one
+            // kernel with different shapes are different calls to its twin finder.
+            // A copy's or memset's size is its shape (a 120 MiB cache flush and an operator's
+            // 4 KiB zeroing are both "Memset (Device)").
+            uint64_t launchShape = 0;
+            if (ev.hasGrid || ev.hasBlock || ev.bytes != kNoId) {
+                launchShape = 1469598103934665603ull;
+                for (const int64_t v : {int64_t(ev.grid[0]), int64_t(ev.grid[1]), int64_t(ev.grid[2]),
+                                        int64_t(ev.block[0]), int64_t(ev.block[1]),
+                                        int64_t(ev.block[2]), ev.bytes}) {
+                    launchShape ^= uint64_t(v);
+                    launchShape *= 1099511628211ull;
+                }
+            }
+            const int64_t lane = stream == kNoId ? kNoId
+                                 : ev.device == kNoId
+                                     ? stream
+                                     : int64_t((uint64_t(ev.device) << 32) ^ uint64_t(uint32_t(stream)));
+            m_fold.activities.push_back(
+                {idx, ev.ts, ev.dur, ev.externalId, ev.correlation, lane, launchShape});
             return;
         }
         case Cat::Runtime:

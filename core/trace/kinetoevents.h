@@ -61,6 +61,11 @@ struct EventFold {
         double dur = 0;
         int64_t externalId = kNoId;
         int64_t correlation = kNoId;
+        // Where and how it ran, for finding its twin (KinetoMerge::attributeByTwins): the
+        // device and stream it ran on, and its launch shape (grid and block, mixed into one
+        // value; 0 without either).
+        int64_t lane = kNoId;
+        uint64_t launchShape = 0;
     };
     static constexpr uint32_t kNoSignature = UINT32_MAX;
     static constexpr uint32_t kNoThread = UINT32_MAX;

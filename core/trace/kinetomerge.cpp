@@ -1,6 +1,7 @@
 #include "core/trace/kinetomerge.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -80,6 +81,8 @@ void KinetoMerge::add(EventFold&& f) {
         m_gpuExternalId.push_back(a.externalId);
         m_gpuCorrelation.push_back(a.correlation);
         m_gpuDur.push_back(a.dur);
+        m_gpuLane.push_back(a.lane);
+        m_gpuShape.push_back(a.launchShape);
     }
 
     std::vector<uint32_t> ops(f.ops.size()), sigs(f.signatures.size());
@@ -236,6 +239,88 @@ std::vector<uint32_t> KinetoMerge::resolveLaunchingOperators() {
     return launchedBy;
 }
 
+void KinetoMerge::attributeByTwins(std::vector<uint32_t>& launchedBy,
+                                   std::vector<bool>* byTwin) const {
+    byTwin->assign(m_gpu.size(), false);
+    size_t unlinked = 0;
+    for (uint32_t op : launchedBy)
+        unlinked += op == kNoOp;
+    if (unlinked == 0 || unlinked == launchedBy.size())
+        return;  // nothing to link, or no linked part to learn from
+    // Each activity in the order of its stream (m_gpu's begin times are still in file order).
+    std::vector<uint32_t> order(m_gpu.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = uint32_t(i);
+    std::sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
+        return std::tie(m_gpuLane[a], m_gpu[a].begin, a) < std::tie(m_gpuLane[b], m_gpu[b].begin, b);
+    });
+    using Launch = std::pair<uint32_t, uint64_t>;  // kernel, launch shape
+    constexpr Launch kNone{UINT32_MAX, 0};
+    using Context = std::tuple<Launch, Launch, Launch>;  // before, itself, after
+    auto launch = [this](uint32_t i) { return Launch{m_gpu[i].tag, m_gpuShape[i]}; };
+    std::vector<Context> context(m_gpu.size());
+    for (size_t p = 0; p < order.size(); ++p) {
+        const uint32_t i = order[p];
+        const bool sameBefore = p > 0 && m_gpuLane[order[p - 1]] == m_gpuLane[i];
+        const bool sameAfter = p + 1 < order.size() && m_gpuLane[order[p + 1]] == m_gpuLane[i];
+        context[i] = {sameBefore ? launch(order[p - 1]) : kNone, launch(i),
+                      sameAfter ? launch(order[p + 1]) : kNone};
+    }
+    // What the linked activities say: one operator call per key (any of them stands for the
+    // call's operator and signature), or several (ambiguous).
+    struct Twin {
+        uint32_t op = kNoOp;
+        bool ambiguous = false;
+    };
+    auto callOf = [this](uint32_t op) {
+        return (uint64_t(m_cpuOps[op].op) << 32) | m_cpuOps[op].signature;
+    };
+    auto learn = [&](auto& table, const auto& key, uint32_t op) {
+        auto [it, fresh] = table.try_emplace(key, Twin{op, false});
+        if (!fresh && !it->second.ambiguous && callOf(it->second.op) != callOf(op))
+            it->second.ambiguous = true;
+    };
+    // From the most context to the least: both neighbours, the one before, the one after, none
+    // (a first step that zeroes a workspace has a memset between two kernels its repeats lack).
+    std::map<Context, Twin> byContext, byBefore, byAfter;
+    std::map<Launch, Twin> byLaunch;
+    auto before = [&](size_t i) { return Context{std::get<0>(context[i]), std::get<1>(context[i]), kNone}; };
+    auto after = [&](size_t i) { return Context{kNone, std::get<1>(context[i]), std::get<2>(context[i])}; };
+    for (size_t i = 0; i < m_gpu.size(); ++i) {
+        if (launchedBy[i] == kNoOp)
+            continue;
+        learn(byContext, context[i], launchedBy[i]);
+        learn(byBefore, before(i), launchedBy[i]);
+        learn(byAfter, after(i), launchedBy[i]);
+        learn(byLaunch, std::get<1>(context[i]), launchedBy[i]);
+    }
+    // The most specific key the linked part has seen decides: one call, or none when it names
+    // several (a less specific key would name them too).
+    auto decide = [](const auto& table, const auto& key, bool* seen) -> const Twin* {
+        auto it = table.find(key);
+        if (it == table.end())
+            return nullptr;
+        *seen = true;
+        return it->second.ambiguous ? nullptr : &it->second;
+    };
+    for (size_t i = 0; i < m_gpu.size(); ++i) {
+        if (launchedBy[i] != kNoOp)
+            continue;
+        bool seen = false;
+        const Twin* twin = decide(byContext, context[i], &seen);
+        if (!seen)
+            twin = decide(byBefore, before(i), &seen);
+        if (!seen)
+            twin = decide(byAfter, after(i), &seen);
+        if (!seen)
+            twin = decide(byLaunch, std::get<1>(context[i]), &seen);
+        if (twin) {
+            launchedBy[i] = twin->op;
+            (*byTwin)[i] = true;
+        }
+    }
+}
+
 Workload KinetoMerge::finish(std::vector<std::pair<int64_t, std::string>> devices,
                              std::string sha256) {
     Workload w;
@@ -249,13 +334,16 @@ Workload KinetoMerge::finish(std::vector<std::pair<int64_t, std::string>> device
         w.device = devices.front().second;
 
     std::sort(m_graphLaunches.begin(), m_graphLaunches.end());
-    const std::vector<uint32_t> launchedBy = resolveLaunchingOperators();
+    std::vector<uint32_t> launchedBy = resolveLaunchingOperators();
+    std::vector<bool> byTwin;
+    attributeByTwins(launchedBy, &byTwin);
     std::vector<std::unordered_map<uint32_t, OperatorTime>> ops(m_kernels.size());
     // (operator, signature) -> time, per kernel: the shaped calls.
     std::vector<std::unordered_map<uint64_t, ShapedCall>> shaped(m_kernels.size());
     // (kernel, operator call) pairs already counted: a call that launched a kernel twice is one
-    // operator call (ShapedCall::opCalls), which is what the work of a call multiplies.
-    std::set<std::pair<uint32_t, uint32_t>> countedCalls;
+    // operator call (ShapedCall::opCalls), which is what the work of a call multiplies. An
+    // activity linked by its twin is a call of its own (its twin's call is another launch).
+    std::set<std::pair<uint32_t, uint64_t>> countedCalls;
     for (size_t i = 0; i < m_gpu.size(); ++i) {
         const uint32_t kernel = m_gpu[i].tag;
         if (m_gpuCorrelation[i] != kNoId &&
@@ -267,6 +355,8 @@ Workload KinetoMerge::finish(std::vector<std::pair<int64_t, std::string>> device
         }
         if (launchedBy[i] == kNoOp)
             continue;
+        if (byTwin[i])
+            w.twinLinkedUs += m_gpuDur[i];
         const CpuOpRef* it = &m_cpuOps[launchedBy[i]];
         OperatorTime& o = ops[kernel][it->op];
         o.totalUs += m_gpuDur[i];
@@ -279,7 +369,8 @@ Workload KinetoMerge::finish(std::vector<std::pair<int64_t, std::string>> device
             }
             ++c.calls;
             c.totalUs += m_gpuDur[i];
-            if (countedCalls.emplace(kernel, launchedBy[i]).second)
+            const uint64_t call = byTwin[i] ? (uint64_t(1) << 32) + i : launchedBy[i];
+            if (countedCalls.emplace(kernel, call).second)
                 ++c.opCalls;
         }
     }

@@ -20,6 +20,13 @@ namespace reach::kineto {
 // with that correlation (the launch; for a kernel replayed from a CUDA graph, the graph launch),
 // then the cpu_op the call's own External id names when that operator encloses the call on its
 // thread, else the innermost cpu_op enclosing the call on its thread (pid, tid).
+//
+// An activity left with no operator in a trace that links others (its launch fell outside the
+// profiler's CPU window: the step before it, recorded by another tool) gets the operator call
+// of its twin: the linked activities of the same kernel, launch shape and neighbours on its
+// stream (the kernels just before and after it, with their shapes) name exactly one operator
+// and signature; failing that, those of the same kernel and shape alone do. Anything else
+// stays unlinked. Workload::twinLinkedUs says how much time was linked that way.
 class KinetoMerge {
 public:
     void add(EventFold&& fold);
@@ -35,6 +42,8 @@ private:
     // Position in m_cpuOps (sorted by External id) of each activity's operator, or kNoOp.
     static constexpr uint32_t kNoOp = UINT32_MAX;
     std::vector<uint32_t> resolveLaunchingOperators();
+    // Links unlinked activities to a twin's operator (see above); marks them in *byTwin.
+    void attributeByTwins(std::vector<uint32_t>& launchedBy, std::vector<bool>* byTwin) const;
     uint32_t operatorById(int64_t externalId) const;
 
     NameIndex m_rawKernelIndex;  // name as in the trace -> kernel
@@ -50,6 +59,8 @@ private:
     std::vector<int64_t> m_gpuExternalId;   // parallel to m_gpu while it is unsorted
     std::vector<int64_t> m_gpuCorrelation;  // parallel to m_gpu while it is unsorted
     std::vector<double> m_gpuDur;
+    std::vector<int64_t> m_gpuLane;    // parallel to m_gpu while it is unsorted
+    std::vector<uint64_t> m_gpuShape;  // parallel to m_gpu while it is unsorted
     std::vector<CpuOpRef> m_cpuOps;
     std::vector<EventFold::RuntimeCall> m_runtimeCalls;
     std::unordered_map<EventFold::Thread, uint32_t, EventFold::ThreadHash> m_threadIndex;
