@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core/store/projectstore.h"
 #include "core/trace/profilereader.h"
 #include "tests/core/testfiles.h"
 
@@ -121,6 +122,15 @@ TEST_P(KinetoTwins, MissedLaunchesAreLinkedAsTheirTwinsAreAndSaidSo) {
     std::ofstream(path) << cut.dump();
     const Workload w = readProfile(path.string());
     fs::remove(path);
+    // A project keeps what was linked that way (schema 8).
+    {
+        const fs::path project = fs::path(::testing::TempDir()) / "twins.reach";
+        fs::remove(project);
+        ProjectStore store = ProjectStore::open(project.string());
+        const int64_t id = store.importWorkload(w);
+        EXPECT_DOUBLE_EQ(store.loadWorkload(id).twinLinkedUs, w.twinLinkedUs);
+        fs::remove(project);
+    }
 
     EXPECT_NEAR(w.gpuTimeUs, truth.gpuTimeUs, 1e-6 * truth.gpuTimeUs);
     EXPECT_GE(w.twinLinkedUs, GetParam().linkedAtLeast * missedUs)
