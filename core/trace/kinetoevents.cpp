@@ -415,23 +415,25 @@ void EventReader::fold(const Event& ev) {
             // The launch shape, mixed (64-bit FNV-1a over the six numbers): two launches of one
             // kernel with different shapes are different calls to its twin finder.
             // A copy's or memset's size is its shape (a 120 MiB cache flush and an operator's
-            // 4 KiB zeroing are both "Memset (Device)").
-            uint64_t launchShape = 0;
+            // 4 KiB zeroing are both "Memset (Device)"). 32-bit FNV-1a over the numbers.
+            auto mix = [](uint32_t h, int64_t v) {
+                for (int b = 0; b < 8; ++b) {
+                    h ^= uint32_t(uint64_t(v) >> (8 * b)) & 0xffu;
+                    h *= 16777619u;
+                }
+                return h;
+            };
+            uint32_t launchShape = 0;
             if (ev.hasGrid || ev.hasBlock || ev.bytes != kNoId) {
-                launchShape = 1469598103934665603ull;
+                launchShape = 2166136261u;
                 for (const int64_t v : {int64_t(ev.grid[0]), int64_t(ev.grid[1]), int64_t(ev.grid[2]),
                                         int64_t(ev.block[0]), int64_t(ev.block[1]),
-                                        int64_t(ev.block[2]), ev.bytes}) {
-                    launchShape ^= uint64_t(v);
-                    launchShape *= 1099511628211ull;
-                }
+                                        int64_t(ev.block[2]), ev.bytes})
+                    launchShape = mix(launchShape, v);
             }
-            const int64_t lane = stream == kNoId ? kNoId
-                                 : ev.device == kNoId
-                                     ? stream
-                                     : int64_t((uint64_t(ev.device) << 32) ^ uint64_t(uint32_t(stream)));
+            const uint32_t lane = mix(mix(2166136261u, ev.device), stream);
             m_fold.activities.push_back(
-                {idx, ev.ts, ev.dur, ev.externalId, ev.correlation, lane, launchShape});
+                {idx, lane, ev.ts, ev.dur, ev.externalId, ev.correlation, launchShape});
             return;
         }
         case Cat::Runtime:

@@ -57,15 +57,16 @@ struct EventFold {
     };
     struct Activity {
         uint32_t kernel = 0;
+        // Where and how it ran, for finding its twin (KinetoMerge::attributeByTwins): the
+        // device and stream it ran on, mixed into one value (in what was padding), and its
+        // launch shape (grid and block, or a copy's bytes, mixed; 0 without any). 32 bits each:
+        // the reader's memory per event is a budget (docs/limits.md).
+        uint32_t lane = 0;
         double ts = 0;
         double dur = 0;
         int64_t externalId = kNoId;
         int64_t correlation = kNoId;
-        // Where and how it ran, for finding its twin (KinetoMerge::attributeByTwins): the
-        // device and stream it ran on, and its launch shape (grid and block, mixed into one
-        // value; 0 without either).
-        int64_t lane = kNoId;
-        uint64_t launchShape = 0;
+        uint32_t launchShape = 0;
     };
     static constexpr uint32_t kNoSignature = UINT32_MAX;
     static constexpr uint32_t kNoThread = UINT32_MAX;

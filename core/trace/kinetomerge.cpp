@@ -81,8 +81,7 @@ void KinetoMerge::add(EventFold&& f) {
         m_gpuExternalId.push_back(a.externalId);
         m_gpuCorrelation.push_back(a.correlation);
         m_gpuDur.push_back(a.dur);
-        m_gpuLane.push_back(a.lane);
-        m_gpuShape.push_back(a.launchShape);
+        m_gpuLaneShape.push_back((uint64_t(a.lane) << 32) | a.launchShape);
     }
 
     std::vector<uint32_t> ops(f.ops.size()), sigs(f.signatures.size());
@@ -126,7 +125,7 @@ uint32_t KinetoMerge::operatorById(int64_t externalId) const {
 // buffer would be a second copy of the records), then: an activity whose External id names an
 // operator keeps it; one whose correlation names a runtime call gets that call's operator. Sorts
 // and one sweep per thread: O(n log n).
-std::vector<uint32_t> KinetoMerge::resolveLaunchingOperators() {
+std::vector<uint32_t> KinetoMerge::resolveLaunchingOperators(std::vector<bool>* launchSeen) {
     // Of operators sharing an id (none in a real trace), the one an id names is the earliest; the
     // order depends on the records alone, so any cut of the file into folds gives the same.
     std::sort(m_cpuOps.begin(), m_cpuOps.end(), [](const CpuOpRef& a, const CpuOpRef& b) {
@@ -134,6 +133,7 @@ std::vector<uint32_t> KinetoMerge::resolveLaunchingOperators() {
                std::tie(b.externalId, b.ts, b.dur, b.thread, b.op, b.signature);
     });
     std::vector<uint32_t> launchedBy(m_gpu.size(), kNoOp);
+    launchSeen->assign(m_gpu.size(), false);
     // Activities left to the correlation: (activity, runtime call).
     std::vector<std::pair<uint32_t, uint32_t>> viaCall;
     bool sortedCalls = false;
@@ -157,8 +157,10 @@ std::vector<uint32_t> KinetoMerge::resolveLaunchingOperators() {
         auto it = std::lower_bound(
             m_runtimeCalls.begin(), m_runtimeCalls.end(), corr,
             [](const EventFold::RuntimeCall& r, int64_t v) { return r.correlation < v; });
-        if (it != m_runtimeCalls.end() && it->correlation == corr)
+        if (it != m_runtimeCalls.end() && it->correlation == corr) {
             viaCall.emplace_back(uint32_t(i), uint32_t(it - m_runtimeCalls.begin()));
+            (*launchSeen)[i] = true;
+        }
     }
     if (viaCall.empty())
         return launchedBy;
@@ -240,80 +242,113 @@ std::vector<uint32_t> KinetoMerge::resolveLaunchingOperators() {
 }
 
 void KinetoMerge::attributeByTwins(std::vector<uint32_t>& launchedBy,
+                                   const std::vector<bool>& launchSeen,
                                    std::vector<bool>* byTwin) const {
     byTwin->assign(m_gpu.size(), false);
-    size_t unlinked = 0;
-    for (uint32_t op : launchedBy)
-        unlinked += op == kNoOp;
-    if (unlinked == 0 || unlinked == launchedBy.size())
+    // The lanes (device, stream) that hold an unlinked activity: only they are put in order
+    // (most traces leave a few memsets unlinked among millions of linked activities; a twin
+    // runs on the stream its missed repeat ran on).
+    auto missed = [&](size_t i) { return launchedBy[i] == kNoOp && !launchSeen[i]; };
+    auto lane = [this](size_t i) { return uint32_t(m_gpuLaneShape[i] >> 32); };
+    std::set<uint32_t> lanes;
+    size_t unlinked = 0, linked = 0;
+    for (size_t i = 0; i < launchedBy.size(); ++i) {
+        linked += launchedBy[i] != kNoOp;
+        if (missed(i)) {
+            ++unlinked;
+            lanes.insert(lane(i));
+        }
+    }
+    if (unlinked == 0 || linked == 0)
         return;  // nothing to link, or no linked part to learn from
-    // Each activity in the order of its stream (m_gpu's begin times are still in file order).
-    std::vector<uint32_t> order(m_gpu.size());
-    for (size_t i = 0; i < order.size(); ++i)
-        order[i] = uint32_t(i);
-    std::sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
-        return std::tie(m_gpuLane[a], m_gpu[a].begin, a) < std::tie(m_gpuLane[b], m_gpu[b].begin, b);
+    std::vector<uint32_t> order;
+    for (size_t i = 0; i < m_gpu.size(); ++i)
+        if (lanes.count(lane(i)))
+            order.push_back(uint32_t(i));
+    // In the order of its stream (m_gpu's begin times are still in file order).
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        return std::tuple(lane(a), m_gpu[a].begin, a) < std::tuple(lane(b), m_gpu[b].begin, b);
     });
-    using Launch = std::pair<uint32_t, uint64_t>;  // kernel, launch shape
+    using Launch = std::pair<uint32_t, uint32_t>;  // kernel, launch shape
     constexpr Launch kNone{UINT32_MAX, 0};
     using Context = std::tuple<Launch, Launch, Launch>;  // before, itself, after
-    auto launch = [this](uint32_t i) { return Launch{m_gpu[i].tag, m_gpuShape[i]}; };
-    std::vector<Context> context(m_gpu.size());
-    for (size_t p = 0; p < order.size(); ++p) {
+    auto launch = [this](uint32_t i) {
+        return Launch{m_gpu[i].tag, uint32_t(m_gpuLaneShape[i])};
+    };
+    auto contextAt = [&](size_t p) {
         const uint32_t i = order[p];
-        const bool sameBefore = p > 0 && m_gpuLane[order[p - 1]] == m_gpuLane[i];
-        const bool sameAfter = p + 1 < order.size() && m_gpuLane[order[p + 1]] == m_gpuLane[i];
-        context[i] = {sameBefore ? launch(order[p - 1]) : kNone, launch(i),
-                      sameAfter ? launch(order[p + 1]) : kNone};
-    }
-    // What the linked activities say: one operator call per key (any of them stands for the
-    // call's operator and signature), or several (ambiguous).
+        const bool sameBefore = p > 0 && lane(order[p - 1]) == lane(i);
+        const bool sameAfter = p + 1 < order.size() && lane(order[p + 1]) == lane(i);
+        return Context{sameBefore ? launch(order[p - 1]) : kNone, launch(i),
+                       sameAfter ? launch(order[p + 1]) : kNone};
+    };
+    auto before = [&](const Context& c) { return Context{std::get<0>(c), std::get<1>(c), kNone}; };
+    auto after = [&](const Context& c) { return Context{kNone, std::get<1>(c), std::get<2>(c)}; };
+    // What the linked activities say about the keys the unlinked ones have (no other key is
+    // kept: memory grows with the unlinked activities, not the trace): one operator call per
+    // key (any of its activities stands for the call's operator and signature), or several.
     struct Twin {
         uint32_t op = kNoOp;
         bool ambiguous = false;
     };
+    std::map<Context, Twin> byContext, byBefore, byAfter;  // both neighbours, one, the other
+    std::map<Launch, Twin> byLaunch;                       // none
+    for (size_t p = 0; p < order.size(); ++p) {
+        if (!missed(order[p]))
+            continue;
+        const Context c = contextAt(p);
+        byContext.try_emplace(c);
+        byBefore.try_emplace(before(c));
+        byAfter.try_emplace(after(c));
+        byLaunch.try_emplace(std::get<1>(c));
+    }
     auto callOf = [this](uint32_t op) {
         return (uint64_t(m_cpuOps[op].op) << 32) | m_cpuOps[op].signature;
     };
     auto learn = [&](auto& table, const auto& key, uint32_t op) {
-        auto [it, fresh] = table.try_emplace(key, Twin{op, false});
-        if (!fresh && !it->second.ambiguous && callOf(it->second.op) != callOf(op))
-            it->second.ambiguous = true;
-    };
-    // From the most context to the least: both neighbours, the one before, the one after, none
-    // (a first step that zeroes a workspace has a memset between two kernels its repeats lack).
-    std::map<Context, Twin> byContext, byBefore, byAfter;
-    std::map<Launch, Twin> byLaunch;
-    auto before = [&](size_t i) { return Context{std::get<0>(context[i]), std::get<1>(context[i]), kNone}; };
-    auto after = [&](size_t i) { return Context{kNone, std::get<1>(context[i]), std::get<2>(context[i])}; };
-    for (size_t i = 0; i < m_gpu.size(); ++i) {
-        if (launchedBy[i] == kNoOp)
-            continue;
-        learn(byContext, context[i], launchedBy[i]);
-        learn(byBefore, before(i), launchedBy[i]);
-        learn(byAfter, after(i), launchedBy[i]);
-        learn(byLaunch, std::get<1>(context[i]), launchedBy[i]);
-    }
-    // The most specific key the linked part has seen decides: one call, or none when it names
-    // several (a less specific key would name them too).
-    auto decide = [](const auto& table, const auto& key, bool* seen) -> const Twin* {
         auto it = table.find(key);
         if (it == table.end())
+            return;  // no unlinked activity asks this
+        if (it->second.op == kNoOp)
+            it->second.op = op;
+        else if (callOf(it->second.op) != callOf(op))
+            it->second.ambiguous = true;
+    };
+    for (size_t p = 0; p < order.size(); ++p) {
+        const uint32_t op = launchedBy[order[p]];
+        if (op == kNoOp)
+            continue;
+        const Context c = contextAt(p);
+        learn(byContext, c, op);
+        learn(byBefore, before(c), op);
+        learn(byAfter, after(c), op);
+    }
+    for (size_t i = 0; i < m_gpu.size(); ++i)  // the kernel and shape alone: on any stream
+        if (launchedBy[i] != kNoOp)
+            learn(byLaunch, launch(uint32_t(i)), launchedBy[i]);
+    // The most specific key the linked part has seen decides: one call, or none when it names
+    // several (a less specific key would name them too). From both neighbours to none: a first
+    // step that zeroes a workspace has a memset between two kernels its repeats lack.
+    auto decide = [](const auto& table, const auto& key, bool* seen) -> const Twin* {
+        auto it = table.find(key);
+        if (it == table.end() || it->second.op == kNoOp)
             return nullptr;
         *seen = true;
         return it->second.ambiguous ? nullptr : &it->second;
     };
-    for (size_t i = 0; i < m_gpu.size(); ++i) {
-        if (launchedBy[i] != kNoOp)
+    for (size_t p = 0; p < order.size(); ++p) {
+        const uint32_t i = order[p];
+        if (!missed(i))
             continue;
+        const Context c = contextAt(p);
         bool seen = false;
-        const Twin* twin = decide(byContext, context[i], &seen);
+        const Twin* twin = decide(byContext, c, &seen);
         if (!seen)
-            twin = decide(byBefore, before(i), &seen);
+            twin = decide(byBefore, before(c), &seen);
         if (!seen)
-            twin = decide(byAfter, after(i), &seen);
+            twin = decide(byAfter, after(c), &seen);
         if (!seen)
-            twin = decide(byLaunch, std::get<1>(context[i]), &seen);
+            twin = decide(byLaunch, std::get<1>(c), &seen);
         if (twin) {
             launchedBy[i] = twin->op;
             (*byTwin)[i] = true;
@@ -334,9 +369,9 @@ Workload KinetoMerge::finish(std::vector<std::pair<int64_t, std::string>> device
         w.device = devices.front().second;
 
     std::sort(m_graphLaunches.begin(), m_graphLaunches.end());
-    std::vector<uint32_t> launchedBy = resolveLaunchingOperators();
-    std::vector<bool> byTwin;
-    attributeByTwins(launchedBy, &byTwin);
+    std::vector<bool> launchSeen, byTwin;
+    std::vector<uint32_t> launchedBy = resolveLaunchingOperators(&launchSeen);
+    attributeByTwins(launchedBy, launchSeen, &byTwin);
     std::vector<std::unordered_map<uint32_t, OperatorTime>> ops(m_kernels.size());
     // (operator, signature) -> time, per kernel: the shaped calls.
     std::vector<std::unordered_map<uint64_t, ShapedCall>> shaped(m_kernels.size());

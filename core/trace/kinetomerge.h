@@ -23,7 +23,8 @@ namespace reach::kineto {
 //
 // An activity left with no operator in a trace that links others (its launch fell outside the
 // profiler's CPU window: the step before it, recorded by another tool) gets the operator call
-// of its twin: the linked activities of the same kernel, launch shape and neighbours on its
+// of its twin (an activity whose launch call is in the trace, outside every operator, stays
+// unlinked: its launch was seen): the linked activities of the same kernel, launch shape and neighbours on its
 // stream (the kernels just before and after it, with their shapes) name exactly one operator
 // and signature; failing that, those of the same kernel and shape alone do. Anything else
 // stays unlinked. Workload::twinLinkedUs says how much time was linked that way.
@@ -41,9 +42,13 @@ private:
 
     // Position in m_cpuOps (sorted by External id) of each activity's operator, or kNoOp.
     static constexpr uint32_t kNoOp = UINT32_MAX;
-    std::vector<uint32_t> resolveLaunchingOperators();
-    // Links unlinked activities to a twin's operator (see above); marks them in *byTwin.
-    void attributeByTwins(std::vector<uint32_t>& launchedBy, std::vector<bool>* byTwin) const;
+    // *launchSeen: whether the trace has the runtime call that launched each activity.
+    std::vector<uint32_t> resolveLaunchingOperators(std::vector<bool>* launchSeen);
+    // Links unlinked activities whose launch the trace missed to a twin's operator (see above);
+    // marks them in *byTwin. One whose launch call is there, outside every operator, stays
+    // unlinked: nothing launched it from an operator.
+    void attributeByTwins(std::vector<uint32_t>& launchedBy, const std::vector<bool>& launchSeen,
+                          std::vector<bool>* byTwin) const;
     uint32_t operatorById(int64_t externalId) const;
 
     NameIndex m_rawKernelIndex;  // name as in the trace -> kernel
@@ -59,8 +64,9 @@ private:
     std::vector<int64_t> m_gpuExternalId;   // parallel to m_gpu while it is unsorted
     std::vector<int64_t> m_gpuCorrelation;  // parallel to m_gpu while it is unsorted
     std::vector<double> m_gpuDur;
-    std::vector<int64_t> m_gpuLane;    // parallel to m_gpu while it is unsorted
-    std::vector<uint64_t> m_gpuShape;  // parallel to m_gpu while it is unsorted
+    // Parallel to m_gpu while it is unsorted: each activity's lane and launch shape (lane in the
+    // high 32 bits), for attributeByTwins.
+    std::vector<uint64_t> m_gpuLaneShape;
     std::vector<CpuOpRef> m_cpuOps;
     std::vector<EventFold::RuntimeCall> m_runtimeCalls;
     std::unordered_map<EventFold::Thread, uint32_t, EventFold::ThreadHash> m_threadIndex;

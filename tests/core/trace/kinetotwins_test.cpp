@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "core/store/projectstore.h"
 #include "core/trace/profilereader.h"
 #include "tests/core/testfiles.h"
@@ -118,19 +120,21 @@ TEST_P(KinetoTwins, MissedLaunchesAreLinkedAsTheirTwinsAreAndSaidSo) {
     ASSERT_EQ(truth.twinLinkedUs, 0.0) << "a trace that links everything needs no twin";
     double missedUs = 0;
     const json cut = missLaunches(readGz(original), 0.3, &missedUs);
-    const fs::path path = fs::path(::testing::TempDir()) / "twins_missed_launches.json";
-    std::ofstream(path) << cut.dump();
-    const Workload w = readProfile(path.string());
-    fs::remove(path);
+    // A folder of this case's own: ctest runs the cases at once.
+    const fs::path dir = fs::path(::testing::TempDir()) /
+                         ("reach_twins_" + std::to_string(::getpid()) + "_" +
+                          fs::path(GetParam().trace).stem().stem().string());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "missed_launches.json") << cut.dump();
+    const Workload w = readProfile((dir / "missed_launches.json").string());
     // A project keeps what was linked that way (schema 8).
     {
-        const fs::path project = fs::path(::testing::TempDir()) / "twins.reach";
-        fs::remove(project);
-        ProjectStore store = ProjectStore::open(project.string());
+        ProjectStore store = ProjectStore::open((dir / "twins.reach").string());
         const int64_t id = store.importWorkload(w);
         EXPECT_DOUBLE_EQ(store.loadWorkload(id).twinLinkedUs, w.twinLinkedUs);
-        fs::remove(project);
     }
+    fs::remove_all(dir);
 
     EXPECT_NEAR(w.gpuTimeUs, truth.gpuTimeUs, 1e-6 * truth.gpuTimeUs);
     EXPECT_GE(w.twinLinkedUs, GetParam().linkedAtLeast * missedUs)
@@ -179,7 +183,8 @@ TEST(KinetoTwins, AmbiguousOrNothingToLearnFromStaysUnlinked) {
         return json{{"ph", "X"}, {"cat", "cpu_op"}, {"name", name}, {"pid", 1}, {"tid", 1},
                     {"ts", ts}, {"dur", 5.0}, {"args", {{"External id", ext}}}};
     };
-    const fs::path path = fs::path(::testing::TempDir()) / "twins_ambiguous.json";
+    const fs::path path = fs::path(::testing::TempDir()) /
+                          ("reach_twins_ambiguous_" + std::to_string(::getpid()) + ".json");
     // One unlinked launch of k; its linked twins (same shape, no neighbours) were launched by
     // aten::relu once and aten::gelu once.
     json trace = {{"traceEvents",

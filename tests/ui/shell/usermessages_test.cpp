@@ -268,8 +268,9 @@ private slots:
         QVERIFY(test::waitIdle(*window.session()));
         QVERIFY(!window.isWindowModified());
         QVERIFY(window.windowTitle().contains(QStringLiteral("[*]")));
+        // A profile the sample does not hold (one it holds is not imported again: issue 40).
         window.importFiles(
-            {QStringLiteral(REACH_DATASETS "/profiles/h200-shapes/dlrm_inference.json.gz")});
+            {QStringLiteral(REACH_DATASETS "/profiles/h200-extract/encoder12_training.json.gz")});
         QVERIFY(test::waitIdle(*window.session()));
         QVERIFY(window.session()->hasUnsavedContent());
         QVERIFY(window.isWindowModified());
