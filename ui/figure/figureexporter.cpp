@@ -8,6 +8,7 @@
 #include <QFont>
 #include <QFontInfo>
 #include <QImage>
+#include <QPicture>
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <charconv>
@@ -287,6 +288,24 @@ bool paintPng(QCustomPlot& plot, const Export& e) {
     return image.convertToFormat(QImage::Format_RGB32).save(e.path, "PNG");
 }
 
+// A dry run of the painting at the page's size, then the style once more: a plot that lays its
+// rows out again at a new size (the projection names every k-th row when rows are closer than a
+// line, and rebuilds its names when k changes) has then put back the full names that the style
+// had fitted to the page (a 3.5 in projection with integration runs: names over 60 % of the
+// width, values and the axis title cut). Fitted again, they stay: the next layout is the same.
+void settleAtPageSize(QCustomPlot& plot, const Export& e) {
+    QPicture picture;
+    QCPPainter painter;
+    if (!painter.begin(&picture))
+        return;
+    painter.setMode(QCPPainter::pmNoCaching);
+    plot.toPainter(&painter, e.pagePt.width(), e.pagePt.height());
+    painter.end();
+    plot.setProperty(kPageLayoutProperty, true);
+    e.options.style.apply(plot, e.pagePt);
+    plot.setProperty(kPageLayoutProperty, QVariant());
+}
+
 // Paints the plot, already in paper style, to the export's file; false when it could not.
 bool paintFigure(QCustomPlot& plot, const Export& e, const QString& figure) {
     const QString title =
@@ -387,6 +406,7 @@ FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot,
         e.options.style.apply(plot, e.pagePt);
         if (requested.heightIn <= 0)
             growToContent(plot, e);
+        settleAtPageSize(plot, e);
         if (!paintFigure(plot, e, provenance.figure))
             throw InputError(str(e.path), "file", "a writable output file");
     }

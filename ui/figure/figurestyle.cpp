@@ -203,11 +203,13 @@ void FigureStyle::fitCategoryAxes(QCustomPlot& plot, QSize figurePt) {
             const qsizetype n = std::max<qsizetype>(1, text->ticks().size());
             // A plot with a legend above its bars and a caption of lines below (the headroom
             // figure) keeps each label on one line: its rows get less than their page share.
+            const double rowsHeight = plot.property(kPageLayoutProperty).toBool() && rect->height() > 0
+                                          ? rect->height() * 0.95
+                                          : figurePt.height() * 0.75;
             const qsizetype capacity =
                 plot.property(kOneLineLabelsProperty).toBool()
                     ? 1
-                    : std::max<qsizetype>(
-                          1, qsizetype(figurePt.height() * 0.75 / double(n) / tm.lineSpacing()));
+                    : std::max<qsizetype>(1, qsizetype(rowsHeight / double(n) / tm.lineSpacing()));
             text->ticks() = fitCategoryLabels(text->ticks(), tm, labelRoom, capacity);
         }
     }

@@ -63,6 +63,10 @@ inline constexpr const char* kExportingProperty = "reach_exporting";
 // Set on a plot (true) whose category labels stay on one line in a figure: a legend and a
 // caption of several lines leave its rows less than their share of the page.
 inline constexpr const char* kOneLineLabelsProperty = "reach_one_line_labels";
+// Set by the figure exporter while the plot's axis rects hold the page's layout (after a dry run
+// of the painting): category labels then get the lines their rows' pitch has, not a share of
+// the page's height (a projection with a legend above and a caption below has less).
+inline constexpr const char* kPageLayoutProperty = "reach_page_layout";
 // A text item with this property set to true is bold on screen only (the projection's bold
 // value marks the heat map's workload, which an exported bar chart has not).
 inline constexpr const char* kScreenOnlyEmphasis = "reach_screen_only_emphasis";

@@ -189,6 +189,42 @@ private slots:
         }
     }
 
+    // The projection with the study's rows and two integration runs beside their profiles'
+    // rows (issue 40, acceptance): at 3.5 in the names came out unfitted (the plot named its rows
+    // again when the page's layout changed how many it could name), cutting the values and the
+    // axis title and running the ticks together. Every word whole and apart, every row valued.
+    void projectionWithIntegrationRuns_data() {
+        QTest::addColumn<double>("width");
+        QTest::addRow("3.5 in") << 3.5;
+        QTest::addRow("7 in") << 7.0;
+    }
+
+    void projectionWithIntegrationRuns() {
+        QFETCH(double, width);
+        // As a user makes it: reach-cli figure on the study's table, two profiles and their runs
+        // (the GUI's export is the same code: tests/ui/figure/figureexporter_test.cpp).
+        const QString pdf = m_dir.filePath(QStringLiteral("integration_%1in.pdf").arg(width));
+        const QString data = QStringLiteral(REACH_DATASETS);
+        int status = -1;
+        const QString out = runTool(
+            QStringLiteral(REACH_CLI_BINARY),
+            {"figure", "projection", data + "/paper/table3.json",
+             data + "/profiles/h200-shapes/dlrm_inference.json.gz",
+             data + "/profiles/h200-shapes/resnet50_inference.json.gz", "--integration",
+             QStringLiteral(REACH_TEST_DATA "/integrate/h200_integrate_dlrm_inference.json"),
+             "--integration",
+             QStringLiteral(REACH_TEST_DATA "/integrate/h200_integrate_resnet50_inference.json"),
+             "--width-in", QString::number(width), "--out", pdf},
+            &status);
+        QVERIFY2(status == 0, qPrintable(out));
+        check(pdf);
+        const QString text = runTool("pdftotext", {pdf, "-"});
+        const int values = int(text.count(QRegularExpression(QStringLiteral("\\d+\\.\\d\\d%"))));
+        QVERIFY2(values >= 9, qPrintable(QStringLiteral("%1 values for 9 rows: %2")
+                                             .arg(values)
+                                             .arg(text.simplified().left(400))));
+    }
+
     // The headroom figures (issue 17): the roofline of each shaped workload, the headroom bars
     // and the projection with its speed-of-light lines, on the bundled sample.
     void headroomFigures_data() {
