@@ -1,7 +1,6 @@
 #include "core/trace/kinetomerge.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -269,90 +268,89 @@ void KinetoMerge::attributeByTwins(std::vector<uint32_t>& launchedBy,
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
         return std::tuple(lane(a), m_gpu[a].begin, a) < std::tuple(lane(b), m_gpu[b].begin, b);
     });
-    using Launch = std::pair<uint32_t, uint32_t>;  // kernel, launch shape
-    constexpr Launch kNone{UINT32_MAX, 0};
-    using Context = std::tuple<Launch, Launch, Launch>;  // before, itself, after
-    auto launch = [this](uint32_t i) {
-        return Launch{m_gpu[i].tag, uint32_t(m_gpuLaneShape[i])};
+    // An activity's launch (kernel, launch shape) and its neighbours' on its stream, mixed into
+    // 64-bit keys, one per level of context: both neighbours, the one before, the one after,
+    // none. (A collision could only give a missed launch of this trace another of its own calls.)
+    auto launchAt = [&](uint32_t i) {
+        return (uint64_t(m_gpu[i].tag) << 32) | uint32_t(m_gpuLaneShape[i]);
     };
-    auto contextAt = [&](size_t p) {
-        const uint32_t i = order[p];
-        const bool sameBefore = p > 0 && lane(order[p - 1]) == lane(i);
-        const bool sameAfter = p + 1 < order.size() && lane(order[p + 1]) == lane(i);
-        return Context{sameBefore ? launch(order[p - 1]) : kNone, launch(i),
-                       sameAfter ? launch(order[p + 1]) : kNone};
+    auto mix = [](uint64_t h, uint64_t v) {
+        h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+        h ^= h >> 31;
+        h *= 0xbf58476d1ce4e5b9ull;
+        return h ^ (h >> 29);
     };
-    auto before = [&](const Context& c) { return Context{std::get<0>(c), std::get<1>(c), kNone}; };
-    auto after = [&](const Context& c) { return Context{kNone, std::get<1>(c), std::get<2>(c)}; };
-    // What the linked activities say about the keys the unlinked ones have (no other key is
-    // kept: memory grows with the unlinked activities, not the trace): one operator call per
-    // key (any of its activities stands for the call's operator and signature), or several.
-    struct Twin {
-        uint32_t op = kNoOp;
-        bool ambiguous = false;
+    constexpr uint64_t kNone = ~uint64_t(0);
+    std::vector<uint32_t> position(m_gpu.size(), UINT32_MAX);  // in `order`
+    for (size_t p = 0; p < order.size(); ++p)
+        position[order[p]] = uint32_t(p);
+    auto keyOf = [&](int level, uint32_t i) {
+        const uint32_t p = position[i];
+        uint64_t before = kNone, after = kNone;
+        if (p != UINT32_MAX && level <= 1 && p > 0 && lane(order[p - 1]) == lane(i))
+            before = launchAt(order[p - 1]);
+        if (p != UINT32_MAX && (level == 0 || level == 2) && p + 1 < order.size() &&
+            lane(order[p + 1]) == lane(i))
+            after = launchAt(order[p + 1]);
+        return mix(mix(mix(uint64_t(level), before), launchAt(i)), after);
     };
-    std::map<Context, Twin> byContext, byBefore, byAfter;  // both neighbours, one, the other
-    std::map<Launch, Twin> byLaunch;                       // none
-    for (size_t p = 0; p < order.size(); ++p) {
-        if (!missed(order[p]))
-            continue;
-        const Context c = contextAt(p);
-        byContext.try_emplace(c);
-        byBefore.try_emplace(before(c));
-        byAfter.try_emplace(after(c));
-        byLaunch.try_emplace(std::get<1>(c));
-    }
     auto callOf = [this](uint32_t op) {
         return (uint64_t(m_cpuOps[op].op) << 32) | m_cpuOps[op].signature;
     };
-    auto learn = [&](auto& table, const auto& key, uint32_t op) {
-        auto it = table.find(key);
-        if (it == table.end())
-            return;  // no unlinked activity asks this
-        if (it->second.op == kNoOp)
-            it->second.op = op;
-        else if (callOf(it->second.op) != callOf(op))
-            it->second.ambiguous = true;
-    };
-    for (size_t p = 0; p < order.size(); ++p) {
-        const uint32_t op = launchedBy[order[p]];
-        if (op == kNoOp)
-            continue;
-        const Context c = contextAt(p);
-        learn(byContext, c, op);
-        learn(byBefore, before(c), op);
-        learn(byAfter, after(c), op);
-    }
-    for (size_t i = 0; i < m_gpu.size(); ++i)  // the kernel and shape alone: on any stream
-        if (launchedBy[i] != kNoOp)
-            learn(byLaunch, launch(uint32_t(i)), launchedBy[i]);
-    // The most specific key the linked part has seen decides: one call, or none when it names
-    // several (a less specific key would name them too). From both neighbours to none: a first
-    // step that zeroes a workspace has a memset between two kernels its repeats lack.
-    auto decide = [](const auto& table, const auto& key, bool* seen) -> const Twin* {
-        auto it = table.find(key);
-        if (it == table.end() || it->second.op == kNoOp)
-            return nullptr;
-        *seen = true;
-        return it->second.ambiguous ? nullptr : &it->second;
-    };
-    for (size_t p = 0; p < order.size(); ++p) {
-        const uint32_t i = order[p];
-        if (!missed(i))
-            continue;
-        const Context c = contextAt(p);
-        bool seen = false;
-        const Twin* twin = decide(byContext, c, &seen);
-        if (!seen)
-            twin = decide(byBefore, before(c), &seen);
-        if (!seen)
-            twin = decide(byAfter, after(c), &seen);
-        if (!seen)
-            twin = decide(byLaunch, std::get<1>(c), &seen);
-        if (twin) {
-            launchedBy[i] = twin->op;
-            (*byTwin)[i] = true;
+    // Level by level, one sort each (memory: 16 B per activity, whatever a trace holds): the
+    // activities of one key are a group; its linked members teach, its missed members not yet
+    // decided learn. The most specific key the linked part has seen decides: one call named,
+    // linked to it; several, left unlinked (a less specific key would name them too); none seen,
+    // the next level. Both neighbours first: a first step that zeroes a workspace has a memset
+    // between two kernels its repeats lack. The last level, the kernel and shape alone, learns
+    // from every stream.
+    std::vector<bool> decided(m_gpu.size(), false);
+    std::vector<std::pair<uint32_t, uint32_t>> links;  // (missed activity, its twin's call)
+    std::vector<std::pair<uint64_t, uint32_t>> keyed;
+    for (int level = 0; level < 4; ++level) {
+        keyed.clear();
+        auto add = [&](uint32_t i) {
+            if (launchedBy[i] != kNoOp || (missed(i) && !decided[i]))
+                keyed.emplace_back(keyOf(level, i), i);
+        };
+        if (level < 3) {
+            for (uint32_t i : order)
+                add(i);
+        } else {
+            for (size_t i = 0; i < m_gpu.size(); ++i)
+                add(uint32_t(i));
         }
+        std::sort(keyed.begin(), keyed.end());
+        for (size_t g = 0; g < keyed.size();) {
+            size_t end = g;
+            uint32_t op = kNoOp;
+            bool ambiguous = false;
+            for (; end < keyed.size() && keyed[end].first == keyed[g].first; ++end) {
+                const uint32_t i = keyed[end].second;
+                if (launchedBy[i] == kNoOp)
+                    continue;
+                if (op == kNoOp)
+                    op = launchedBy[i];
+                else if (callOf(op) != callOf(launchedBy[i]))
+                    ambiguous = true;
+            }
+            if (op != kNoOp) {
+                for (size_t k = g; k < end; ++k) {
+                    const uint32_t i = keyed[k].second;
+                    if (launchedBy[i] != kNoOp)
+                        continue;
+                    decided[i] = true;
+                    if (!ambiguous)
+                        links.emplace_back(i, op);
+                }
+            }
+            g = end;
+        }
+    }
+    // Only now: a missed launch linked here teaches nothing (only what the trace linked does).
+    for (const auto& [i, op] : links) {
+        launchedBy[i] = op;
+        (*byTwin)[i] = true;
     }
 }
 

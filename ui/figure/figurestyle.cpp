@@ -203,13 +203,15 @@ void FigureStyle::fitCategoryAxes(QCustomPlot& plot, QSize figurePt) {
             const qsizetype n = std::max<qsizetype>(1, text->ticks().size());
             // A plot with a legend above its bars and a caption of lines below (the headroom
             // figure) keeps each label on one line: its rows get less than their page share.
-            const double rowsHeight = plot.property(kPageLayoutProperty).toBool() && rect->height() > 0
-                                          ? rect->height() * 0.95
-                                          : figurePt.height() * 0.75;
-            const qsizetype capacity =
-                plot.property(kOneLineLabelsProperty).toBool()
-                    ? 1
-                    : std::max<qsizetype>(1, qsizetype(rowsHeight / double(n) / tm.lineSpacing()));
+            // Once the page is laid out (kPageLayoutProperty), the rows' real pitch, where a row
+            // within a tenth of a line of holding one more line still holds it (the study's
+            // table at 3.5 in: 1.99 lines a row, two-line names that pdftotext finds apart).
+            const bool laidOut = plot.property(kPageLayoutProperty).toBool() && rect->height() > 0;
+            const double rowsHeight = laidOut ? rect->height() : figurePt.height() * 0.75;
+            const double lines = rowsHeight / double(n) / tm.lineSpacing() + (laidOut ? 0.1 : 0);
+            const qsizetype capacity = plot.property(kOneLineLabelsProperty).toBool()
+                                           ? 1
+                                           : std::max<qsizetype>(1, qsizetype(lines));
             text->ticks() = fitCategoryLabels(text->ticks(), tm, labelRoom, capacity);
         }
     }
