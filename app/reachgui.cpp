@@ -118,8 +118,8 @@ int main(int argc, char** argv) {
     if (snapshotMode) {
         QStringList written;
         QString error;
-        if (!reach::writeSnapshots(window, QFile::decodeName(cli.value("--snapshot")->c_str()), snapshotSize, &written,
-                                   &error)) {
+        if (!reach::writeSnapshots(window, QFile::decodeName(cli.value("--snapshot")->c_str()),
+                                   snapshotSize, &written, &error)) {
             std::fprintf(stderr, "reach: --snapshot: %s\n", qPrintable(error));
             return 2;
         }

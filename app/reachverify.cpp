@@ -112,6 +112,15 @@ const reach::cli::ArgSpec kSpec{
     {{"-h", "--help"}},
     {"--help"}};
 
+// A count option's value, checked before it becomes an int (NaN, 1e300 or -5 would not convert).
+int wholeNumber(const std::string& option, const std::string& text, int lo, int hi,
+                const char* expected) {
+    const double v = reach::cli::parseNumber(option, text);
+    if (!(v >= lo && v <= hi))
+        usage(option + ": expected " + expected);
+    return int(v);
+}
+
 // The given option when it is one of a C++ job's (or of what runs instead of one), with its
 // value; false when it is not. Every value is checked as it is read.
 bool readJobOption(const reach::cli::GivenArg& g, VerifyArgs& v) {
@@ -124,9 +133,9 @@ bool readJobOption(const reach::cli::GivenArg& g, VerifyArgs& v) {
     else if (a == "--candidate")
         o.candidateFile = value;
     else if (a == "--reps")
-        o.reps = int(parseNumber(a, value));
+        o.reps = wholeNumber(a, value, 1, 100000, "1..100000");
     else if (a == "--warmup")
-        o.warmup = int(parseNumber(a, value));
+        o.warmup = wholeNumber(a, value, 0, 1000000, "0..1000000");
     else if (a == "--seed")
         o.seed = uint64_t(reach::cli::parseUnsigned(a, value));
     else if (a == "--scale")
@@ -181,10 +190,7 @@ bool readKernelBenchOption(const reach::cli::GivenArg& g, VerifyArgs& v) {
     else if (a == "--queue-timeout")
         kb.queueLimitSeconds = parseNumber(a, value);
     else if (a == "--seed-count") {
-        const double n = parseNumber(a, value);
-        if (n < 1 || n > 100)
-            usage("--seed-count: expected 1..100");
-        kb.seedCount = int(n);
+        kb.seedCount = wholeNumber(a, value, 1, 100, "1..100");
     } else if (a == "--no-compile-baseline")
         kb.compileBaseline = false;
     else if (a == "--fresh")
@@ -245,8 +251,7 @@ reach::SandboxSpec sandboxSpec(const VerifyArgs& v, bool kernelBench) {
     };
     const std::string resources =
         v.o.resourceDir.empty() ? reach::findResourceDir() : v.o.resourceDir;
-    spec.readOnlyPaths = {fs::path(self).parent_path().string(), resources,
-                          v.o.thresholdsFile};
+    spec.readOnlyPaths = {fs::path(self).parent_path().string(), resources, v.o.thresholdsFile};
     if (kernelBench) {
         spec.readOnlyPaths.push_back(v.o.problemFile);
         spec.readOnlyPaths.push_back(v.o.candidateFile);

@@ -49,6 +49,7 @@
 #include "ui/plots/breakdownplot.h"
 #include "ui/plots/headroomplot.h"
 #include "ui/plots/projectionbarplot.h"
+#include "ui/recentfolders.h"
 #include "ui/session.h"
 #include "ui/theme.h"
 #include "ui/verify/gpustate.h"
@@ -58,7 +59,6 @@
 #include "ui/views/projectionview.h"
 #include "ui/views/rooflineview.h"
 #include "ui/views/speedupview.h"
-#include "ui/recentfolders.h"
 
 // Q_INIT_RESOURCE declares a function and must be used outside any namespace; the resources
 // live in the static reach_ui library, so nothing registers them unless asked.
@@ -353,8 +353,7 @@ void MainWindow::createMenus() {
         help->addAction(tr("&Guide"), QKeySequence::HelpContents, this, [this] { showGuide(); });
     guide->setObjectName(QStringLiteral("helpGuide"));
     help->addAction(tr("&About Reach"), this, [this] {
-        QMessageBox::about(this, tr("About Reach"),
-                           aboutText(m_session->storePath(), m_gpuText));
+        QMessageBox::about(this, tr("About Reach"), aboutText(m_session->storePath(), m_gpuText));
     });
     rebuildRecentMenu();
 }
@@ -641,10 +640,11 @@ void MainWindow::onExportFigure(const QString& figureKey) {
     QString filter = pdf;
     // A name proposed: the figure's (the current view's, or the one asked for) in the folder
     // the last figure went to.
-    const QString key = !figureKey.isEmpty() ? figureKey
-                        : m_tabs->currentIndex() >= 0 && size_t(m_tabs->currentIndex()) < m_views.size()
-                            ? m_views[size_t(m_tabs->currentIndex())].key
-                            : QStringLiteral("figure");
+    const QString key =
+        !figureKey.isEmpty() ? figureKey
+        : m_tabs->currentIndex() >= 0 && size_t(m_tabs->currentIndex()) < m_views.size()
+            ? m_views[size_t(m_tabs->currentIndex())].key
+            : QStringLiteral("figure");
     QString path = QFileDialog::getSaveFileName(
         this, tr("Export figure"),
         chooserFolder(QStringLiteral("export")) + QStringLiteral("/reach_") + key +
@@ -688,9 +688,9 @@ bool MainWindow::saveProject() {
 }
 
 bool MainWindow::saveProjectAsAsked() {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save project"), chooserFolder(QStringLiteral("project")),
-        tr("Reach project (*.reach)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save project"),
+                                                      chooserFolder(QStringLiteral("project")),
+                                                      tr("Reach project (*.reach)"));
     if (path.isEmpty())
         return false;
     rememberChoice(QStringLiteral("project"), path);
@@ -721,7 +721,8 @@ bool MainWindow::saveProjectAndReport(QString path) {
 
 void MainWindow::onExportData() {
     const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export data"), chooserFolder(QStringLiteral("export")) + QStringLiteral("/reach_data.csv"),
+        this, tr("Export data"),
+        chooserFolder(QStringLiteral("export")) + QStringLiteral("/reach_data.csv"),
         tr("CSV (*.csv)"));
     if (path.isEmpty())
         return;

@@ -169,7 +169,8 @@ int runExtract(const std::vector<std::string>& argv, CliIo& io) {
                << "\n";
     }
     for (const SkippedOperator& s : skippedByOperator(e))
-        io.out << "  skipped " << s.op << " (" << percent(e.categoryUs > 0 ? s.us / e.categoryUs : 0)
+        io.out << "  skipped " << s.op << " ("
+               << percent(e.categoryUs > 0 ? s.us / e.categoryUs : 0)
                << (s.signatures > 1 ? ", " + std::to_string(s.signatures) + " signatures" : "")
                << "): " << s.why << "\n";
     if (e.capped)

@@ -215,8 +215,9 @@ std::vector<SkippedOperator> skippedByOperator(const Extraction& e) {
         it->us += s.group.us;
         ++it->signatures;
     }
-    std::stable_sort(out.begin(), out.end(),
-                     [](const SkippedOperator& a, const SkippedOperator& b) { return a.us > b.us; });
+    std::stable_sort(
+        out.begin(), out.end(),
+        [](const SkippedOperator& a, const SkippedOperator& b) { return a.us > b.us; });
     return out;
 }
 

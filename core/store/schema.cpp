@@ -179,7 +179,9 @@ CREATE TABLE kernel_shaped_calls(
 ALTER TABLE workloads ADD COLUMN shapes_kept INTEGER NOT NULL DEFAULT 0;
 )sql"},
         // -- shapes-end
-        {8, "workloads: the GPU time linked to its operator through a twin (a launch the trace missed)",
+        {8,
+         "workloads: the GPU time linked to its operator through a twin (a launch the trace "
+         "missed)",
          R"sql(
 ALTER TABLE workloads ADD COLUMN twin_linked_us REAL NOT NULL DEFAULT 0;
 )sql"},

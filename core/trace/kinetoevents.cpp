@@ -426,9 +426,9 @@ void EventReader::fold(const Event& ev) {
             uint32_t launchShape = 0;
             if (ev.hasGrid || ev.hasBlock || ev.bytes != kNoId) {
                 launchShape = 2166136261u;
-                for (const int64_t v : {int64_t(ev.grid[0]), int64_t(ev.grid[1]), int64_t(ev.grid[2]),
-                                        int64_t(ev.block[0]), int64_t(ev.block[1]),
-                                        int64_t(ev.block[2]), ev.bytes})
+                for (const int64_t v :
+                     {int64_t(ev.grid[0]), int64_t(ev.grid[1]), int64_t(ev.grid[2]),
+                      int64_t(ev.block[0]), int64_t(ev.block[1]), int64_t(ev.block[2]), ev.bytes})
                     launchShape = mix(launchShape, v);
             }
             const uint32_t lane = mix(mix(2166136261u, ev.device), stream);

@@ -21,13 +21,14 @@ namespace reach::kineto {
 // then the cpu_op the call's own External id names when that operator encloses the call on its
 // thread, else the innermost cpu_op enclosing the call on its thread (pid, tid).
 //
-// An activity left with no operator in a trace that links others (its launch fell outside the
-// profiler's CPU window: the step before it, recorded by another tool) gets the operator call
-// of its twin (an activity whose launch call is in the trace, outside every operator, stays
-// unlinked: its launch was seen): the linked activities of the same kernel, launch shape and neighbours on its
-// stream (the kernels just before and after it, with their shapes) name exactly one operator
-// and signature; failing that, those of the same kernel and shape alone do. Anything else
-// stays unlinked. Workload::twinLinkedUs says how much time was linked that way.
+// An activity left with no operator whose launch call is missing too, in a trace that links
+// others (its launch fell outside the profiler's CPU window: the step before it, recorded by
+// another tool), gets the operator call of its twin: the linked activities with the same kernel
+// and launch shape and the same neighbours on its stream name exactly one operator and input
+// shapes. The most specific context the linked part has seen decides (both neighbours, the one
+// before, the one after, none); two calls named leave it unlinked, as does an activity whose
+// launch call is there, outside every operator (its launch was seen). Workload::twinLinkedUs
+// says how much time was linked that way.
 class KinetoMerge {
 public:
     void add(EventFold&& fold);

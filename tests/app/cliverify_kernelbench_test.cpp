@@ -261,6 +261,12 @@ TEST(ReachVerifyUsage, ReadsTheCommandLineAsReachCliDoes) {
     EXPECT_EQ(status, 2);
     EXPECT_NE(out.find("--seed: expected a non-negative integer, got '-3'"), std::string::npos)
         << out;
+    // A count is checked before it becomes an int: NaN and 1e300 are bad usage, not UB.
+    for (const char* bad : {"--reps nan", "--reps 1e300", "--warmup -1", "--seed-count inf"}) {
+        out = run(bad, &status);
+        EXPECT_EQ(status, 2) << bad;
+        EXPECT_NE(out.find("expected"), std::string::npos) << bad << ": " << out;
+    }
     out = run("--sandbox=yes", &status);
     EXPECT_EQ(status, 2);
     EXPECT_NE(out.find("--sandbox takes no value"), std::string::npos) << out;

@@ -21,9 +21,9 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "ui/recentfolders.h"
 #include "ui/verify/gpustate.h"
 #include "ui/verify/verifyqueue.h"
-#include "ui/recentfolders.h"
 
 namespace reach {
 
@@ -207,10 +207,10 @@ QStringList BatchDialog::folderArguments(const char* option) {
     // The batch folder as typed, else asked for (an empty answer starts nothing).
     QString dir = m_directory->text();
     if (dir.isEmpty())
-        dir = QFileDialog::getExistingDirectory(
-            this, tr("Slurm Batch Folder"),
-            m_project.isEmpty() ? chooserFolder(QStringLiteral("slurm"))
-                                : QFileInfo(m_project).absolutePath());
+        dir = QFileDialog::getExistingDirectory(this, tr("Slurm Batch Folder"),
+                                                m_project.isEmpty()
+                                                    ? chooserFolder(QStringLiteral("slurm"))
+                                                    : QFileInfo(m_project).absolutePath());
     if (dir.isEmpty())
         return {};
     rememberChoice(QStringLiteral("slurm"), QFileInfo(dir).absolutePath());

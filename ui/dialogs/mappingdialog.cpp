@@ -95,7 +95,8 @@ MappingDialog::MappingDialog(const QString& path, QWidget* parent) : QDialog(par
     // The unit stays in sight above the fields (at the end of a long form it scrolled away, and
     // a file in milliseconds read as microseconds is off by 1000 with no error).
     auto* unitRow = new QHBoxLayout;
-    auto* unitLabel = new QLabel(tr("Every time column (candidate_time, baseline_time) is in"), this);
+    auto* unitLabel =
+        new QLabel(tr("Every time column (candidate_time, baseline_time) is in"), this);
     unitLabel->setBuddy(m_timeUnit);
     unitRow->addWidget(unitLabel);
     unitRow->addWidget(m_timeUnit);

@@ -9,8 +9,8 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QLabel>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
@@ -37,9 +37,9 @@
 #include "ui/plots/breakdownplot.h"
 #include "ui/plots/headroomplot.h"
 #include "ui/plots/plotrows.h"
+#include "ui/recentfolders.h"
 #include "ui/session.h"
 #include "ui/theme.h"
-#include "ui/recentfolders.h"
 
 namespace reach {
 
@@ -64,9 +64,9 @@ protected:
         auto* edit = qobject_cast<QLineEdit*>(watched);
         if (!edit || edit->text().isEmpty())
             return false;
-        const bool escape = (event->type() == QEvent::ShortcutOverride ||
-                             event->type() == QEvent::KeyPress) &&
-                            static_cast<QKeyEvent*>(event)->key() == Qt::Key_Escape;
+        const bool escape =
+            (event->type() == QEvent::ShortcutOverride || event->type() == QEvent::KeyPress) &&
+            static_cast<QKeyEvent*>(event)->key() == Qt::Key_Escape;
         if (!escape)
             return false;
         if (event->type() == QEvent::ShortcutOverride) {

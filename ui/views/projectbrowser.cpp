@@ -17,8 +17,8 @@
 
 #include "core/base/inputerror.h"
 #include "ui/models/rulesetmodel.h"
-#include "ui/session.h"
 #include "ui/recentfolders.h"
+#include "ui/session.h"
 
 namespace reach {
 

@@ -28,8 +28,8 @@
 #include "ui/figure/figurestyle.h"
 #include "ui/plots/projectionbarplot.h"
 #include "ui/plots/projectionheatplot.h"
-#include "ui/session.h"
 #include "ui/recentfolders.h"
+#include "ui/session.h"
 
 namespace reach {
 
@@ -128,7 +128,8 @@ QFormLayout* ProjectionView::createControls() {
     // action says so instead of opening a folder chooser that can only end in an error.
     connect(menu, &QMenu::aboutToShow, this, [this, fromBenchmark] {
         const int row = m_heat->row();
-        const bool profiled = row >= 0 && row < m_model->rowCount() && m_model->workload(row).breakdown;
+        const bool profiled =
+            row >= 0 && row < m_model->rowCount() && m_model->workload(row).breakdown;
         fromBenchmark->setEnabled(profiled);
         fromBenchmark->setText(profiled ? tr("From its benchmark and verify results...")
                                         : tr("From its benchmark (pick a profiled workload: a "

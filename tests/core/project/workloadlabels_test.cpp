@@ -140,8 +140,8 @@ TEST(WorkloadLabels, TheMostAlikePairIsTheSameModel) {
                              "resnet50_inference_compiled"}),
               (std::pair<size_t, size_t>{2, 3}));
     // A GPU or a tool word says where or who recorded, not what ran.
-    EXPECT_EQ(mostAlikePair({"hta_simple_add_a100", "encoder12_training", "tracelens_llama_decode_mi300x",
-                             "llama_decode_h100"}),
+    EXPECT_EQ(mostAlikePair({"hta_simple_add_a100", "encoder12_training",
+                             "tracelens_llama_decode_mi300x", "llama_decode_h100"}),
               (std::pair<size_t, size_t>{2, 3}));
     // The longest shared start wins over a shorter one; ties keep the earlier pair.
     EXPECT_EQ(mostAlikePair({"qwen_training", "qwen_inference_a", "qwen_inference_b"}),

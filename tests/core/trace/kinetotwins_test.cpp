@@ -9,8 +9,8 @@
 // them are removed. The original trace is the ground truth of every link.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <zlib.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -121,9 +121,9 @@ TEST_P(KinetoTwins, MissedLaunchesAreLinkedAsTheirTwinsAreAndSaidSo) {
     double missedUs = 0;
     const json cut = missLaunches(readGz(original), 0.3, &missedUs);
     // A folder of this case's own: ctest runs the cases at once.
-    const fs::path dir = fs::path(::testing::TempDir()) /
-                         ("reach_twins_" + std::to_string(::getpid()) + "_" +
-                          fs::path(GetParam().trace).stem().stem().string());
+    const fs::path dir =
+        fs::path(::testing::TempDir()) / ("reach_twins_" + std::to_string(::getpid()) + "_" +
+                                          fs::path(GetParam().trace).stem().stem().string());
     fs::remove_all(dir);
     fs::create_directories(dir);
     std::ofstream(dir / "missed_launches.json") << cut.dump();
@@ -160,7 +160,8 @@ INSTANTIATE_TEST_SUITE_P(
                       TwinCase{"h200-extract/encoder12_training.json.gz", 0.9}),
     [](const ::testing::TestParamInfo<TwinCase>& info) {
         std::string n = fs::path(info.param.trace).stem().stem().string();
-        std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum((unsigned char)c); }, '_');
+        std::replace_if(
+            n.begin(), n.end(), [](char c) { return !std::isalnum((unsigned char)c); }, '_');
         return n;
     });
 
@@ -170,18 +171,19 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(KinetoTwins, AmbiguousOrNothingToLearnFromStaysUnlinked) {
     // Each launch on a stream of its own: no neighbours, so the kernel and shape alone decide.
     auto kernelAt = [](double ts, int64_t ext, int64_t corr) {
-        json args = {{"stream", 7 + int(ts)}, {"device", 0}, {"grid", {1, 1, 1}},
-                     {"block", {128, 1, 1}}};
+        json args = {
+            {"stream", 7 + int(ts)}, {"device", 0}, {"grid", {1, 1, 1}}, {"block", {128, 1, 1}}};
         if (ext >= 0)
             args["External id"] = ext;
         if (corr >= 0)
             args["correlation"] = corr;
-        return json{{"ph", "X"}, {"cat", "kernel"}, {"name", "k"}, {"pid", 0}, {"tid", 7},
-                    {"ts", ts}, {"dur", 10.0}, {"args", args}};
+        return json{{"ph", "X"}, {"cat", "kernel"}, {"name", "k"}, {"pid", 0},
+                    {"tid", 7},  {"ts", ts},        {"dur", 10.0}, {"args", args}};
     };
     auto op = [](const char* name, double ts, int64_t ext) {
-        return json{{"ph", "X"}, {"cat", "cpu_op"}, {"name", name}, {"pid", 1}, {"tid", 1},
-                    {"ts", ts}, {"dur", 5.0}, {"args", {{"External id", ext}}}};
+        return json{
+            {"ph", "X"}, {"cat", "cpu_op"}, {"name", name}, {"pid", 1},
+            {"tid", 1},  {"ts", ts},        {"dur", 5.0},   {"args", {{"External id", ext}}}};
     };
     const fs::path path = fs::path(::testing::TempDir()) /
                           ("reach_twins_ambiguous_" + std::to_string(::getpid()) + ".json");

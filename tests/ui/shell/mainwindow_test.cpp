@@ -4,16 +4,16 @@
 #include <qcustomplot.h>
 
 #include <QAbstractButton>
-#include <QLabel>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QDir>
+#include <QLabel>
 #include <QLineEdit>
-#include <QStatusBar>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -272,7 +272,8 @@ private slots:
         QVERIFY2(window.statusBar()->currentMessage().isEmpty(),
                  qPrintable(window.statusBar()->currentMessage()));
         QTest::keyClick(filter, Qt::Key_Escape);
-        QCOMPARE(window.statusBar()->currentMessage(), QStringLiteral("No background job to cancel"));
+        QCOMPARE(window.statusBar()->currentMessage(),
+                 QStringLiteral("No background job to cancel"));
     }
 
     // Issue 40 (low): no developer references in what a user reads ("Every number is
@@ -321,9 +322,11 @@ private slots:
         QTemporaryDir a, b;
         rememberChoice(QStringLiteral("rules"), a.filePath(QStringLiteral("r.json")));
         QCOMPARE(chooserFolder(QStringLiteral("rules")), QFileInfo(a.path()).absoluteFilePath());
-        QCOMPARE(chooserFolder(QStringLiteral("benchmark")), QFileInfo(a.path()).absoluteFilePath());
+        QCOMPARE(chooserFolder(QStringLiteral("benchmark")),
+                 QFileInfo(a.path()).absoluteFilePath());
         rememberChoice(QStringLiteral("benchmark"), b.path());
-        QCOMPARE(chooserFolder(QStringLiteral("benchmark")), QFileInfo(b.path()).absoluteFilePath());
+        QCOMPARE(chooserFolder(QStringLiteral("benchmark")),
+                 QFileInfo(b.path()).absoluteFilePath());
         QCOMPARE(chooserFolder(QStringLiteral("rules")), QFileInfo(a.path()).absoluteFilePath());
         const QString gone = a.path();
         a.remove();

@@ -348,7 +348,8 @@ private slots:
         QVERIFY(window.messageBar()->height() <= 2 * QFontMetrics(window.font()).height() + 16);
         auto* label = window.messageBar()->findChild<QLabel*>();
         QVERIFY(label);
-        QCOMPARE(label->toolTip(), longName + QStringLiteral("trace.json: line 1: expected a JSON object"));
+        QCOMPARE(label->toolTip(),
+                 longName + QStringLiteral("trace.json: line 1: expected a JSON object"));
     }
 
     // A hundred workloads (the sample's rows repeated under numbered names): the window still

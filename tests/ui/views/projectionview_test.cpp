@@ -112,7 +112,8 @@ private slots:
         m_view->setHeatRow(published);
         emit button->menu()->aboutToShow();
         QVERIFY(!action->isEnabled());
-        QVERIFY2(action->text().contains(QStringLiteral("published row")), qPrintable(action->text()));
+        QVERIFY2(action->text().contains(QStringLiteral("published row")),
+                 qPrintable(action->text()));
         m_view->setHeatRow(profiled);
         emit button->menu()->aboutToShow();
         QVERIFY(action->isEnabled());
