@@ -13,6 +13,7 @@
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "clitext.h"
+#include "core/analysis/breakdown.h"
 #include "core/analysis/kernelname.h"
 #include "core/analysis/projection.h"
 #include "core/base/inputerror.h"
@@ -59,8 +60,9 @@ struct Rates {
     std::string source;
 };
 
-void printWorkload(std::ostream& os, const Headroom& h, const std::optional<Projection>& proj,
-                   const std::optional<Rates>& rates, size_t top) {
+void printWorkload(std::ostream& os, const Headroom& h, const Breakdown& b,
+                   const std::optional<Projection>& proj, const std::optional<Rates>& rates,
+                   size_t top) {
     os << h.workload << "\n";
     os << "  GPU       " << h.gpu.name << " ("
        << (h.device.empty() ? "no device in the trace" : h.device)
@@ -70,6 +72,12 @@ void printWorkload(std::ostream& os, const Headroom& h, const std::optional<Proj
     os << "  coverage  " << percent(h.coverage()) << " of GPU time has a work estimate ("
        << duration(h.total.estimatedUs) << " of " << duration(h.gpuTimeUs) << ")"
        << (h.hasShapes ? "" : "; " + h.noShapesWhy()) << "\n";
+    // Launches the trace missed, linked through their twins (core/trace/kinetomerge.h): said,
+    // with what stays unlinked, since the estimate follows the links.
+    if (b.twinLinkedUs > 0)
+        os << "  links     " << percent(b.twinLinkedShare())
+           << " of GPU time linked to its operator through a twin (launches the trace missed); "
+           << percent(1 - b.linkedShare()) << " unlinked\n";
     if (h.total.estimatedUs <= 0) {
         os << "  headroom  none computed: no kernel has a work estimate, so there is no bound "
               "either\n";
@@ -248,7 +256,7 @@ int runHeadroom(const std::vector<std::string>& argv, CliIo& io) {
         } else {
             if (!first)
                 io.out << "\n";
-            printWorkload(io.out, h, proj, rates, top);
+            printWorkload(io.out, h, *w.breakdown, proj, rates, top);
         }
         first = false;
     }

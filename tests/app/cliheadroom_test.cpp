@@ -144,3 +144,22 @@ TEST(CliHeadroom, BadUsage) {
 }
 
 }  // namespace reach_test_cliheadroom_test
+
+// A launch the trace missed, linked through its twin (issue 41): headroom and breakdown say how
+// much time was linked that way and how much stays unlinked (tests/data/kineto/link_correlation
+// .json: one add kernel's correlation names no launch call; its twin's operator is aten::linear).
+TEST(CliHeadroomLinks, TimeLinkedThroughATwinIsSaidWithTheUnlinkedRest) {
+    const std::string trace = std::string(REACH_TEST_DATA) + "/kineto/link_correlation.json";
+    auto r = reach::test::runCli({"headroom", trace, "--gpu", "H100 SXM 80GB"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("  links     3.7 % of GPU time linked to its operator through a twin "
+                         "(launches the trace missed); 3.7 % unlinked"),
+              std::string::npos)
+        << r.out;
+    r = reach::test::runCli({"breakdown", trace});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("3.7 % of it through a twin"), std::string::npos) << r.out;
+    r = reach::test::runCli({"breakdown", trace, "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("\"twin_linked_share\": 0.036753"), std::string::npos) << r.out;
+}
