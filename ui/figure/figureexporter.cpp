@@ -367,6 +367,58 @@ nlohmann::json provenanceJson(const Export& e, const FigureProvenance& provenanc
     return j;
 }
 
+// One provenance beside a figure exported in several formats under one name (F.pdf, then F.png):
+// `files` keeps each format's file, size and time, the earlier ones while the data (the CSV)
+// is the same, so the PDF's record is not lost to the PNG's. New data starts the list again
+// (a figure of other data beside it no longer matches the CSV).
+nlohmann::json withEarlierFormats(nlohmann::json j, const QString& jsonPath) {
+    nlohmann::json files = nlohmann::json::object();
+    QFile f(jsonPath);
+    constexpr qint64 kMaxProvenance = 16 << 20;
+    if (f.open(QIODevice::ReadOnly) && f.size() <= kMaxProvenance) {
+        const QByteArray bytes = f.readAll();
+        const nlohmann::json prior =
+            nlohmann::json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr,
+                                  false);
+        if (prior.is_object() && prior.value("data_csv_sha256", nlohmann::json()) ==
+                                     j["data_csv_sha256"] &&
+            prior.value("figure", nlohmann::json()) == j["figure"] && prior.contains("files") &&
+            prior["files"].is_object()) {
+            // Only what Reach writes there, of a format it writes, for a file that is beside it
+            // under this name: a planted provenance adds nothing to ours.
+            const QFileInfo here(jsonPath);
+            for (const auto& [format, record] : prior["files"].items()) {
+                if (format == j["format"].get<std::string>() ||
+                    (format != "pdf" && format != "svg" && format != "png") || !record.is_object())
+                    continue;
+                const std::string file = record.value("file", std::string());
+                const QFileInfo figure(here.dir().filePath(QString::fromStdString(file)));
+                if (file.empty() || file.find('/') != std::string::npos || !figure.isFile() ||
+                    figure.completeBaseName() != here.completeBaseName() ||
+                    figure.suffix().toLower().toStdString() != format)
+                    continue;
+                nlohmann::json kept = {{"file", file}};
+                for (const char* key : {"width_in", "height_in", "dpi", "width_px", "height_px"})
+                    if (record.contains(key) && record[key].is_number())
+                        kept[key] = record[key];
+                if (record.contains("created_utc") && record["created_utc"].is_string())
+                    kept["created_utc"] = record["created_utc"];
+                files[format] = std::move(kept);
+            }
+        }
+    }
+    nlohmann::json mine = {{"file", j["file"]},
+                           {"width_in", j["width_in"]},
+                           {"height_in", j["height_in"]},
+                           {"created_utc", j["created_utc"]}};
+    for (const char* key : {"dpi", "width_px", "height_px"})
+        if (j.contains(key))
+            mine[key] = j[key];
+    files[j["format"].get<std::string>()] = std::move(mine);
+    j["files"] = std::move(files);
+    return j;
+}
+
 }  // namespace
 
 FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot,
@@ -413,7 +465,10 @@ FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot,
 
     const std::string csvText = figureTableCsv(data);
     writeFile(csvPathFor(e.path), csvText);
-    writeFile(jsonPathFor(e.path), provenanceJson(e, provenance, csvText).dump(2) + "\n");
+    writeFile(jsonPathFor(e.path),
+              withEarlierFormats(provenanceJson(e, provenance, csvText), jsonPathFor(e.path))
+                      .dump(2) +
+                  "\n");
     return {e.path, csvPathFor(e.path), jsonPathFor(e.path), warnings};
 }
 

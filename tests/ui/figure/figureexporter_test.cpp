@@ -106,6 +106,7 @@ private slots:
     void csvRowsEqualThePlottedValues();
     void provenanceNamesInputsRulesSlidersAndVersion();
     void exportRestoresTheOnScreenStyle();
+    void oneProvenanceKeepsEveryFormatOfTheSameData();
     void badExtensionAndMissingInputAreInputErrors();
     void cliFigureSpeedupsBreakdownProjection();
     void cliFigureOfThePublishedStudy();
@@ -314,6 +315,36 @@ void FigureExporterTest::provenanceNamesInputsRulesSlidersAndVersion() {
         QCOMPARE(in["sha256"].toString().toStdString(), fileSha256(files[size_t(i)]));
         QCOMPARE(in["sha256"].toString().size(), 64);
     }
+}
+
+// Issue 40 (low): F.pdf then F.png share one CSV and one provenance; the provenance keeps each
+// format's file and size while the data is the same (the PDF's record was lost to the PNG's),
+// starts again with new data, and takes nothing from a record naming a file that is not there.
+void FigureExporterTest::oneProvenanceKeepsEveryFormatOfTheSameData() {
+    QCustomPlot plot;
+    buildSpeedups(plot, SpeedupPlot::Mode::Histogram);
+    FigureOptions o;
+    FigureExporter::exportFigure(plot, m_dir.filePath("both.pdf"), o, provenance(), data());
+    o.dpi = 150;
+    const auto png =
+        FigureExporter::exportFigure(plot, m_dir.filePath("both.png"), o, provenance(), data());
+    QJsonObject files = readJson(png.json)["files"].toObject();
+    QCOMPARE(files.keys(), (QStringList{"pdf", "png"}));
+    QCOMPARE(files["pdf"].toObject()["file"].toString(), QStringLiteral("both.pdf"));
+    QCOMPARE(files["png"].toObject()["dpi"].toInt(), 150);
+    QCOMPARE(readJson(png.json)["format"].toString(), QStringLiteral("png"));
+    // The PDF removed: its record goes with it.
+    QVERIFY(QFile::remove(m_dir.filePath("both.pdf")));
+    FigureExporter::exportFigure(plot, m_dir.filePath("both.png"), o, provenance(), data());
+    files = readJson(png.json)["files"].toObject();
+    QCOMPARE(files.keys(), (QStringList{"png"}));
+    // New data: only the format just written.
+    FigureExporter::exportFigure(plot, m_dir.filePath("both.pdf"), o, provenance(), data());
+    FigureTable other = data();
+    other.rows.pop_back();
+    FigureExporter::exportFigure(plot, m_dir.filePath("both.png"), o, provenance(), other);
+    files = readJson(png.json)["files"].toObject();
+    QCOMPARE(files.keys(), (QStringList{"png"}));
 }
 
 void FigureExporterTest::exportRestoresTheOnScreenStyle() {
