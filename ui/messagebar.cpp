@@ -18,6 +18,8 @@ MessageBar::MessageBar(QWidget* parent) : QFrame(parent) {
     // One line, elided to the width it is given (showText): a long line never widens or heightens
     // the window.
     m_label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    // A message may quote a stranger's file name: shown as text, never as HTML.
+    m_label->setTextFormat(Qt::PlainText);
     m_label->setMinimumWidth(80);
     m_more = new QLabel(this);
     m_log = new QToolButton(this);
