@@ -56,15 +56,15 @@ struct KernelStats {
 
 // One profiled workload: what the readers produce and the store keeps.
 struct Workload {
-    std::string name;                  // from the file name unless the user renames it
-    std::string source;                // file it was read from (as given)
-    std::string sourceHash;            // SHA-256 of the file bytes, hex
-    std::string format;                // "kineto" or "nsys-sqlite"
-    std::string device;                // GPU name when the profile says, else empty
-    double gpuTimeUs = 0;              // sum of all kernel + memcpy + memset durations
-    double busyTimeUs = 0;             // union of GPU intervals (<= gpuTimeUs when streams overlap)
-    double spanUs = 0;                 // profiled span: first event start to last event end
-    int64_t eventCount = 0;            // GPU activities read
+    std::string name;        // from the file name unless the user renames it
+    std::string source;      // file it was read from (as given)
+    std::string sourceHash;  // SHA-256 of the file bytes, hex
+    std::string format;      // "kineto" or "nsys-sqlite"
+    std::string device;      // GPU name when the profile says, else empty
+    double gpuTimeUs = 0;    // sum of all kernel + memcpy + memset durations
+    double busyTimeUs = 0;   // union of GPU intervals (<= gpuTimeUs when streams overlap)
+    double spanUs = 0;       // profiled span: first event start to last event end
+    int64_t eventCount = 0;  // GPU activities read
     // Of the linked time, what was linked through a twin: activities whose launch the trace
     // missed, given the operator call of their repeats (core/trace/kinetomerge.h).
     double twinLinkedUs = 0;

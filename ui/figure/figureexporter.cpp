@@ -377,11 +377,10 @@ nlohmann::json withEarlierFormats(nlohmann::json j, const QString& jsonPath) {
     constexpr qint64 kMaxProvenance = 16 << 20;
     if (f.open(QIODevice::ReadOnly) && f.size() <= kMaxProvenance) {
         const QByteArray bytes = f.readAll();
-        const nlohmann::json prior =
-            nlohmann::json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr,
-                                  false);
-        if (prior.is_object() && prior.value("data_csv_sha256", nlohmann::json()) ==
-                                     j["data_csv_sha256"] &&
+        const nlohmann::json prior = nlohmann::json::parse(
+            bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
+        if (prior.is_object() &&
+            prior.value("data_csv_sha256", nlohmann::json()) == j["data_csv_sha256"] &&
             prior.value("figure", nlohmann::json()) == j["figure"] && prior.contains("files") &&
             prior["files"].is_object()) {
             // Only what Reach writes there, of a format it writes, for a file that is beside it
@@ -465,10 +464,10 @@ FigureExporter::Written FigureExporter::exportFigure(QCustomPlot& plot,
 
     const std::string csvText = figureTableCsv(data);
     writeFile(csvPathFor(e.path), csvText);
-    writeFile(jsonPathFor(e.path),
-              withEarlierFormats(provenanceJson(e, provenance, csvText), jsonPathFor(e.path))
-                      .dump(2) +
-                  "\n");
+    writeFile(
+        jsonPathFor(e.path),
+        withEarlierFormats(provenanceJson(e, provenance, csvText), jsonPathFor(e.path)).dump(2) +
+            "\n");
     return {e.path, csvPathFor(e.path), jsonPathFor(e.path), warnings};
 }
 
