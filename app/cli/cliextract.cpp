@@ -158,7 +158,7 @@ int runExtract(const std::vector<std::string>& argv, CliIo& io) {
     for (const ExtractedProblem& p : e.problems) {
         // The --precision its verify runs need: reach-verify casts every floating input to it.
         const std::string precision =
-            callPrecision(tryParseJson(p.group.signature).value_or(nlohmann::json()));
+            callPrecision(p.group.op, tryParseJson(p.group.signature).value_or(nlohmann::json()));
         io.out << "  " << p.file << "  "
                << percent(e.categoryUs > 0 ? p.group.us / e.categoryUs : 0) << "  " << p.group.op
                << ", " << p.group.kernels.size() << " kernel(s)"

@@ -2,6 +2,8 @@
 
 #include "core/base/callsignature.h"
 #include "core/base/inputerror.h"
+#include "core/base/servingoperators.h"
+#include "core/benchmark/servingproblem.h"
 
 #include <algorithm>
 #include <cctype>
@@ -381,7 +383,8 @@ std::string commentSafe(const std::string& text, size_t limit) {
     return out;
 }
 
-std::vector<CallArgument> decodeArguments(const nlohmann::json& sig, std::string* why) {
+std::vector<CallArgument> decodeArguments(const nlohmann::json& sig, std::string* why,
+                                         bool anyKnownDtype) {
     auto fail = [&](const std::string& w) {
         if (why)
             *why = w;
@@ -408,7 +411,7 @@ std::vector<CallArgument> decodeArguments(const nlohmann::json& sig, std::string
         auto tensorStride = [](const std::vector<int64_t>& s, size_t rank) {
             return s.size() == rank && drawableShape(s) ? s : std::vector<int64_t>{};
         };
-        if (const ProfilerDtype* d = drawableDtype(type)) {
+        if (const ProfilerDtype* d = anyKnownDtype ? profilerDtype(type) : drawableDtype(type)) {
             if (!read || r.isList || !drawableShape(r.dims))
                 return fail("argument " + std::to_string(i) + ": a shape Reach cannot read");
             const std::vector<int64_t>& shape = r.dims;
@@ -709,7 +712,8 @@ std::optional<std::string> forwardText(const std::string& name, const CallForm& 
 // The whole problem file around forward (forwardText).
 std::string problemFileText(const std::vector<std::string>& header, const std::string& precision,
                             const std::vector<std::string>& assumptions, bool intoFresh,
-                            const std::string& forward, const std::vector<std::string>& draws) {
+                            const std::string& forward, const std::vector<std::string>& draws,
+                            const std::string& definitions = {}) {
     // Lines 1 and 2 are Reach's own: Python reads a coding declaration on either (PEP 263),
     // and a trace's file name there (`coding=unicode_escape`) made the escaped newlines of a
     // kernel name in the header into lines of code (issue 37). Line 1 declares UTF-8, line 2 is
@@ -727,6 +731,7 @@ std::string problemFileText(const std::vector<std::string>& header, const std::s
         s += "# assumed: " + commentSafe(a) + "\n";
     s += "import torch\nimport torch.nn as nn\n";
     s += kHelpers;
+    s += definitions;
     s += "\n\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n";
     if (!intoFresh)
         s += "        self._call = None\n";
@@ -740,12 +745,43 @@ std::string problemFileText(const std::vector<std::string>& header, const std::s
     return s;
 }
 
+// A serving stack's operator: its call through Reach's reference library (servingproblem.h).
+ProblemSource servingProblemSource(const std::string& name, const nlohmann::json& signature,
+                                   const std::vector<std::string>& header) {
+    ProblemSource out;
+    std::string why;
+    const std::vector<CallArgument> args = decodeArguments(signature, &why, true);
+    if (args.empty() && !why.empty()) {
+        out.why = why;
+        return out;
+    }
+    // The schema of the version that recorded the call: the one of as many arguments.
+    const ServingOperator* op = servingOperator(name, args.size());
+    if (!op) {
+        out.why = name + " recorded with " + std::to_string(args.size()) +
+                  " arguments: no schema of it in Reach's library has that many";
+        return out;
+    }
+    ServingCall call = servingCall(*op, args);
+    if (!call.ok) {
+        out.why = call.why;
+        return out;
+    }
+    out.assumptions = std::move(call.assumptions);
+    out.source = problemFileText(header, call.precision, out.assumptions, true, call.forward,
+                                 call.draws, call.definitions);
+    out.ok = true;
+    return out;
+}
+
 }  // namespace
 
 ProblemSource problemSource(const std::string& op, const nlohmann::json& signature,
                             const std::vector<std::string>& header,
                             const std::string& fallbackDtype) {
     ProblemSource out;
+    if (servingOperator(op))
+        return servingProblemSource(op, signature, header);
     const std::optional<std::string> name = atenName(op, out.why);
     if (!name)
         return out;
@@ -767,13 +803,18 @@ ProblemSource problemSource(const std::string& op, const nlohmann::json& signatu
         out.why = "aten::" + *name + " without its destination tensor";
         return out;
     }
-    out.source = problemFileText(header, callPrecision(signature), out.assumptions, form.intoFresh,
+    out.source = problemFileText(header, callPrecision(op, signature), out.assumptions, form.intoFresh,
                                  *forward, call.draws);
     out.ok = true;
     return out;
 }
 
-std::string callPrecision(const nlohmann::json& signature) {
+std::string callPrecision(const std::string& op, const nlohmann::json& signature) {
+    if (servingOperator(op)) {
+        const std::vector<CallArgument> args = decodeArguments(signature, nullptr, true);
+        const ServingOperator* serving = servingOperator(op, args.size());
+        return serving ? servingPrecision(*serving, args) : std::string();
+    }
     static const std::map<std::string, std::string> names = {
         {"bfloat16", "bf16"}, {"float16", "fp16"}, {"float32", "fp32"}, {"float64", "fp64"}};
     std::set<std::string> seen;

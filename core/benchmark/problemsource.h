@@ -49,15 +49,19 @@ ProblemSource problemSource(const std::string& op, const nlohmann::json& signatu
                             const std::string& fallbackDtype);
 
 // The decoded arguments (for tests and the extraction's report); empty with `why` set when the
-// signature cannot be called.
-std::vector<CallArgument> decodeArguments(const nlohmann::json& signature, std::string* why);
+// signature cannot be called. `anyKnownDtype`: a tensor of a dtype Reach cannot draw (FP8) is
+// decoded too, for a caller that draws none of those (a serving operator's output argument).
+std::vector<CallArgument> decodeArguments(const nlohmann::json& signature, std::string* why,
+                                          bool anyKnownDtype = false);
 
 // The precision a recorded call ran in, as reach-verify's --precision names it (bf16, fp16, fp32;
 // fp64 has none): the one floating dtype of its recorded tensors. reach-verify casts every
 // floating input of a problem to its --precision, so a problem verified in another one verified
 // another call. Empty when the trace records none (a tensor list's dtype is not recorded: any
-// precision is taken), "mixed" when they differ (no --precision reproduces the call).
-std::string callPrecision(const nlohmann::json& signature);
+// precision is taken), "mixed" when they differ (no --precision reproduces the call). A serving
+// stack's operator (`op`, core/base/servingoperators.h) runs in its data's precision, whatever
+// its scales' or caches' (servingPrecision).
+std::string callPrecision(const std::string& op, const nlohmann::json& signature);
 
 // How a problem file says that precision: this line, then the word (one of its header lines,
 // before `import torch`; absent when the trace records no floating dtype).

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "core/base/servingoperators.h"
+
 namespace reach {
 
 namespace {
@@ -1294,12 +1296,123 @@ const std::vector<WorkEntry>& inductorEntries() {
     return kEntries;
 }
 
+namespace {
+
+// Serving stacks' operators (core/base/servingoperators.h): every stack's schema of a family
+// puts the same tensors at the same places, so one formula per family.
+// rms_norm(out, x, w, eps): reads x and w, writes out; 4 FLOPs per element.
+std::optional<Work> servingRmsNorm(const Args& a, const WorkContext&) {
+    if (!isTensor(a, 0) || !isTensor(a, 1))
+        return std::nullopt;  // the weight may be None (vLLM's newest): no bytes
+    return Work{tbytes(a, 0) + tbytes(a, 1) + tbytes(a, 2), 4 * numel(a[1].dims), Peak::Vector};
+}
+// fused_add_rms_norm(x!, residual!, w, eps): reads x, residual and w, writes both; 5 FLOPs per
+// element (the add too).
+std::optional<Work> servingFusedAddRmsNorm(const Args& a, const WorkContext&) {
+    if (!isTensor(a, 0) || !isTensor(a, 1))
+        return std::nullopt;
+    return Work{2 * (tbytes(a, 0) + tbytes(a, 1)) + tbytes(a, 2), 5 * numel(a[0].dims),
+                Peak::Vector};
+}
+// act_and_mul(out, x): reads x [.., 2d], writes out [.., d]; 4 FLOPs per output element (the
+// activation and the product).
+std::optional<Work> servingActAndMul(const Args& a, const WorkContext&) {
+    if (!isTensor(a, 0) || !isTensor(a, 1))
+        return std::nullopt;
+    return Work{tbytes(a, 0) + tbytes(a, 1), 4 * numel(a[0].dims), Peak::Vector};
+}
+// rotary_embedding(positions, q!, k!?, head_size, cache[P, rot], is_neox): reads the positions
+// and one cache row per position, reads and writes q and k; 3 FLOPs per rotated element (rot
+// of each head_size).
+std::optional<Work> servingRotary(const Args& a, const WorkContext&) {
+    if (!isTensor(a, 0) || !isTensor(a, 1) || !isTensor(a, 4, 2))
+        return std::nullopt;
+    const auto head = intList(concrete(a, 3));
+    const double rot = double(a[4].dims[1]);
+    if (!head || head->size() != 1 || (*head)[0] < rot || rot < 2)
+        return std::nullopt;
+    const double positions = numel(a[0].dims);
+    const double qk = numel(a[1].dims) + (isTensor(a, 2) ? numel(a[2].dims) : 0);
+    return Work{tbytes(a, 0) + positions * rot * es(a, 4) + 2 * (tbytes(a, 1) + tbytes(a, 2)),
+                3 * qk * rot / double((*head)[0]), Peak::Vector};
+}
+// static_scaled_fp8_quant(out fp8, x, scale): reads x and the scale, writes one byte per
+// element; 2 FLOPs per element (the scaling and the clamp).
+std::optional<Work> servingFp8Quant(const Args& a, const WorkContext&) {
+    if (!isTensor(a, 0) || !isTensor(a, 1))
+        return std::nullopt;
+    return Work{tbytes(a, 0) + tbytes(a, 1) + tbytes(a, 2), 2 * numel(a[1].dims), Peak::Vector};
+}
+
+// reshape_and_cache[_flash](key, value, key_cache!, value_cache!, slot_mapping, ...): reads key,
+// value and the slots, writes as many elements into each cache (in the cache's dtype: FP8 caches
+// take one byte); no FLOPs (an FP8 cache's scaling aside).
+std::optional<Work> servingKvCacheWrite(const Args& a, const WorkContext&) {
+    if (!isTensor(a, 0) || !isTensor(a, 1) || !isTensor(a, 2) || !isTensor(a, 3))
+        return std::nullopt;
+    const double k = numel(a[0].dims), v = numel(a[1].dims);
+    return Work{tbytes(a, 0) + tbytes(a, 1) + tbytes(a, 4) + k * es(a, 2) + v * es(a, 3), 0,
+                Peak::Vector};
+}
+
+WorkEntry servingEntry(const ServingOperator& s) {
+    using F = ServingFamily;
+    switch (s.family) {
+    case F::RmsNorm:
+    case F::GemmaRmsNorm:
+        return {s.name, "norm", "reads x, weight; writes out; 4 FLOPs per element",
+                servingRmsNorm};
+    case F::FusedAddRmsNorm:
+    case F::GemmaFusedAddRmsNorm:
+        return {s.name, "norm",
+                "reads x, residual, weight; writes x and residual; 5 FLOPs per element",
+                servingFusedAddRmsNorm};
+    case F::SiluAndMul:
+    case F::GeluAndMul:
+    case F::GeluTanhAndMul:
+        return {s.name, "elementwise",
+                "reads x [.., 2d], writes out [.., d]; 4 FLOPs per output element",
+                servingActAndMul};
+    case F::RotaryEmbedding:
+        return {s.name, "elementwise",
+                "reads positions and one cache row each, reads and writes query and key; 3 FLOPs "
+                "per rotated element",
+                servingRotary};
+    case F::StaticScaledFp8Quant:
+        return {s.name, "elementwise",
+                "reads x and the scale, writes FP8 (1 byte per element); 2 FLOPs per element",
+                servingFp8Quant};
+    case F::KvCacheWrite:
+        return {s.name, "copy",
+                "reads key, value and the slots, writes as many elements into each cache (in "
+                "its dtype); no FLOPs",
+                servingKvCacheWrite};
+    }
+    return {s.name, "", "", nullptr};
+}
+
+}  // namespace
+
+const std::vector<WorkEntry>& servingEntries() {
+    static const std::vector<WorkEntry> kEntries = [] {
+        std::vector<WorkEntry> out;
+        for (const ServingOperator& s : servingOperators())
+            out.push_back(servingEntry(s));
+        return out;
+    }();
+    return kEntries;
+}
+
 const WorkEntry* findWorkEntry(std::string_view op) {
     const auto& t = workTable();
     auto it = std::lower_bound(t.begin(), t.end(), op,
                                [](const WorkEntry& e, std::string_view v) { return e.op < v; });
     if (it != t.end() && it->op == op)
         return &*it;
+    if (const ServingOperator* serving = servingOperator(op)) {
+        const auto& entries = servingEntries();
+        return &entries[size_t(serving - servingOperators().data())];
+    }
     for (const WorkEntry& e : inductorEntries()) {
         const std::string_view prefix = e.op.substr(0, e.op.size() - 1);  // without the '*'
         if (op.size() > prefix.size() && op.substr(0, prefix.size()) == prefix)

@@ -48,7 +48,11 @@ struct WorkEntry {
 // (kernels torch.compile generated: triton_poi_*, triton_red_*, triton_per_*).
 const std::vector<WorkEntry>& workTable();
 const std::vector<WorkEntry>& inductorEntries();
-// The exact entry, else the prefix entry that matches; nullptr when none.
+// The serving stacks' operators (core/base/servingoperators.h), one entry each in that table's
+// order, by exact name (an overload name after '.' ignored).
+const std::vector<WorkEntry>& servingEntries();
+// The exact entry, else the serving operator's, else the prefix entry that matches; nullptr
+// when none.
 const WorkEntry* findWorkEntry(std::string_view op);
 
 // The work of one call of `op` with these inputs; nullopt when the table has no entry or the

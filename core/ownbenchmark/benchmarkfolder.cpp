@@ -253,7 +253,7 @@ std::optional<std::string> recordedCallPrecision(const std::string& problemPath)
     const BenchmarkFolder folder = readBenchmarkFolder(dir.string(), problem.filename().string());
     for (const BenchmarkProblem& p : folder.problems)
         if (p.file == problem.filename().string())
-            return callPrecision(p.signature);
+            return callPrecision(p.op, p.signature);
     return std::nullopt;
 }
 

@@ -15,10 +15,12 @@ std::vector<ProblemTime> problemTimesIn(const Breakdown& breakdown,
                                         const std::optional<Category>& category) {
     // benchmark.json keeps a signature as the JSON value extract parsed from the trace's text:
     // values compare where texts might not.
-    std::map<std::pair<std::string, std::string>, double> usOf;
+    std::map<std::pair<std::string, std::string>, std::pair<double, int64_t>> usOf;
     for (const SignatureGroup& g : groupBySignature(breakdown, category).hottest) {
         const nlohmann::json sig = tryParseJson(g.signature).value_or(nlohmann::json(g.signature));
-        usOf[{g.op, sig.dump()}] += g.us;
+        auto& [us, calls] = usOf[{g.op, sig.dump()}];
+        us += g.us;
+        calls += g.opCalls;
     }
     std::set<std::pair<std::string, std::string>> taken;
     std::vector<ProblemTime> out;
@@ -28,7 +30,8 @@ std::vector<ProblemTime> problemTimesIn(const Breakdown& breakdown,
         const auto it = usOf.find(key);
         if (it != usOf.end() && taken.insert(key).second) {
             t.found = true;
-            t.us = it->second;
+            t.us = it->second.first;
+            t.calls = it->second.second;
             t.share = breakdown.gpuTimeUs > 0 ? std::min(1.0, t.us / breakdown.gpuTimeUs) : 0;
         }
         out.push_back(t);

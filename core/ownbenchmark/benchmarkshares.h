@@ -18,6 +18,7 @@ struct ProblemTime {
     double us = 0;
     double share = 0;    // us over the profile's GPU time
     bool found = false;  // its signature is in the profile (and no earlier problem took it)
+    int64_t calls = 0;   // the operator calls that launched that time
 };
 
 // `category`: the kernels grouped (nullopt: every kernel). Each (operator, signature) counts for

@@ -37,6 +37,10 @@ struct VerifiedRun {
     Evidence evidence;
     std::string gpu;
     std::map<std::string, std::string> stack;
+    // The eager loop is the trace's own time per call, not the document's eager baseline: a
+    // serving stack's operator, whose problem's reference is not the kernel the workload ran
+    // (core/ownbenchmark/exactprojectionreport.h).
+    bool eagerFromTrace = false;
 
     // eager median / candidate median: what a winner is worth on the trace's eager kernels.
     std::optional<double> sigma() const;

@@ -243,20 +243,20 @@ TEST(ProblemSource, TheCallsPrecisionIsItsOneFloatingDtype) {
     const json addmm = sig({{512}, {4096, 13}, {13, 512}, json::array(), json::array()},
                            {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"},
                            {"", "", "", "1", "1"});
-    EXPECT_EQ(callPrecision(addmm), "bf16");
+    EXPECT_EQ(callPrecision("aten::addmm", addmm), "bf16");
     // Integer tensors beside it do not count (embedding_bag's indices and offsets).
-    EXPECT_EQ(callPrecision(
+    EXPECT_EQ(callPrecision("aten::add", 
                   sig({{1000, 64}, {256}, {8}}, {"float", "long int", "long int"}, {"", "", ""})),
               "fp32");
-    EXPECT_EQ(callPrecision(sig({{8, 8}}, {"c10::Half"}, {""})), "fp16");
-    EXPECT_EQ(callPrecision(sig({{8, 8}}, {"double"}, {""})), "fp64");
+    EXPECT_EQ(callPrecision("aten::add", sig({{8, 8}}, {"c10::Half"}, {""})), "fp16");
+    EXPECT_EQ(callPrecision("aten::add", sig({{8, 8}}, {"double"}, {""})), "fp64");
     // Mixed (a bf16 activation, fp32 statistics): no single --precision reproduces the call.
-    EXPECT_EQ(callPrecision(sig({{8, 8}, {8}}, {"c10::BFloat16", "float"}, {"", ""})), "mixed");
+    EXPECT_EQ(callPrecision("aten::add", sig({{8, 8}, {8}}, {"c10::BFloat16", "float"}, {"", ""})), "mixed");
     // A tensor list's dtype is not recorded: nothing to hold a run to.
     EXPECT_EQ(
-        callPrecision(sig({{{4, 8}, {4, 8}}, json::array()}, {"TensorList", "Scalar"}, {"", "1"})),
+        callPrecision("aten::add", sig({{{4, 8}, {4, 8}}, json::array()}, {"TensorList", "Scalar"}, {"", "1"})),
         "");
-    EXPECT_EQ(callPrecision(json("not a signature")), "");
+    EXPECT_EQ(callPrecision("aten::add", json("not a signature")), "");
 }
 
 // The problem file carries that precision on a line of its own in its leading comments, where
