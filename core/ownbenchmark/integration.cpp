@@ -15,6 +15,7 @@
 #include "core/base/inputerror.h"
 #include "core/base/jsonparse.h"
 #include "core/base/resourcepaths.h"
+#include "core/base/servingoperators.h"
 #include "core/base/sha256.h"
 #include "core/base/textescape.h"
 #include "core/base/wholefile.h"
@@ -145,6 +146,16 @@ IntegrationPlan planIntegration(BenchmarkFolder benchmark, const VerifiedRuns& r
         const BenchmarkProblem& p = benchmark.problems[i];
         const ProblemRuns& pr = matched.problems[i];
         auto leave = [&](const std::string& why) { plan.left.push_back({p.file, why}); };
+        // A serving stack's operator is called through the stack's own extension, which the
+        // substitution (ATen overrides) does not reach, and its problem's eager time is Reach's
+        // reference, not the workload's kernel: its gain is the exact projection's (against
+        // the trace's time), measured in the serving stack itself.
+        if (servingOperator(p.op)) {
+            leave(p.op + " is a serving stack's operator: integrate substitutes ATen calls "
+                         "only; its projected gain counts against the trace's time "
+                         "(reach-cli project --benchmark)");
+            continue;
+        }
         if (pr.passes.empty()) {
             if (pr.otherPrecision > 0 && pr.otherPrecision == pr.found)
                 leave("verified in " + pr.otherPrecisionSeen + " only; its recorded call is " +

@@ -192,4 +192,19 @@ TEST_F(CliServing, APassCountsAgainstTheTracesTimeOnTheTracesGpu) {
     EXPECT_TRUE(said) << other["warnings"].dump();
 }
 
+// integrate substitutes ATen calls: a serving operator's winner is not installed (the stack's
+// extension is what the workload calls), and the one-line error says why.
+TEST_F(CliServing, IntegrateSaysItCannotInstallAServingOperator) {
+    const std::string here = dir.path("h100.json");
+    reach::test::writeFile(here,
+                           passOn(fileOf("_C::silu_and_mul"), "NVIDIA H100 80GB HBM3", 6, 48).dump());
+    const auto r = runCli({"integrate", "--benchmark", bench, "--records", here, "--out",
+                           dir.path("runs"), "--", "python3", "-c", "pass"});
+    EXPECT_EQ(r.status, 2) << r.out;
+    ASSERT_EQ(r.errLines().size(), 1u) << r.err;
+    EXPECT_NE(r.err.find("is a serving stack's operator: integrate substitutes ATen calls only"),
+              std::string::npos)
+        << r.err;
+}
+
 }  // namespace reach_test_cliserving_test
