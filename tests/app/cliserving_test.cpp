@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -88,11 +89,14 @@ json passOn(const std::string& problemPath, const std::string& gpu, double candi
 class CliServing : public ::testing::Test {
 protected:
     void SetUp() override {
+        // A cache of this test's own: no verdict of an earlier run is reused.
+        setenv("REACH_CACHE_DIR", dir.path("cache").c_str(), 1);
         bench = dir.path("bench");
         const auto r = runCli({"extract", kTrace, "--out", bench, "--json"});
         ASSERT_EQ(r.status, 0) << r.err;
         benchmark = json::parse(reach::test::readFile(bench + "/benchmark.json"));
     }
+    void TearDown() override { unsetenv("REACH_CACHE_DIR"); }
     std::string fileOf(const std::string& op) const {
         for (const json& p : benchmark["problems"])
             if (p["operator"] == op)
@@ -190,6 +194,38 @@ TEST_F(CliServing, APassCountsAgainstTheTracesTimeOnTheTracesGpu) {
                     std::string::npos &&
                 w.get<std::string>().find("NVIDIA H200") != std::string::npos;
     EXPECT_TRUE(said) << other["warnings"].dump();
+}
+
+// The verifier judges these problems as any other (CPU PyTorch here): honest candidates pass, and
+// the cheats a functional form invites fail: a residual left stale, caches never written, query
+// and key returned unrotated (tests/data/serving).
+TEST_F(CliServing, TheVerifierPassesHonestCandidatesAndFailsTheCheats) {
+    if (std::string(REACH_TEST_PYTHON).empty())
+        GTEST_SKIP() << "no Python with PyTorch on this machine";
+    struct Case {
+        const char* op;
+        const char* candidate;
+        const char* verdict;
+    };
+    for (const Case& c :
+         {Case{"_C::silu_and_mul", "silu_and_mul_torch.py", "pass"},
+          Case{"_C::fused_add_rms_norm", "fused_add_rms_norm_torch.py", "pass"},
+          Case{"_C::rotary_embedding", "rotary_neox_torch.py", "pass"},
+          Case{"_C::fused_add_rms_norm", "fused_add_rms_norm_stale_residual.py", "fail"},
+          Case{"_C_cache_ops::reshape_and_cache_flash", "kv_cache_zeros.py", "fail"},
+          Case{"_C::rotary_embedding", "rotary_unrotated.py", "fail"}}) {
+        SCOPED_TRACE(c.candidate);
+        const auto r = runCli({"verify", "--problem", fileOf(c.op), "--candidate",
+                               std::string(REACH_TEST_DATA) + "/serving/" + c.candidate,
+                               "--python", REACH_TEST_PYTHON, "--worker-device", "cpu", "--reps",
+                               "5", "--json"});
+        ASSERT_FALSE(r.out.empty()) << r.err;
+        const json j = json::parse(r.out);
+        EXPECT_EQ(j["verdict"], c.verdict) << j["reasons"].dump();
+        if (std::string(c.verdict) == "fail")
+            EXPECT_NE(j["reasons"].dump().find("rel_frobenius"), std::string::npos)
+                << j["reasons"].dump();
+    }
 }
 
 // integrate substitutes ATen calls: a serving operator's winner is not installed (the stack's
