@@ -18,7 +18,7 @@ import sys
 
 # Bottom to top: a folder may include itself and any folder to its left.
 CORE_LAYERS = ["base", "trace", "analysis", "headroom", "benchmark", "verify", "records", "store",
-               "project", "batch", "ownbenchmark"]
+               "project", "batch", "ownbenchmark", "capture"]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 QT = re.compile(r"^(Q[A-Za-z0-9]+|Qt[A-Za-z]+/.*|q[a-z]+\.h)$")

@@ -46,6 +46,7 @@ const std::vector<CliCommand>& cliCommands() {
         { extern CliCommand headroomCommand(); list.push_back(headroomCommand()); }
         { extern CliCommand extractCommand(); list.push_back(extractCommand()); }
         { extern CliCommand integrateCommand(); list.push_back(integrateCommand()); }
+        { extern CliCommand profileCommand(); list.push_back(profileCommand()); }
         // -- headroom-end
         // -- gui-begin
         // -- gui-end
