@@ -40,6 +40,7 @@
 #include "ui/dialogs/comparisondialog.h"
 #include "ui/dialogs/guidedialog.h"
 #include "ui/dialogs/mappingdialog.h"
+#include "ui/dialogs/profiledialog.h"
 #include "ui/figure/exportdialog.h"
 #include "ui/figure/figureexporter.h"
 #include "ui/figure/projectionprovenance.h"
@@ -255,6 +256,17 @@ QString MainWindow::gpuText() const {
     return m_gpuText;
 }
 
+void MainWindow::onProfileCommand() {
+    // One dialog for the window's life: its form and its last log stay between uses.
+    if (!m_profileDialog) {
+        m_profileDialog = new ProfileDialog(this);
+        connect(m_profileDialog, &ProfileDialog::traceReady, this,
+                [this](const QString& trace) { m_session->importProfiles({trace}); });
+    }
+    m_profileDialog->show();
+    m_profileDialog->raise();
+}
+
 void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open Project..."), QKeySequence::Open, this, &MainWindow::onOpen);
@@ -262,6 +274,9 @@ void MainWindow::createMenus() {
                     &MainWindow::openDefault);
     file->addAction(tr("&Import Profiles or Records..."), QKeySequence(tr("Ctrl+I")), this,
                     &MainWindow::onImport);
+    QAction* profile =
+        file->addAction(tr("&Profile a Command..."), this, [this] { onProfileCommand(); });
+    profile->setObjectName(QStringLiteral("profileCommand"));
     m_recentMenu = file->addMenu(tr("&Recent Files"));
     file->addSeparator();
     file->addAction(tr("&Export Figure..."), QKeySequence(tr("Ctrl+E")), this,

@@ -23,6 +23,7 @@ namespace reach {
 
 class BreakdownView;
 class GuideDialog;
+class ProfileDialog;
 class ProjectBrowser;
 class ProjectionView;
 class RooflineView;
@@ -98,6 +99,7 @@ public:
     // Help > Guide (F1): the guide, at `section` (a view's key), else at the current view's.
     void showGuide(const QString& section = {});
     GuideDialog* guide() const { return m_guide; }  // null until first shown
+    ProfileDialog* profileDialog() const { return m_profileDialog; }  // null until first shown
 
     // Asks what to do with rule edits that would be lost (save, discard, cancel); true: go on.
     bool confirmDiscardRuleEdits();
@@ -129,6 +131,8 @@ private:
     void setDark(bool dark);
     void onOpen();
     void onImport();
+    // File > Profile a Command...: reach-cli profile in a dialog; a GPU recording is imported.
+    void onProfileCommand();
     void openMappingDialog(const QString& path);
     void onExportFigure(const QString& figureKey = {});
     void onExportData();
@@ -149,6 +153,7 @@ private:
     std::vector<View> m_views;
     View m_headroomFigure;           // a figure without a tab of its own
     GuideDialog* m_guide = nullptr;  // kept once made: reopening keeps its size and place
+    ProfileDialog* m_profileDialog = nullptr;  // as the guide
     QMenu* m_recentMenu = nullptr;
     QLabel* m_gpuLabel = nullptr;
     QLabel* m_jobLabel = nullptr;

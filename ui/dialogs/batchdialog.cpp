@@ -21,6 +21,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "ui/cliprogram.h"
 #include "ui/recentfolders.h"
 #include "ui/verify/gpustate.h"
 #include "ui/verify/verifyqueue.h"
@@ -224,8 +225,7 @@ QStringList BatchDialog::folderArguments(const char* option) {
 }
 
 QString BatchDialog::defaultCliProgram() {
-    const QString here = QCoreApplication::applicationDirPath() + QStringLiteral("/reach-cli");
-    return QFileInfo(here).isExecutable() ? here : QStringLiteral("reach-cli");
+    return reachCliProgram();
 }
 
 SlurmForm BatchDialog::form() const {
