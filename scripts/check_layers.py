@@ -28,7 +28,7 @@ SOURCE = (".h", ".hpp", ".cpp", ".cc", ".cu", ".cuh", ".in")
 
 # ui/'s rooms, bottom to top, and the shell files at ui/'s top that every room may use.
 UI_ROOMS = ["models", "figure", "plots", "verify", "dialogs", "views"]
-UI_BASE = {"qtstrings", "theme", "session", "messagelog", "recentfolders"}
+UI_BASE = {"qtstrings", "theme", "session", "messagelog", "recentfolders", "cliprogram"}
 
 
 def files_under(root, top):

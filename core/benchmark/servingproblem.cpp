@@ -271,6 +271,75 @@ std::string familyShapeProblem(const ServingOperator& op, const std::vector<Call
     }
 }
 
+// The draw of tensor argument `i` for its role: slots a permutation filling whole blocks (and
+// `extra` gets the caches' size), positions in range of the cache's rows, a scale positive, any
+// other floating data as recorded. Empty, with out.why, when the argument cannot be drawn so.
+std::string drawOfRole(const ServingOperator& op, const std::vector<CallArgument>& args, size_t i,
+                       ServingCall& out, std::vector<std::string>& extra) {
+    const std::string name(op.name);
+    const CallArgument& a = args[i];
+    const ServingRole role = op.roles[i];
+    std::string draw;
+    if (role == R::Slots) {
+        // Distinct slots, one per token, filling ceil(tokens / block_size) blocks (the
+        // family's check then holds the caches and key to one layout).
+        if (!isInteger(a.dtype) || a.shapes[0].size() != 1) {
+            out.why = "argument " + std::to_string(i) + " of " + name +
+                      " (slot_mapping) is not an integer tensor of one slot per token";
+            return {};
+        }
+        const CallArgument& cache = args[size_t(op.cacheArgument)];
+        const int64_t block = cache.kind == CallArgument::Kind::Tensor &&
+                                      cache.shapes[0].size() == 4
+                                  ? cache.shapes[0][1]
+                                  : 0;
+        const int64_t tokens = a.shapes[0][0];
+        if (block < 1 || tokens < 1) {
+            out.why = name + ": no slot to write (an empty cache block or no token)";
+            return {};
+        }
+        const int64_t blocks = (tokens + block - 1) / block;
+        draw = "torch.randperm(" + std::to_string(blocks * block) + ")[:" +
+               std::to_string(tokens) + "].to(torch." + a.dtype + ")";
+        extra = {std::to_string(blocks), std::to_string(block)};
+        out.assumptions.push_back(
+            "the caches hold exactly the slots written (" + std::to_string(blocks) +
+            " blocks of " + std::to_string(block) +
+            ", the slots a random permutation): the write's bytes, not a serving cache's");
+    } else if (role == R::Positions) {
+        if (!isInteger(a.dtype)) {
+            out.why = "argument " + std::to_string(i) + " of " + name +
+                      " (positions) is not an integer tensor";
+            return {};
+        }
+        const CallArgument& cache = args[size_t(op.cacheArgument)];
+        const int64_t rows = cache.kind == CallArgument::Kind::Tensor &&
+                                     !cache.shapes[0].empty()
+                                 ? cache.shapes[0][0]
+                                 : 0;
+        if (rows < 1) {
+            out.why = name + ": the cache its positions index has no rows";
+            return {};
+        }
+        draw = drawOf(a, a.dtype, ", 0, " + std::to_string(rows));
+        out.assumptions.push_back("positions drawn uniformly in [0, " +
+                                  std::to_string(rows) + "), the cache's rows");
+    } else {
+        if (!isFloating(a.dtype) || a.dtype.rfind("float8", 0) == 0) {
+            out.why = "argument " + std::to_string(i) + " of " + name + " is a " + a.dtype +
+                      " tensor; its reference takes floating data Reach can draw";
+            return {};
+        }
+        draw = drawOf(a, a.dtype, "");
+        if (role == R::Scale) {
+            // A scale divides: drawn in [0.5, 1.5), never near zero.
+            draw = "(" + draw + ".abs() % 1 + 0.5)";
+            out.assumptions.push_back("scales drawn in [0.5, 1.5)");
+        }
+    }
+    return draw;
+}
+
 }  // namespace
 
 std::string servingPrecision(const ServingOperator& op, const std::vector<CallArgument>& args) {
@@ -326,64 +395,9 @@ ServingCall servingCall(const ServingOperator& op, const std::vector<CallArgumen
         if (a.strides[0].size() != a.shapes[0].size())
             out.assumptions.push_back("a tensor recorded without strides is drawn contiguous");
         const std::string p = "x" + std::to_string(n++);
-        std::string draw;
-        if (role == R::Slots) {
-            // Distinct slots, one per token, filling ceil(tokens / block_size) blocks (the
-            // family's check has made sure of the shapes).
-            if (!isInteger(a.dtype) || a.shapes[0].size() != 1) {
-                out.why = "argument " + std::to_string(i) + " of " + name +
-                          " (slot_mapping) is not an integer tensor of one slot per token";
-                return out;
-            }
-            const CallArgument& cache = args[size_t(op.cacheArgument)];
-            const int64_t block = cache.kind == CallArgument::Kind::Tensor &&
-                                          cache.shapes[0].size() == 4
-                                      ? cache.shapes[0][1]
-                                      : 0;
-            const int64_t tokens = a.shapes[0][0];
-            if (block < 1 || tokens < 1) {
-                out.why = name + ": no slot to write (an empty cache block or no token)";
-                return out;
-            }
-            const int64_t blocks = (tokens + block - 1) / block;
-            draw = "torch.randperm(" + std::to_string(blocks * block) + ")[:" +
-                   std::to_string(tokens) + "].to(torch." + a.dtype + ")";
-            extra = {std::to_string(blocks), std::to_string(block)};
-            out.assumptions.push_back(
-                "the caches hold exactly the slots written (" + std::to_string(blocks) +
-                " blocks of " + std::to_string(block) +
-                ", the slots a random permutation): the write's bytes, not a serving cache's");
-        } else if (role == R::Positions) {
-            if (!isInteger(a.dtype)) {
-                out.why = "argument " + std::to_string(i) + " of " + name +
-                          " (positions) is not an integer tensor";
-                return out;
-            }
-            const CallArgument& cache = args[size_t(op.cacheArgument)];
-            const int64_t rows = cache.kind == CallArgument::Kind::Tensor &&
-                                         !cache.shapes[0].empty()
-                                     ? cache.shapes[0][0]
-                                     : 0;
-            if (rows < 1) {
-                out.why = name + ": the cache its positions index has no rows";
-                return out;
-            }
-            draw = drawOf(a, a.dtype, ", 0, " + std::to_string(rows));
-            out.assumptions.push_back("positions drawn uniformly in [0, " +
-                                      std::to_string(rows) + "), the cache's rows");
-        } else {
-            if (!isFloating(a.dtype) || a.dtype.rfind("float8", 0) == 0) {
-                out.why = "argument " + std::to_string(i) + " of " + name + " is a " + a.dtype +
-                          " tensor; its reference takes floating data Reach can draw";
-                return out;
-            }
-            draw = drawOf(a, a.dtype, "");
-            if (role == R::Scale) {
-                // A scale divides: drawn in [0.5, 1.5), never near zero.
-                draw = "(" + draw + ".abs() % 1 + 0.5)";
-                out.assumptions.push_back("scales drawn in [0.5, 1.5)");
-            }
-        }
+        const std::string draw = drawOfRole(op, args, i, out, extra);
+        if (draw.empty())
+            return out;
         out.draws.push_back(draw);
         in.push_back(p);
     }
