@@ -98,7 +98,7 @@ public:
 
     // Help > Guide (F1): the guide, at `section` (a view's key), else at the current view's.
     void showGuide(const QString& section = {});
-    GuideDialog* guide() const { return m_guide; }  // null until first shown
+    GuideDialog* guide() const { return m_guide; }                    // null until first shown
     ProfileDialog* profileDialog() const { return m_profileDialog; }  // null until first shown
 
     // Asks what to do with rule edits that would be lost (save, discard, cancel); true: go on.
@@ -151,8 +151,8 @@ private:
     RooflineView* m_roofline;
     VerifyQueue* m_verifyQueue;
     std::vector<View> m_views;
-    View m_headroomFigure;           // a figure without a tab of its own
-    GuideDialog* m_guide = nullptr;  // kept once made: reopening keeps its size and place
+    View m_headroomFigure;                     // a figure without a tab of its own
+    GuideDialog* m_guide = nullptr;            // kept once made: reopening keeps its size and place
     ProfileDialog* m_profileDialog = nullptr;  // as the guide
     QMenu* m_recentMenu = nullptr;
     QLabel* m_gpuLabel = nullptr;

@@ -58,9 +58,9 @@ std::string markerText(const Capture& c) {
 int runProfile(const std::vector<std::string>& argvIn, CliIo& io) {
     std::vector<std::string> argv = argvIn;
     const std::vector<std::string> workload = afterDashes(argv);
-    const CliArgs args(argv, {{"--json"},
-                              {"--steps", "--warmup", "--device", "--out", "--project",
-                               "--timeout", "--rules"}});
+    const CliArgs args(
+        argv, {{"--json"},
+               {"--steps", "--warmup", "--device", "--out", "--project", "--timeout", "--rules"}});
     if (!args.positionals().empty())
         throw UsageError("profile takes its workload after --: -- PYTHON SCRIPT ARGS...");
     if (workload.size() < 2)
@@ -71,8 +71,9 @@ int runProfile(const std::vector<std::string>& argvIn, CliIo& io) {
     if (options.device != "cuda" && options.device != "cpu")
         throw UsageError("--device: expected cuda or cpu");
     if (options.device == "cpu" && args.value("--project"))
-        throw UsageError("--project with --device cpu: a CPU recording has no GPU time for a "
-                         "project to store (profile on a GPU, --device cuda)");
+        throw UsageError(
+            "--project with --device cpu: a CPU recording has no GPU time for a "
+            "project to store (profile on a GPU, --device cuda)");
     if (auto v = args.integer("--steps", 1, 100000))
         options.steps = int(*v);
     if (auto v = args.integer("--warmup", 0, 100000))
@@ -89,8 +90,8 @@ int runProfile(const std::vector<std::string>& argvIn, CliIo& io) {
         read.push_back(*p);
     for (const std::string& r : read)
         if (std::error_code ec; fs::exists(r, ec) && fs::equivalent(r, options.out, ec))
-            throw InputError(options.out, "", "a trace file that is not one of the inputs (" + r +
-                                                  ")");
+            throw InputError(options.out, "",
+                             "a trace file that is not one of the inputs (" + r + ")");
     const RuleSet rules = args.value("--rules") ? RuleSet::fromFile(*args.value("--rules"))
                                                 : RuleSet::builtinDefault();
     const bool json = args.flag("--json");
@@ -123,9 +124,9 @@ int runProfile(const std::vector<std::string>& argvIn, CliIo& io) {
     }
     std::error_code ec;
     const auto bytes = fs::file_size(capture.trace, ec);
-    io.out << "profiled " << (capture.profiled == "whole"
-                                  ? std::string("the whole run")
-                                  : std::to_string(capture.profiledSteps) + " step(s)")
+    io.out << "profiled "
+           << (capture.profiled == "whole" ? std::string("the whole run")
+                                           : std::to_string(capture.profiledSteps) + " step(s)")
            << " of " << workload[1] << " (" << markerText(capture) << "; " << options.warmup
            << " warm-up) on " << capture.device << ": " << capture.trace << " ("
            << (ec ? std::string("?") : std::to_string(bytes / 1024) + " KiB") << ")\n";
@@ -159,20 +160,19 @@ int runProfile(const std::vector<std::string>& argvIn, CliIo& io) {
 }  // namespace
 
 CliCommand profileCommand() {
-    return {
-        "profile", "record a workload's trace as extraction needs it, and say what it serves",
-        "profile [--steps N] [--warmup K] [--device cuda|cpu] [--out F.json.gz]\n"
-        "        [--project P.reach] [--timeout S] [--rules R.json] [--json]\n"
-        "        -- PYTHON SCRIPT [ARGS...]\n"
-        "  Runs SCRIPT under the PyTorch profiler with shapes recorded (CPU and CUDA\n"
-        "  activities). Steps are marked by reach_step() (from reach_integrate.steps), the\n"
-        "  script's own prof.step(), else its optimizer's steps; after K warm-up steps\n"
-        "  (default 2) N steps are profiled (default 5); a script that marks none is\n"
-        "  profiled whole. The trace is written gzip-compressed (default\n"
-        "  SCRIPT-DATE-TIME.json.gz here), added to --project, and the breakdown and what\n"
-        "  extraction would cover are printed, with what to change when the recording\n"
-        "  cannot serve extraction (docs/capture.md). Exit 1 when the workload fails.",
-        runProfile};
+    return {"profile", "record a workload's trace as extraction needs it, and say what it serves",
+            "profile [--steps N] [--warmup K] [--device cuda|cpu] [--out F.json.gz]\n"
+            "        [--project P.reach] [--timeout S] [--rules R.json] [--json]\n"
+            "        -- PYTHON SCRIPT [ARGS...]\n"
+            "  Runs SCRIPT under the PyTorch profiler with shapes recorded (CPU and CUDA\n"
+            "  activities). Steps are marked by reach_step() (from reach_integrate.steps), the\n"
+            "  script's own prof.step(), else its optimizer's steps; after K warm-up steps\n"
+            "  (default 2) N steps are profiled (default 5); a script that marks none is\n"
+            "  profiled whole. The trace is written gzip-compressed (default\n"
+            "  SCRIPT-DATE-TIME.json.gz here), added to --project, and the breakdown and what\n"
+            "  extraction would cover are printed, with what to change when the recording\n"
+            "  cannot serve extraction (docs/capture.md). Exit 1 when the workload fails.",
+            runProfile};
 }
 
 }  // namespace reach::cli

@@ -28,8 +28,7 @@ constexpr std::array kOutIn{R::Output, R::Input};
 // vLLM: rotary_embedding(Tensor positions, Tensor! query, Tensor!? key, int head_size,
 //                        Tensor cos_sin_cache, bool is_neox[, int rope_dim_offset=0,
 //                        bool inverse=False])
-constexpr std::array kRotary{R::Positions, R::Input,  R::Optional,
-                             R::Scalar,    R::Input, R::Scalar};
+constexpr std::array kRotary{R::Positions, R::Input, R::Optional, R::Scalar, R::Input, R::Scalar};
 constexpr std::array kRotaryOffset{R::Positions, R::Input,  R::Optional, R::Scalar,
                                    R::Input,     R::Scalar, R::Scalar,   R::Scalar};
 // vLLM: static_scaled_fp8_quant(Tensor! result, Tensor input, Tensor scale[, int[]? group_shape])
@@ -57,8 +56,7 @@ constexpr std::array kOperators{
     ServingOperator{"_C::static_scaled_fp8_quant", "vLLM", F::StaticScaledFp8Quant, kOutInScale},
     ServingOperator{"_C::static_scaled_fp8_quant", "vLLM", F::StaticScaledFp8Quant,
                     kOutInScaleGroup},
-    ServingOperator{"_C_cache_ops::reshape_and_cache_flash", "vLLM", F::KvCacheWrite, kKvCache,
-                    2},
+    ServingOperator{"_C_cache_ops::reshape_and_cache_flash", "vLLM", F::KvCacheWrite, kKvCache, 2},
     ServingOperator{"sgl_kernel::rmsnorm", "SGLang", F::RmsNorm, kOutInWeightEpsPdl},
     ServingOperator{"sgl_kernel::fused_add_rmsnorm", "SGLang", F::FusedAddRmsNorm,
                     kInResWeightEpsPdl},
@@ -101,26 +99,26 @@ const ServingOperator* servingOperator(std::string_view op, size_t arguments) {
 
 std::string_view servingFamilyName(ServingFamily family) {
     switch (family) {
-    case F::RmsNorm:
-        return "RMS norm";
-    case F::GemmaRmsNorm:
-        return "Gemma RMS norm (x (1 + w))";
-    case F::FusedAddRmsNorm:
-        return "fused residual add + RMS norm";
-    case F::GemmaFusedAddRmsNorm:
-        return "fused residual add + Gemma RMS norm";
-    case F::SiluAndMul:
-        return "SiLU-and-mul";
-    case F::GeluAndMul:
-        return "GELU-and-mul";
-    case F::GeluTanhAndMul:
-        return "GELU (tanh)-and-mul";
-    case F::RotaryEmbedding:
-        return "rotary embedding";
-    case F::StaticScaledFp8Quant:
-        return "static scaled FP8 quantisation";
-    case F::KvCacheWrite:
-        return "KV-cache write";
+        case F::RmsNorm:
+            return "RMS norm";
+        case F::GemmaRmsNorm:
+            return "Gemma RMS norm (x (1 + w))";
+        case F::FusedAddRmsNorm:
+            return "fused residual add + RMS norm";
+        case F::GemmaFusedAddRmsNorm:
+            return "fused residual add + Gemma RMS norm";
+        case F::SiluAndMul:
+            return "SiLU-and-mul";
+        case F::GeluAndMul:
+            return "GELU-and-mul";
+        case F::GeluTanhAndMul:
+            return "GELU (tanh)-and-mul";
+        case F::RotaryEmbedding:
+            return "rotary embedding";
+        case F::StaticScaledFp8Quant:
+            return "static scaled FP8 quantisation";
+        case F::KvCacheWrite:
+            return "KV-cache write";
     }
     return "";
 }

@@ -15,16 +15,16 @@ namespace reach {
 // and kernels (docs/serving-operators.md says where); an operator not here stays skipped.
 
 enum class ServingFamily {
-    RmsNorm,             // out = x * rsqrt(mean(x^2) + eps) * w
-    GemmaRmsNorm,        // the same with (1 + w)
-    FusedAddRmsNorm,     // r = x + residual; x = rms_norm(r); residual = r
+    RmsNorm,          // out = x * rsqrt(mean(x^2) + eps) * w
+    GemmaRmsNorm,     // the same with (1 + w)
+    FusedAddRmsNorm,  // r = x + residual; x = rms_norm(r); residual = r
     GemmaFusedAddRmsNorm,
     SiluAndMul,  // out = silu(x[..., :d]) * x[..., d:]
     GeluAndMul,  // erf GELU
     GeluTanhAndMul,
-    RotaryEmbedding,      // query and key rotated at their positions (cos/sin cache rows)
-    StaticScaledFp8Quant, // out = fp8(clamp(x / scale))
-    KvCacheWrite,         // key and value written into the paged caches at their slots
+    RotaryEmbedding,       // query and key rotated at their positions (cos/sin cache rows)
+    StaticScaledFp8Quant,  // out = fp8(clamp(x / scale))
+    KvCacheWrite,          // key and value written into the paged caches at their slots
 };
 
 // What one recorded argument of a serving operator is.

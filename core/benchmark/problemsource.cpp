@@ -384,7 +384,7 @@ std::string commentSafe(const std::string& text, size_t limit) {
 }
 
 std::vector<CallArgument> decodeArguments(const nlohmann::json& sig, std::string* why,
-                                         bool anyKnownDtype) {
+                                          bool anyKnownDtype) {
     auto fail = [&](const std::string& w) {
         if (why)
             *why = w;
@@ -803,8 +803,8 @@ ProblemSource problemSource(const std::string& op, const nlohmann::json& signatu
         out.why = "aten::" + *name + " without its destination tensor";
         return out;
     }
-    out.source = problemFileText(header, callPrecision(op, signature), out.assumptions, form.intoFresh,
-                                 *forward, call.draws);
+    out.source = problemFileText(header, callPrecision(op, signature), out.assumptions,
+                                 form.intoFresh, *forward, call.draws);
     out.ok = true;
     return out;
 }

@@ -145,20 +145,20 @@ std::string drawOf(const CallArgument& a, const std::string& dtype, const std::s
 bool fits(ServingRole role, const CallArgument& a) {
     using K = CallArgument::Kind;
     switch (role) {
-    case R::Output:
-    case R::Input:
-    case R::Positions:
-    case R::Slots:
-    case R::Scale:
-        return a.kind == K::Tensor;
-    case R::Optional:
-        return a.kind == K::Tensor || a.kind == K::None;
-    case R::Scalar:
-        return a.kind == K::Scalar && !a.wrappedNumber;
-    case R::Ignored:
-        return true;
-    case R::PerTensor:
-        return a.kind == K::None;
+        case R::Output:
+        case R::Input:
+        case R::Positions:
+        case R::Slots:
+        case R::Scale:
+            return a.kind == K::Tensor;
+        case R::Optional:
+            return a.kind == K::Tensor || a.kind == K::None;
+        case R::Scalar:
+            return a.kind == K::Scalar && !a.wrappedNumber;
+        case R::Ignored:
+            return true;
+        case R::PerTensor:
+            return a.kind == K::None;
     }
     return false;
 }
@@ -177,30 +177,29 @@ FamilyCall familyCall(const ServingOperator& op, const std::vector<std::string>&
         return s;
     };
     switch (op.family) {
-    case F::RmsNorm:
-    case F::GemmaRmsNorm:
-        return {kRmsNorm,
-                "_rms_norm(" + args(3) + (op.family == F::GemmaRmsNorm ? ", gemma=True" : "") +
-                    ")"};
-    case F::FusedAddRmsNorm:
-    case F::GemmaFusedAddRmsNorm:
-        return {std::string(kRmsNorm) + kFusedAddRmsNorm,
-                "_fused_add_rms_norm(" + args(4) +
-                    (op.family == F::GemmaFusedAddRmsNorm ? ", gemma=True" : "") +
-                    (op.stack == "SGLang" ? ", rounded=False" : "") + ")"};
-    case F::SiluAndMul:
-        return {kActAndMul, "_act_and_mul(" + args(1) + ", \"silu\")"};
-    case F::GeluAndMul:
-        return {kActAndMul, "_act_and_mul(" + args(1) + ", \"gelu\")"};
-    case F::GeluTanhAndMul:
-        return {kActAndMul, "_act_and_mul(" + args(1) + ", \"tanh\")"};
-    case F::RotaryEmbedding:
-        return {kRotary, "_rotary_embedding(" + args(8) + ")"};
-    case F::StaticScaledFp8Quant:
-        return {kFp8Quant,
-                "_static_scaled_fp8_quant(" + args(2) + ", torch." + outputDtype + ")"};
-    case F::KvCacheWrite:
-        return {kKvCacheWrite, "_reshape_and_cache_flash(" + args(5) + ")"};
+        case F::RmsNorm:
+        case F::GemmaRmsNorm:
+            return {kRmsNorm, "_rms_norm(" + args(3) +
+                                  (op.family == F::GemmaRmsNorm ? ", gemma=True" : "") + ")"};
+        case F::FusedAddRmsNorm:
+        case F::GemmaFusedAddRmsNorm:
+            return {std::string(kRmsNorm) + kFusedAddRmsNorm,
+                    "_fused_add_rms_norm(" + args(4) +
+                        (op.family == F::GemmaFusedAddRmsNorm ? ", gemma=True" : "") +
+                        (op.stack == "SGLang" ? ", rounded=False" : "") + ")"};
+        case F::SiluAndMul:
+            return {kActAndMul, "_act_and_mul(" + args(1) + ", \"silu\")"};
+        case F::GeluAndMul:
+            return {kActAndMul, "_act_and_mul(" + args(1) + ", \"gelu\")"};
+        case F::GeluTanhAndMul:
+            return {kActAndMul, "_act_and_mul(" + args(1) + ", \"tanh\")"};
+        case F::RotaryEmbedding:
+            return {kRotary, "_rotary_embedding(" + args(8) + ")"};
+        case F::StaticScaledFp8Quant:
+            return {kFp8Quant,
+                    "_static_scaled_fp8_quant(" + args(2) + ", torch." + outputDtype + ")"};
+        case F::KvCacheWrite:
+            return {kKvCacheWrite, "_reshape_and_cache_flash(" + args(5) + ")"};
     }
     return {};
 }
@@ -219,55 +218,55 @@ std::string familyShapeProblem(const ServingOperator& op, const std::vector<Call
         return i < a.size() && a[i].kind == CallArgument::Kind::Tensor ? a[i].shapes[0] : none;
     };
     switch (op.family) {
-    case F::SiluAndMul:
-    case F::GeluAndMul:
-    case F::GeluTanhAndMul:
-        if (shape(1).empty() || shape(1).back() % 2 != 0)
-            return "its input's last dimension is not even (x[..., :d] times x[..., d:])";
-        return {};
-    case F::RotaryEmbedding: {
-        const std::vector<int64_t>& cache = shape(4);
-        const int64_t head = isWhole(a[3].literal) ? std::stoll(a[3].literal) : 0;
-        if (cache.size() != 2 || cache[0] < 1 || cache[1] < 2 || cache[1] % 2 != 0)
-            return "its cos_sin_cache is not [positions, rot_dim] with an even rot_dim";
-        const int64_t offset =
-            a.size() > 6 && isWhole(a[6].literal) ? std::stoll(a[6].literal) : 0;
-        if (a.size() > 6 && !isWhole(a[6].literal))
-            return "its rope_dim_offset is not a whole number";
-        if (a.size() > 7 && a[7].literal != "True" && a[7].literal != "False")
-            return "its inverse is not True or False";
-        if (head < cache[1] + offset)
-            return "its head_size is not a whole number at least rope_dim_offset + the cache's "
-                   "rot_dim";
-        int64_t tokens = 1;
-        for (int64_t d : shape(0))
-            tokens *= d;
-        for (size_t i : {size_t(1), size_t(2)}) {
-            if (a[i].kind != CallArgument::Kind::Tensor)
-                continue;
-            int64_t n = 1;
-            for (int64_t d : shape(i))
-                n *= d;
-            if (tokens < 1 || n % (tokens * head) != 0)
-                return "its query or key is not whole heads of head_size per position";
+        case F::SiluAndMul:
+        case F::GeluAndMul:
+        case F::GeluTanhAndMul:
+            if (shape(1).empty() || shape(1).back() % 2 != 0)
+                return "its input's last dimension is not even (x[..., :d] times x[..., d:])";
+            return {};
+        case F::RotaryEmbedding: {
+            const std::vector<int64_t>& cache = shape(4);
+            const int64_t head = isWhole(a[3].literal) ? std::stoll(a[3].literal) : 0;
+            if (cache.size() != 2 || cache[0] < 1 || cache[1] < 2 || cache[1] % 2 != 0)
+                return "its cos_sin_cache is not [positions, rot_dim] with an even rot_dim";
+            const int64_t offset =
+                a.size() > 6 && isWhole(a[6].literal) ? std::stoll(a[6].literal) : 0;
+            if (a.size() > 6 && !isWhole(a[6].literal))
+                return "its rope_dim_offset is not a whole number";
+            if (a.size() > 7 && a[7].literal != "True" && a[7].literal != "False")
+                return "its inverse is not True or False";
+            if (head < cache[1] + offset)
+                return "its head_size is not a whole number at least rope_dim_offset + the cache's "
+                       "rot_dim";
+            int64_t tokens = 1;
+            for (int64_t d : shape(0))
+                tokens *= d;
+            for (size_t i : {size_t(1), size_t(2)}) {
+                if (a[i].kind != CallArgument::Kind::Tensor)
+                    continue;
+                int64_t n = 1;
+                for (int64_t d : shape(i))
+                    n *= d;
+                if (tokens < 1 || n % (tokens * head) != 0)
+                    return "its query or key is not whole heads of head_size per position";
+            }
+            return {};
         }
-        return {};
-    }
-    case F::KvCacheWrite: {
-        const std::vector<int64_t>&key = shape(0), &value = shape(1), &cache = shape(2);
-        if (key.size() != 3 || value != key || cache.size() != 4 || shape(3) != cache ||
-            cache[2] != key[1] || cache[3] != key[2] || cache[1] < 1)
-            return "its key, value and caches are not [tokens, heads, head_size] and [blocks, "
-                   "block_size, heads, head_size] (the flash layout)";
-        if (shape(4).size() != 1 || shape(4)[0] != key[0])
-            return "its slot_mapping is not one slot per token";
-        if (a[2].dtype != a[0].dtype || a[3].dtype != a[1].dtype)
-            return "its caches are of another dtype than key and value (an FP8 cache): its "
-                   "scaling is not in Reach's library";
-        return {};
-    }
-    default:
-        return {};
+        case F::KvCacheWrite: {
+            const std::vector<int64_t>&key = shape(0), &value = shape(1), &cache = shape(2);
+            if (key.size() != 3 || value != key || cache.size() != 4 || shape(3) != cache ||
+                cache[2] != key[1] || cache[3] != key[2] || cache[1] < 1)
+                return "its key, value and caches are not [tokens, heads, head_size] and [blocks, "
+                       "block_size, heads, head_size] (the flash layout)";
+            if (shape(4).size() != 1 || shape(4)[0] != key[0])
+                return "its slot_mapping is not one slot per token";
+            if (a[2].dtype != a[0].dtype || a[3].dtype != a[1].dtype)
+                return "its caches are of another dtype than key and value (an FP8 cache): its "
+                       "scaling is not in Reach's library";
+            return {};
+        }
+        default:
+            return {};
     }
 }
 
@@ -289,22 +288,22 @@ std::string drawOfRole(const ServingOperator& op, const std::vector<CallArgument
             return {};
         }
         const CallArgument& cache = args[size_t(op.cacheArgument)];
-        const int64_t block = cache.kind == CallArgument::Kind::Tensor &&
-                                      cache.shapes[0].size() == 4
-                                  ? cache.shapes[0][1]
-                                  : 0;
+        const int64_t block =
+            cache.kind == CallArgument::Kind::Tensor && cache.shapes[0].size() == 4
+                ? cache.shapes[0][1]
+                : 0;
         const int64_t tokens = a.shapes[0][0];
         if (block < 1 || tokens < 1) {
             out.why = name + ": no slot to write (an empty cache block or no token)";
             return {};
         }
         const int64_t blocks = (tokens + block - 1) / block;
-        draw = "torch.randperm(" + std::to_string(blocks * block) + ")[:" +
-               std::to_string(tokens) + "].to(torch." + a.dtype + ")";
+        draw = "torch.randperm(" + std::to_string(blocks * block) + ")[:" + std::to_string(tokens) +
+               "].to(torch." + a.dtype + ")";
         extra = {std::to_string(blocks), std::to_string(block)};
         out.assumptions.push_back(
-            "the caches hold exactly the slots written (" + std::to_string(blocks) +
-            " blocks of " + std::to_string(block) +
+            "the caches hold exactly the slots written (" + std::to_string(blocks) + " blocks of " +
+            std::to_string(block) +
             ", the slots a random permutation): the write's bytes, not a serving cache's");
     } else if (role == R::Positions) {
         if (!isInteger(a.dtype)) {
@@ -313,8 +312,7 @@ std::string drawOfRole(const ServingOperator& op, const std::vector<CallArgument
             return {};
         }
         const CallArgument& cache = args[size_t(op.cacheArgument)];
-        const int64_t rows = cache.kind == CallArgument::Kind::Tensor &&
-                                     !cache.shapes[0].empty()
+        const int64_t rows = cache.kind == CallArgument::Kind::Tensor && !cache.shapes[0].empty()
                                  ? cache.shapes[0][0]
                                  : 0;
         if (rows < 1) {
@@ -322,8 +320,8 @@ std::string drawOfRole(const ServingOperator& op, const std::vector<CallArgument
             return {};
         }
         draw = drawOf(a, a.dtype, ", 0, " + std::to_string(rows));
-        out.assumptions.push_back("positions drawn uniformly in [0, " +
-                                  std::to_string(rows) + "), the cache's rows");
+        out.assumptions.push_back("positions drawn uniformly in [0, " + std::to_string(rows) +
+                                  "), the cache's rows");
     } else {
         if (!isFloating(a.dtype) || a.dtype.rfind("float8", 0) == 0) {
             out.why = "argument " + std::to_string(i) + " of " + name + " is a " + a.dtype +
@@ -427,11 +425,10 @@ ServingCall servingCall(const ServingOperator& op, const std::vector<CallArgumen
                                       ") verified in " + out.precision +
                                       " with the data: reach-verify casts every floating input "
                                       "to the problem's precision");
-    out.assumptions.push_back(std::string(op.stack) + " " + name + " (" +
-                              std::string(servingFamilyName(op.family)) +
-                              ") as Reach's reviewed PyTorch reference; the workload ran " +
-                              std::string(op.stack) +
-                              "'s own kernel: speedups count against the trace's time");
+    out.assumptions.push_back(
+        std::string(op.stack) + " " + name + " (" + std::string(servingFamilyName(op.family)) +
+        ") as Reach's reviewed PyTorch reference; the workload ran " + std::string(op.stack) +
+        "'s own kernel: speedups count against the trace's time");
     std::set<std::string> seen;
     std::vector<std::string> unique;
     for (std::string& s : out.assumptions)

@@ -126,11 +126,19 @@ Capture captureWorkload(const CaptureOptions& o, const CaptureProgress& progress
                          "Reach's capture module (its resources)");
     ScratchDir scratch;
     const std::string raw = scratch.path + "/trace.json", report = scratch.path + "/report.json";
-    std::vector<std::string> argv = {o.workload[0], "-m",          "reach_integrate.capture",
-                                     "--device",    o.device,      "--warmup",
-                                     std::to_string(o.warmup),     "--steps",
-                                     std::to_string(o.steps),      "--trace",
-                                     raw,           "--report",    report,
+    std::vector<std::string> argv = {o.workload[0],
+                                     "-m",
+                                     "reach_integrate.capture",
+                                     "--device",
+                                     o.device,
+                                     "--warmup",
+                                     std::to_string(o.warmup),
+                                     "--steps",
+                                     std::to_string(o.steps),
+                                     "--trace",
+                                     raw,
+                                     "--report",
+                                     report,
                                      "--"};
     argv.insert(argv.end(), o.workload.begin() + 1, o.workload.end());
     std::string pythonPath = "PYTHONPATH=" + pydir;
@@ -145,9 +153,8 @@ Capture captureWorkload(const CaptureOptions& o, const CaptureProgress& progress
         throw InputError(o.workload[0], "", "an interpreter that starts (" + child.error + ")");
     const std::optional<json> doc = trySniffJsonFile(report);
     const json r = doc && doc->is_object() ? *doc : json::object();
-    const std::string why = r.value("error", json()).is_string()
-                                ? r["error"].get<std::string>()
-                                : tail(child.err, 1);
+    const std::string why =
+        r.value("error", json()).is_string() ? r["error"].get<std::string>() : tail(child.err, 1);
     Capture c;
     c.workloadLog = tail(child.out + child.err, 40);
     c.seconds = child.seconds;
@@ -160,10 +167,11 @@ Capture captureWorkload(const CaptureOptions& o, const CaptureProgress& progress
         throw InputError(script, "", escapeControls(why.empty() ? "a workload that starts" : why));
     if (child.exitCode != 0)
         throw CaptureFailed(escapeControls(
-            why.empty() ? "the workload's run ended with status " + std::to_string(child.exitCode) +
-                              (child.termSignal ? " (signal " + std::to_string(child.termSignal) + ")"
-                                                : std::string())
-                        : why));
+            why.empty()
+                ? "the workload's run ended with status " + std::to_string(child.exitCode) +
+                      (child.termSignal ? " (signal " + std::to_string(child.termSignal) + ")"
+                                        : std::string())
+                : why));
     if (progress)
         progress("writing " + o.out);
     gzipFile(raw, o.out);
@@ -247,7 +255,8 @@ CaptureReview reviewCapture(const Capture& c, const RuleSet& rules) {
 json captureJson(const Capture& c, const CaptureReview& r) {
     json foreach = json::array();
     for (const auto& [op, calls] : c.foreachUnrecorded)
-        foreach.push_back({{"operator", op}, {"calls", calls}});
+        foreach
+            .push_back({{"operator", op}, {"calls", calls}});
     json doc = {{"trace", c.trace},
                 {"device", c.device},
                 {"marker", c.marker},

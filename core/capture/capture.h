@@ -37,9 +37,9 @@ struct CaptureFailed : std::runtime_error {
 };
 
 struct Capture {
-    std::string trace;   // the gzip-compressed trace written
-    std::string device;  // "cuda" or "cpu", as recorded
-    std::string marker;  // "reach_step", "prof.step", "optimizer" or "none"
+    std::string trace;     // the gzip-compressed trace written
+    std::string device;    // "cuda" or "cpu", as recorded
+    std::string marker;    // "reach_step", "prof.step", "optimizer" or "none"
     std::string profiled;  // "steps", "partial" (fewer steps than asked) or "whole"
     int stepsMarked = 0, profiledSteps = 0;
     std::vector<double> wallUs;  // each profiled step's wall clock (the device synchronized)

@@ -1358,35 +1358,36 @@ std::optional<Work> servingKvCacheWrite(const Args& a, const WorkContext&) {
 WorkEntry servingEntry(const ServingOperator& s) {
     using F = ServingFamily;
     switch (s.family) {
-    case F::RmsNorm:
-    case F::GemmaRmsNorm:
-        return {s.name, "norm", "reads x, weight; writes out; 4 FLOPs per element",
-                servingRmsNorm};
-    case F::FusedAddRmsNorm:
-    case F::GemmaFusedAddRmsNorm:
-        return {s.name, "norm",
-                "reads x, residual, weight; writes x and residual; 5 FLOPs per element",
-                servingFusedAddRmsNorm};
-    case F::SiluAndMul:
-    case F::GeluAndMul:
-    case F::GeluTanhAndMul:
-        return {s.name, "elementwise",
-                "reads x [.., 2d], writes out [.., d]; 4 FLOPs per output element",
-                servingActAndMul};
-    case F::RotaryEmbedding:
-        return {s.name, "elementwise",
+        case F::RmsNorm:
+        case F::GemmaRmsNorm:
+            return {s.name, "norm", "reads x, weight; writes out; 4 FLOPs per element",
+                    servingRmsNorm};
+        case F::FusedAddRmsNorm:
+        case F::GemmaFusedAddRmsNorm:
+            return {s.name, "norm",
+                    "reads x, residual, weight; writes x and residual; 5 FLOPs per element",
+                    servingFusedAddRmsNorm};
+        case F::SiluAndMul:
+        case F::GeluAndMul:
+        case F::GeluTanhAndMul:
+            return {s.name, "elementwise",
+                    "reads x [.., 2d], writes out [.., d]; 4 FLOPs per output element",
+                    servingActAndMul};
+        case F::RotaryEmbedding:
+            return {
+                s.name, "elementwise",
                 "reads positions and one cache row each, reads and writes query and key; 3 FLOPs "
                 "per rotated element",
                 servingRotary};
-    case F::StaticScaledFp8Quant:
-        return {s.name, "elementwise",
-                "reads x and the scale, writes FP8 (1 byte per element); 2 FLOPs per element",
-                servingFp8Quant};
-    case F::KvCacheWrite:
-        return {s.name, "copy",
-                "reads key, value and the slots, writes as many elements into each cache (in "
-                "its dtype); no FLOPs",
-                servingKvCacheWrite};
+        case F::StaticScaledFp8Quant:
+            return {s.name, "elementwise",
+                    "reads x and the scale, writes FP8 (1 byte per element); 2 FLOPs per element",
+                    servingFp8Quant};
+        case F::KvCacheWrite:
+            return {s.name, "copy",
+                    "reads key, value and the slots, writes as many elements into each cache (in "
+                    "its dtype); no FLOPs",
+                    servingKvCacheWrite};
     }
     return {s.name, "", "", nullptr};
 }

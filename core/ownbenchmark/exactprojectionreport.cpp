@@ -83,8 +83,10 @@ std::optional<VerifiedRun> servingBest(const ProblemRuns& found, const ProblemTi
         why = p.file + ": " + p.op +
               " is a serving stack's operator whose problem's reference is not the kernel the "
               "workload ran: its speedup counts against the trace's " +
-              std::to_string(time.us / double(time.calls)) + " us per call, measured on the "
-              "trace's GPU (" + (traceGpu.empty() ? std::string("not named by the trace") : traceGpu) +
+              std::to_string(time.us / double(time.calls)) +
+              " us per call, measured on the "
+              "trace's GPU (" +
+              (traceGpu.empty() ? std::string("not named by the trace") : traceGpu) +
               "); its passes were measured on " + found.best->gpu + ": not counted";
         return std::nullopt;
     }

@@ -151,9 +151,10 @@ IntegrationPlan planIntegration(BenchmarkFolder benchmark, const VerifiedRuns& r
         // reference, not the workload's kernel: its gain is the exact projection's (against
         // the trace's time), measured in the serving stack itself.
         if (servingOperator(p.op)) {
-            leave(p.op + " is a serving stack's operator: integrate substitutes ATen calls "
-                         "only; its projected gain counts against the trace's time "
-                         "(reach-cli project --benchmark)");
+            leave(p.op +
+                  " is a serving stack's operator: integrate substitutes ATen calls "
+                  "only; its projected gain counts against the trace's time "
+                  "(reach-cli project --benchmark)");
             continue;
         }
         if (pr.passes.empty()) {

@@ -276,7 +276,8 @@ BenchmarkRuns matchVerifiedRuns(const BenchmarkFolder& benchmark, const Verified
     // The first problem of each bytes: a run of those bytes counts there, once.
     std::map<std::string, size_t> firstOf;
     for (size_t i = 0; i < benchmark.problems.size(); ++i) {
-        out.problems[i].precision = callPrecision(benchmark.problems[i].op, benchmark.problems[i].signature);
+        out.problems[i].precision =
+            callPrecision(benchmark.problems[i].op, benchmark.problems[i].signature);
         const auto [it, fresh] = firstOf.emplace(benchmark.problems[i].sha256, i);
         if (!fresh)
             out.duplicates.push_back(benchmark.problems[i].file + ": the same bytes as " +

@@ -37,8 +37,8 @@ protected:
     json profile(const std::string& mark, const std::string& out,
                  const std::vector<std::string>& more = {}) {
         setenv("MARK", mark.c_str(), 1);
-        std::vector<std::string> args = {"profile", "--device", "cpu", "--steps", "3",
-                                         "--out",   out,       "--json"};
+        std::vector<std::string> args = {"profile", "--device", "cpu", "--steps",
+                                         "3",       "--out",    out,   "--json"};
         args.insert(args.end(), more.begin(), more.end());
         args.insert(args.end(), {"--", REACH_TEST_PYTHON, kWorkload});
         const auto r = runCli(args);
@@ -58,9 +58,9 @@ bool startsGzip(const std::string& path) {
 // Each way of marking steps: 2 warm-up steps, then 3 profiled; the trace is gzip, the recording
 // has its operators' shapes.
 TEST_F(CliProfile, StepsAreMarkedAsTheWorkloadMarksThem) {
-    for (const auto& [mark, marker] : {std::pair{"reach_step", "reach_step"},
-                                       std::pair{"prof", "prof.step"},
-                                       std::pair{"none", "optimizer"}}) {
+    for (const auto& [mark, marker] :
+         {std::pair{"reach_step", "reach_step"}, std::pair{"prof", "prof.step"},
+          std::pair{"none", "optimizer"}}) {
         SCOPED_TRACE(mark);
         const std::string out = dir.path(std::string(mark) + ".json.gz");
         const json doc = profile(mark, out);
@@ -121,8 +121,8 @@ TEST_F(CliProfile, AFailingWorkloadIsExit1WithItsError) {
     const std::string script = dir.path("boom.py");
     reach::test::writeFile(script, "import torch\nraise RuntimeError('boom at step 0')\n");
     const std::string out = dir.path("boom.json.gz");
-    const auto r = runCli({"profile", "--device", "cpu", "--out", out, "--", REACH_TEST_PYTHON,
-                           script});
+    const auto r =
+        runCli({"profile", "--device", "cpu", "--out", out, "--", REACH_TEST_PYTHON, script});
     EXPECT_EQ(r.status, 1) << r.out;
     EXPECT_NE(r.err.find("the workload raised RuntimeError: boom at step 0"), std::string::npos)
         << r.err;

@@ -38,8 +38,8 @@ json parseOk(const reach::test::CliResult& r) {
 
 // Runs a script of tests/app over every .py in dir: its output and exit status.
 std::pair<int, std::string> runScript(const std::string& script, const std::string& dir) {
-    std::string cmd = std::string(REACH_TEST_PYTHON) + " " + REACH_SOURCE_DIR + "/tests/app/" +
-                      script;
+    std::string cmd =
+        std::string(REACH_TEST_PYTHON) + " " + REACH_SOURCE_DIR + "/tests/app/" + script;
     for (const auto& e : fs::directory_iterator(dir))
         if (e.path().extension() == ".py")
             cmd += " '" + e.path().string() + "'";
@@ -58,8 +58,10 @@ std::pair<int, std::string> runScript(const std::string& script, const std::stri
 // the eager baseline's (Reach's reference), reduced to what the exact projection reads.
 json passOn(const std::string& problemPath, const std::string& gpu, double candidateUs,
             double eagerUs) {
-    const json candidate = {
-        {"reps", 100}, {"median_us", candidateUs}, {"p10_us", candidateUs}, {"p90_us", candidateUs}};
+    const json candidate = {{"reps", 100},
+                            {"median_us", candidateUs},
+                            {"p10_us", candidateUs},
+                            {"p90_us", candidateUs}};
     const json eager = {
         {"reps", 100}, {"median_us", eagerUs}, {"p10_us", eagerUs}, {"p90_us", eagerUs}};
     json doc = {{"schema", "reach.verification"},
@@ -144,9 +146,9 @@ TEST_F(CliServing, EachReferenceKeepsItsOperatorsSemantics) {
     ASSERT_EQ(runCli({"extract", kTrace, "--out", dir.path("all"), "--cover", "1"}).status, 0);
     const auto [status, out] = runScript("check_serving_problems.py", dir.path("all"));
     EXPECT_EQ(status, 0) << out;
-    for (const char* what : {"silu_and_mul: 64 elements", "fused_add_rms_norm: 128 elements",
-                             "rms_norm: 64 elements", "at their slots, the rest zero",
-                             "rotary_embedding (neox=True)"})
+    for (const char* what :
+         {"silu_and_mul: 64 elements", "fused_add_rms_norm: 128 elements", "rms_norm: 64 elements",
+          "at their slots, the rest zero", "rotary_embedding (neox=True)"})
         EXPECT_NE(out.find(what), std::string::npos) << what << "\n" << out;
     EXPECT_TRUE(out.find("static_scaled_fp8_quant: 64 elements") != std::string::npos ||
                 out.find("no float8_e4m3fn") != std::string::npos)
@@ -170,8 +172,8 @@ TEST_F(CliServing, APassCountsAgainstTheTracesTimeOnTheTracesGpu) {
     reach::test::writeFile(here, passOn(silu, "NVIDIA H100 80GB HBM3", 6, 48).dump());
     reach::test::writeFile(there, passOn(silu, "NVIDIA H200", 6, 48).dump());
 
-    const json doc = parseOk(runCli(
-        {"project", kTrace, "--benchmark", bench, "--records", here, "--json"}));
+    const json doc =
+        parseOk(runCli({"project", kTrace, "--benchmark", bench, "--records", here, "--json"}));
     const json* p = nullptr;
     for (const json& q : doc["problems"])
         if (q["operator"] == "_C::silu_and_mul")
@@ -184,8 +186,8 @@ TEST_F(CliServing, APassCountsAgainstTheTracesTimeOnTheTracesGpu) {
     const double share = (*p)["share_of_gpu_time"].get<double>();
     EXPECT_NEAR(doc["saved_share_of_gpu_time"].get<double>(), share * 0.5, 1e-12);
 
-    const json other = parseOk(runCli(
-        {"project", kTrace, "--benchmark", bench, "--records", there, "--json"}));
+    const json other =
+        parseOk(runCli({"project", kTrace, "--benchmark", bench, "--records", there, "--json"}));
     EXPECT_EQ(other["winners"], 0);
     EXPECT_EQ(other["saved_share_of_gpu_time"], 0);
     bool said = false;
@@ -215,10 +217,10 @@ TEST_F(CliServing, TheVerifierPassesHonestCandidatesAndFailsTheCheats) {
           Case{"_C_cache_ops::reshape_and_cache_flash", "kv_cache_zeros.py", "fail"},
           Case{"_C::rotary_embedding", "rotary_unrotated.py", "fail"}}) {
         SCOPED_TRACE(c.candidate);
-        const auto r = runCli({"verify", "--problem", fileOf(c.op), "--candidate",
-                               std::string(REACH_TEST_DATA) + "/serving/" + c.candidate,
-                               "--python", REACH_TEST_PYTHON, "--worker-device", "cpu", "--reps",
-                               "5", "--json"});
+        const auto r =
+            runCli({"verify", "--problem", fileOf(c.op), "--candidate",
+                    std::string(REACH_TEST_DATA) + "/serving/" + c.candidate, "--python",
+                    REACH_TEST_PYTHON, "--worker-device", "cpu", "--reps", "5", "--json"});
         ASSERT_FALSE(r.out.empty()) << r.err;
         const json j = json::parse(r.out);
         EXPECT_EQ(j["verdict"], c.verdict) << j["reasons"].dump();
@@ -232,8 +234,8 @@ TEST_F(CliServing, TheVerifierPassesHonestCandidatesAndFailsTheCheats) {
 // extension is what the workload calls), and the one-line error says why.
 TEST_F(CliServing, IntegrateSaysItCannotInstallAServingOperator) {
     const std::string here = dir.path("h100.json");
-    reach::test::writeFile(here,
-                           passOn(fileOf("_C::silu_and_mul"), "NVIDIA H100 80GB HBM3", 6, 48).dump());
+    reach::test::writeFile(
+        here, passOn(fileOf("_C::silu_and_mul"), "NVIDIA H100 80GB HBM3", 6, 48).dump());
     const auto r = runCli({"integrate", "--benchmark", bench, "--records", here, "--out",
                            dir.path("runs"), "--", "python3", "-c", "pass"});
     EXPECT_EQ(r.status, 2) << r.out;

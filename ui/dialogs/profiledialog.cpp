@@ -63,7 +63,8 @@ ProfileDialog::ProfileDialog(QWidget* parent) : QDialog(parent), m_cli(reachCliP
                        }));
     m_args = new QLineEdit(this);
     m_args->setObjectName(QStringLiteral("arguments"));
-    m_args->setToolTip(tr("The script's arguments, split at spaces (\"double quotes\" keep words together)"));
+    m_args->setToolTip(
+        tr("The script's arguments, split at spaces (\"double quotes\" keep words together)"));
     formLayout->addRow(tr("Arguments:"), m_args);
     m_device = new QComboBox(this);
     m_device->setObjectName(QStringLiteral("device"));
@@ -86,8 +87,9 @@ ProfileDialog::ProfileDialog(QWidget* parent) : QDialog(parent), m_cli(reachCliP
     countsRow->addWidget(new QLabel(tr("then profiled"), counts));
     countsRow->addWidget(m_steps);
     countsRow->addStretch(1);
-    counts->setToolTip(tr("Steps are marked by reach_step(), the script's prof.step() or its "
-                          "optimizer's steps; a script that marks none is profiled whole"));
+    counts->setToolTip(
+        tr("Steps are marked by reach_step(), the script's prof.step() or its "
+           "optimizer's steps; a script that marks none is profiled whole"));
     formLayout->addRow(tr("Steps:"), counts);
     m_trace = new QLineEdit(this);
     m_trace->setObjectName(QStringLiteral("trace"));
@@ -148,13 +150,10 @@ void ProfileDialog::setForm(const ProfileForm& f) {
 }
 
 QStringList ProfileDialog::arguments(const ProfileForm& f) {
-    QStringList a = {QStringLiteral("profile"),
-                     QStringLiteral("--device"),
-                     f.device,
-                     QStringLiteral("--warmup"),
-                     QString::number(f.warmup),
-                     QStringLiteral("--steps"),
-                     QString::number(f.steps)};
+    QStringList a = {
+        QStringLiteral("profile"),  QStringLiteral("--device"), f.device,
+        QStringLiteral("--warmup"), QString::number(f.warmup),  QStringLiteral("--steps"),
+        QString::number(f.steps)};
     if (!f.trace.isEmpty())
         a << QStringLiteral("--out") << f.trace;
     a << QStringLiteral("--json") << QStringLiteral("--") << f.python << f.script;
@@ -262,7 +261,8 @@ void ProfileDialog::onFinished(int exitCode) {
     if (!ex.isEmpty())
         m_log->appendPlainText(
             tr("extraction would cover %1 of the addressable time in %2 problem(s)")
-                .arg(percentText(ex.value(QStringLiteral("covered_share_of_addressable")).toDouble()))
+                .arg(percentText(
+                    ex.value(QStringLiteral("covered_share_of_addressable")).toDouble()))
                 .arg(ex.value(QStringLiteral("problems")).toInt()));
     for (const QJsonValue& a : o.value(QStringLiteral("advice")).toArray())
         m_log->appendPlainText(tr("note: %1").arg(a.toString()));

@@ -245,17 +245,18 @@ TEST(ProblemSource, TheCallsPrecisionIsItsOneFloatingDtype) {
                            {"", "", "", "1", "1"});
     EXPECT_EQ(callPrecision("aten::addmm", addmm), "bf16");
     // Integer tensors beside it do not count (embedding_bag's indices and offsets).
-    EXPECT_EQ(callPrecision("aten::add", 
-                  sig({{1000, 64}, {256}, {8}}, {"float", "long int", "long int"}, {"", "", ""})),
+    EXPECT_EQ(callPrecision("aten::add", sig({{1000, 64}, {256}, {8}},
+                                             {"float", "long int", "long int"}, {"", "", ""})),
               "fp32");
     EXPECT_EQ(callPrecision("aten::add", sig({{8, 8}}, {"c10::Half"}, {""})), "fp16");
     EXPECT_EQ(callPrecision("aten::add", sig({{8, 8}}, {"double"}, {""})), "fp64");
     // Mixed (a bf16 activation, fp32 statistics): no single --precision reproduces the call.
-    EXPECT_EQ(callPrecision("aten::add", sig({{8, 8}, {8}}, {"c10::BFloat16", "float"}, {"", ""})), "mixed");
+    EXPECT_EQ(callPrecision("aten::add", sig({{8, 8}, {8}}, {"c10::BFloat16", "float"}, {"", ""})),
+              "mixed");
     // A tensor list's dtype is not recorded: nothing to hold a run to.
-    EXPECT_EQ(
-        callPrecision("aten::add", sig({{{4, 8}, {4, 8}}, json::array()}, {"TensorList", "Scalar"}, {"", "1"})),
-        "");
+    EXPECT_EQ(callPrecision("aten::add", sig({{{4, 8}, {4, 8}}, json::array()},
+                                             {"TensorList", "Scalar"}, {"", "1"})),
+              "");
     EXPECT_EQ(callPrecision("aten::add", json("not a signature")), "");
 }
 

@@ -80,16 +80,15 @@ TEST(ServingProblem, EachStacksSchemaByItsArgumentCount) {
     EXPECT_TRUE(has(p, "_rotary_embedding(x0, x1, x2, 64, x3, False, 16, True)"));
     EXPECT_TRUE(has(p, "_draw([16], [], torch.int64, 0, 4096)"));
     // An overload name is ignored, as for ATen's.
-    EXPECT_TRUE(make("_C::silu_and_mul.default",
-                     sig({{8, 64}, {8, 128}}, {kBf, kBf}, {"", ""}))
-                    .ok);
+    EXPECT_TRUE(
+        make("_C::silu_and_mul.default", sig({{8, 64}, {8, 128}}, {kBf, kBf}, {"", ""})).ok);
 }
 
 TEST(ServingProblem, WhatDoesNotFitTheSchemaIsSkippedWithWhy) {
     // An argument count no version has.
-    ProblemSource p = make("_C::rms_norm", sig({{8, 64}, {8, 64}, {64}, json::array(), {1}},
-                                               {kBf, kBf, kBf, "Scalar", kBf},
-                                               {"", "", "", "1e-05", ""}));
+    ProblemSource p =
+        make("_C::rms_norm", sig({{8, 64}, {8, 64}, {64}, json::array(), {1}},
+                                 {kBf, kBf, kBf, "Scalar", kBf}, {"", "", "", "1e-05", ""}));
     EXPECT_FALSE(p.ok);
     EXPECT_NE(p.why.find("no schema of it in Reach's library has that many"), std::string::npos);
     // Floating positions, an odd rot_dim, a head narrower than rot_dim (+ offset).
@@ -117,8 +116,14 @@ TEST(ServingProblem, WhatDoesNotFitTheSchemaIsSkippedWithWhy) {
     EXPECT_NE(p.why.find("not recorded as an FP8 tensor"), std::string::npos) << p.why;
     // The KV-cache write: an FP8 cache, and a slot per token missing.
     auto cache = [](const char* cacheType, int slots) {
-        return sig({{32, 4, 64}, {32, 4, 64}, {100, 16, 4, 64}, {100, 16, 4, 64}, {slots},
-                    json::array(), {1}, {1}},
+        return sig({{32, 4, 64},
+                    {32, 4, 64},
+                    {100, 16, 4, 64},
+                    {100, 16, 4, 64},
+                    {slots},
+                    json::array(),
+                    {1},
+                    {1}},
                    {kBf, kBf, cacheType, cacheType, "long int", "", "float", "float"},
                    {"", "", "", "", "", "", "", ""});
     };
@@ -136,9 +141,8 @@ TEST(ServingProblem, WhatDoesNotFitTheSchemaIsSkippedWithWhy) {
     p = make("_C::silu_and_mul", sig({{8, 64}, {8, 127}}, {kBf, kBf}, {"", ""}));
     EXPECT_NE(p.why.find("not even"), std::string::npos) << p.why;
     // Operators not in the library stay skipped as before.
-    p = make("_moe_C::topk_softmax",
-             sig({{8, 2}, {8, 2}, {8, 2}, {8, 64}}, {"float", "int", "int", "float"},
-                 {"", "", "", ""}));
+    p = make("_moe_C::topk_softmax", sig({{8, 2}, {8, 2}, {8, 2}, {8, 64}},
+                                         {"float", "int", "int", "float"}, {"", "", "", ""}));
     EXPECT_NE(p.why.find("not an ATen operator"), std::string::npos) << p.why;
 }
 
@@ -160,10 +164,9 @@ TEST(ServingProblem, TheTableIsConsistent) {
         EXPECT_TRUE(servingOperator(s.name)) << s.name;
         EXPECT_EQ(servingOperator(s.name, s.roles.size()), &s) << s.name;
         EXPECT_FALSE(servingFamilyName(s.family).empty());
-        const bool indexes = std::find(s.roles.begin(), s.roles.end(), ServingRole::Positions) !=
-                                 s.roles.end() ||
-                             std::find(s.roles.begin(), s.roles.end(), ServingRole::Slots) !=
-                                 s.roles.end();
+        const bool indexes =
+            std::find(s.roles.begin(), s.roles.end(), ServingRole::Positions) != s.roles.end() ||
+            std::find(s.roles.begin(), s.roles.end(), ServingRole::Slots) != s.roles.end();
         EXPECT_EQ(indexes, s.cacheArgument >= 0) << s.name;
     }
     EXPECT_FALSE(servingOperator("_C::rms_norm_evil"));

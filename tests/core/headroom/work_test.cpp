@@ -714,7 +714,6 @@ TEST(HeadroomWork, ElementSizeFromKernelNames) {
     EXPECT_EQ(dtypeBytes("Scalar"), 0);
 }
 
-
 // Serving stacks' operators (core/base/servingoperators.h), on the vLLM layer of
 // tests/data/kineto/serving_vllm.json (256 tokens, hidden 4096, bf16), by hand.
 TEST(HeadroomWork, ServingOperatorsByHand) {
@@ -726,38 +725,45 @@ TEST(HeadroomWork, ServingOperatorsByHand) {
         return w.value_or(Work{});
     };
     // rms_norm(out, x, w): out 2,097,152 + x 2,097,152 + w 8,192; 4 x 1,048,576 FLOPs.
-    Work w = work("_C::rms_norm",
-                  R"({"dims":[[256,4096],[256,4096],[4096],[]],"types":["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar"],"concrete":["","","","1e-05"]})");
+    Work w = work(
+        "_C::rms_norm",
+        R"({"dims":[[256,4096],[256,4096],[4096],[]],"types":["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar"],"concrete":["","","","1e-05"]})");
     EXPECT_DOUBLE_EQ(w.bytes, 4202496);
     EXPECT_DOUBLE_EQ(w.flops, 4194304);
     // Without a weight (vLLM's newest): out + x.
-    w = work("_C::rms_norm",
-             R"({"dims":[[256,4096],[256,4096],[],[]],"types":["c10::BFloat16","c10::BFloat16","","Scalar"],"concrete":["","","","1e-05"]})");
+    w = work(
+        "_C::rms_norm",
+        R"({"dims":[[256,4096],[256,4096],[],[]],"types":["c10::BFloat16","c10::BFloat16","","Scalar"],"concrete":["","","","1e-05"]})");
     EXPECT_DOUBLE_EQ(w.bytes, 4194304);
     // fused_add_rms_norm(x!, residual!, w): x and residual read and written, w read.
-    w = work("_C::fused_add_rms_norm",
-             R"({"dims":[[256,4096],[256,4096],[4096],[]],"types":["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar"],"concrete":["","","","1e-05"]})");
+    w = work(
+        "_C::fused_add_rms_norm",
+        R"({"dims":[[256,4096],[256,4096],[4096],[]],"types":["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar"],"concrete":["","","","1e-05"]})");
     EXPECT_DOUBLE_EQ(w.bytes, 8396800);
     EXPECT_DOUBLE_EQ(w.flops, 5242880);
     // silu_and_mul(out [256,14336], x [256,28672]): 7,340,032 + 14,680,064.
-    w = work("_C::silu_and_mul",
-             R"({"dims":[[256,14336],[256,28672]],"types":["c10::BFloat16","c10::BFloat16"],"concrete":["",""]})");
+    w = work(
+        "_C::silu_and_mul",
+        R"({"dims":[[256,14336],[256,28672]],"types":["c10::BFloat16","c10::BFloat16"],"concrete":["",""]})");
     EXPECT_DOUBLE_EQ(w.bytes, 22020096);
     EXPECT_DOUBLE_EQ(w.flops, 4.0 * 256 * 14336);
     // rotary_embedding: positions 2,048 + 256 cache rows of 128 bf16 (65,536) + query (2,097,152)
     // and key (524,288) read and written; 3 FLOPs per rotated element (all 128 of each head).
-    w = work("_C::rotary_embedding",
-             R"({"dims":[[256],[256,4096],[256,1024],[],[8192,128],[]],"types":["long int","c10::BFloat16","c10::BFloat16","Scalar","c10::BFloat16","Scalar"],"concrete":["","","","128","","True"]})");
+    w = work(
+        "_C::rotary_embedding",
+        R"({"dims":[[256],[256,4096],[256,1024],[],[8192,128],[]],"types":["long int","c10::BFloat16","c10::BFloat16","Scalar","c10::BFloat16","Scalar"],"concrete":["","","","128","","True"]})");
     EXPECT_DOUBLE_EQ(w.bytes, 2048 + 65536 + 2 * (2097152 + 524288));
     EXPECT_DOUBLE_EQ(w.flops, 3.0 * (1048576 + 262144));
     // static_scaled_fp8_quant: one byte out per element, x and the float scale read.
-    w = work("_C::static_scaled_fp8_quant",
-             R"({"dims":[[256,4096],[256,4096],[1]],"types":["c10::Float8_e4m3fn","c10::BFloat16","float"],"concrete":["","",""]})");
+    w = work(
+        "_C::static_scaled_fp8_quant",
+        R"({"dims":[[256,4096],[256,4096],[1]],"types":["c10::Float8_e4m3fn","c10::BFloat16","float"],"concrete":["","",""]})");
     EXPECT_DOUBLE_EQ(w.bytes, 1048576 + 2097152 + 4);
     // reshape_and_cache_flash: key and value read, as many bf16 elements written into each
     // cache (not the caches' size), the slots read.
-    w = work("_C_cache_ops::reshape_and_cache_flash",
-             R"({"dims":[[256,8,128],[256,8,128],[2048,16,8,128],[2048,16,8,128],[256],[],[1],[1]],"types":["c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16","long int","","float","float"],"concrete":["","","","","","","",""]})");
+    w = work(
+        "_C_cache_ops::reshape_and_cache_flash",
+        R"({"dims":[[256,8,128],[256,8,128],[2048,16,8,128],[2048,16,8,128],[256],[],[1],[1]],"types":["c10::BFloat16","c10::BFloat16","c10::BFloat16","c10::BFloat16","long int","","float","float"],"concrete":["","","","","","","",""]})");
     EXPECT_DOUBLE_EQ(w.bytes, 4 * 524288 + 2048);
     EXPECT_DOUBLE_EQ(w.flops, 0);
     // Every serving operator has an entry with a formula, found by its name.

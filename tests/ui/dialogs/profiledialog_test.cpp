@@ -37,9 +37,10 @@ void ProfileDialogTest::argumentsSayWhatTheFormSays() {
     f.warmup = 1;
     f.steps = 4;
     f.trace = QStringLiteral("/w/t.json.gz");
-    QCOMPARE(ProfileDialog::arguments(f).join(QLatin1Char('|')),
-             QStringLiteral("profile|--device|cpu|--warmup|1|--steps|4|--out|/w/t.json.gz|--json|--|"
-                            "/usr/bin/python3|/w/train.py|--batch|8|--name|two words"));
+    QCOMPARE(
+        ProfileDialog::arguments(f).join(QLatin1Char('|')),
+        QStringLiteral("profile|--device|cpu|--warmup|1|--steps|4|--out|/w/t.json.gz|--json|--|"
+                       "/usr/bin/python3|/w/train.py|--batch|8|--name|two words"));
     ProfileDialog dialog;
     dialog.setForm(f);
     QCOMPARE(ProfileDialog::arguments(dialog.form()), ProfileDialog::arguments(f));
