@@ -72,6 +72,12 @@ void ProfileDialogTest::aCpuRecordingShowsWhatItServes() {
     QVERIFY(QFileInfo(f.trace).size() > 0);
     QCOMPARE(ready.count(), 0);  // nothing to open: no GPU time
     QVERIFY(dialog.status().contains(QStringLiteral("Profiled on the CPU")));
+    // To look at it as a user would: REACH_UI_SCREENSHOTS=DIR keeps a picture of the dialog.
+    if (const QString shots = qEnvironmentVariable("REACH_UI_SCREENSHOTS"); !shots.isEmpty()) {
+        dialog.resize(720, 560);
+        dialog.show();
+        QVERIFY(dialog.grab().save(shots + QStringLiteral("/profile-dialog.png")));
+    }
 }
 
 void ProfileDialogTest::cancelStopsARunningWorkload() {
