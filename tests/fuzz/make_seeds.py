@@ -153,6 +153,27 @@ def benchmark_folders():
             out("benchmark_folder", os.path.basename(path), data)
 
 
+def serving_problems():
+    """Each serving operator call of the vLLM layer trace, as the target takes it: one byte
+    naming the operator's entry (core/base/servingoperators.cpp's order: the trace's calls name
+    entries 0-2, 5, 7, 9), then its signature."""
+    names = ["_C::rms_norm", "_C::fused_add_rms_norm", "_C::silu_and_mul", "_C::gelu_and_mul",
+             "_C::gelu_tanh_and_mul", "_C::rotary_embedding", "_C::rotary_embedding",
+             "_C::static_scaled_fp8_quant", "_C::static_scaled_fp8_quant",
+             "_C_cache_ops::reshape_and_cache_flash"]
+    trace = json.load(open(os.path.join(ROOT, "tests/data/kineto/serving_vllm.json")))
+    seen = set()
+    for e in trace["traceEvents"]:
+        name, args = e.get("name"), e.get("args", {})
+        if e.get("cat") != "cpu_op" or name not in names or name in seen:
+            continue
+        seen.add(name)
+        sig = {"dims": args["Input Dims"], "types": args["Input type"],
+               "concrete": args["Concrete Inputs"], "strides": args["Input Strides"]}
+        out("serving_problem", name.replace(":", "_"),
+            bytes([names.index(name)]) + json.dumps(sig).encode())
+
+
 def handmade():
     for d in glob.glob(os.path.join(ROOT, "tests/data/fuzz/*")):
         for f in glob.glob(os.path.join(d, "*")):
@@ -170,4 +191,5 @@ if __name__ == "__main__":
     others()
     integration()
     benchmark_folders()
+    serving_problems()
     handmade()
