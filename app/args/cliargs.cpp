@@ -1,5 +1,6 @@
 #include "cliargs.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -115,6 +116,15 @@ unsigned long long parseUnsigned(const std::string& option, const std::string& t
     if (errno == ERANGE || *end)
         throw UsageError(option + ": expected an integer below 2^64, got '" + text + "'");
     return v;
+}
+
+std::vector<std::string> takeAfterDashes(std::vector<std::string>& args) {
+    std::vector<std::string> after;
+    if (const auto cut = std::find(args.begin(), args.end(), "--"); cut != args.end()) {
+        after.assign(cut + 1, args.end());
+        args.erase(cut, args.end());
+    }
+    return after;
 }
 
 std::vector<std::string> takeRepeated(std::vector<std::string>& args, const std::string& name) {

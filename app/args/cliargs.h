@@ -68,6 +68,10 @@ private:
 // taken out of args first, in order: "--map a=b" and "--map=a=b". "--" ends the options.
 std::vector<std::string> takeRepeated(std::vector<std::string>& args, const std::string& name);
 
+// A command that runs a program takes it after "--" (integrate, profile: -- PYTHON SCRIPT ARGS):
+// everything after the first "--", taken out of args (with the "--"); empty without one.
+std::vector<std::string> takeAfterDashes(std::vector<std::string>& args);
+
 // Typed readers of one option's text, for values read in order (CliArgs::given) rather than by
 // name; they throw UsageError naming the option, as CliArgs::number does.
 double parseNumber(const std::string& option, const std::string& text);

@@ -32,16 +32,6 @@ std::string gainText(const MeasuredGain& g) {
            " over " + std::to_string(g.perPair.size()) + " pairs)";
 }
 
-// The workload's command: everything after "--", taken out of argv.
-std::vector<std::string> takeWorkload(std::vector<std::string>& argv) {
-    std::vector<std::string> workload;
-    if (const auto cut = std::find(argv.begin(), argv.end(), "--"); cut != argv.end()) {
-        workload.assign(cut + 1, argv.end());
-        argv.erase(cut, argv.end());
-    }
-    return workload;
-}
-
 // The run's options, after the required arguments are checked (in this order).
 IntegrationOptions integrationOptionsFrom(const CliArgs& args,
                                           const std::vector<std::string>& records,
@@ -182,7 +172,7 @@ void printMeasuredSavings(const IntegrationResult& r, const IntegrationOptions& 
 
 int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
     std::vector<std::string> argv = argvIn;
-    const std::vector<std::string> workload = takeWorkload(argv);
+    const std::vector<std::string> workload = takeAfterDashes(argv);
     const std::vector<std::string> records = takeRepeated(argv, "--records");
     const std::vector<std::string> trusted = takeRepeated(argv, "--trust");
     const CliArgs args(argv, {{"--json", "--all-passing", "--control", "--sandbox"},

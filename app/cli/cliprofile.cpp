@@ -25,16 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The workload's command: everything after "--", taken out of argv.
-std::vector<std::string> afterDashes(std::vector<std::string>& argv) {
-    std::vector<std::string> workload;
-    if (const auto cut = std::find(argv.begin(), argv.end(), "--"); cut != argv.end()) {
-        workload.assign(cut + 1, argv.end());
-        argv.erase(cut, argv.end());
-    }
-    return workload;
-}
-
 // SCRIPT-YYYYMMDD-HHMMSS.json.gz in the current folder: a new name for every recording.
 std::string defaultTraceName(const std::string& script) {
     const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -57,7 +47,7 @@ std::string markerText(const Capture& c) {
 
 int runProfile(const std::vector<std::string>& argvIn, CliIo& io) {
     std::vector<std::string> argv = argvIn;
-    const std::vector<std::string> workload = afterDashes(argv);
+    const std::vector<std::string> workload = takeAfterDashes(argv);
     const CliArgs args(
         argv, {{"--json"},
                {"--steps", "--warmup", "--device", "--out", "--project", "--timeout", "--rules"}});

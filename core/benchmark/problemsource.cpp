@@ -148,13 +148,6 @@ int64_t elements(const std::vector<int64_t>& shape) {
     return n;
 }
 
-std::string pyList(const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-}
-
 // Whether `stride` lays `shape` out densely (some order of the dimensions is contiguous):
 // such a tensor keeps its layout when moved to the GPU. A slice's gaps, an expanded (stride 0)
 // or an overlapping dimension do not survive the move, so those go through a view (below).
@@ -364,6 +357,13 @@ def _first(out):
 )PY";
 
 }  // namespace
+
+std::string pyIntList(const std::vector<int64_t>& v) {
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(v[i]);
+    return s + "]";
+}
 
 std::string commentSafe(const std::string& text, size_t limit) {
     std::string out;
@@ -614,7 +614,7 @@ std::vector<std::string> drawTensorArgument(const std::vector<CallArgument>& arg
             assumptions.push_back("tensor list elements taken to be " + dtype +
                                   " (the trace does not record their dtype)");
         if (a.strides[k].empty() || denseLayout(a.shapes[k], a.strides[k])) {
-            call.draws.push_back("_draw(" + pyList(a.shapes[k]) + ", " + pyList(a.strides[k]) +
+            call.draws.push_back("_draw(" + pyIntList(a.shapes[k]) + ", " + pyIntList(a.strides[k]) +
                                  ", torch." + dtype + range + ")");
         } else {
             // Gaps, expanded or overlapping dimensions: the input is the storage, and
@@ -623,7 +623,7 @@ std::vector<std::string> drawTensorArgument(const std::vector<CallArgument>& arg
                                  std::to_string(footprint(a.shapes[k], a.strides[k])) +
                                  "], torch." + dtype + range + ")");
             names.back() =
-                p + ".as_strided(" + pyList(a.shapes[k]) + ", " + pyList(a.strides[k]) + ")";
+                p + ".as_strided(" + pyIntList(a.shapes[k]) + ", " + pyIntList(a.strides[k]) + ")";
             assumptions.push_back(
                 "a tensor recorded with gaps or expanded dimensions is given as its "
                 "storage and viewed in forward");

@@ -48,6 +48,9 @@ ProblemSource problemSource(const std::string& op, const nlohmann::json& signatu
                             const std::vector<std::string>& header,
                             const std::string& fallbackDtype);
 
+// "[13, 512]": a Python list literal of integers Reach printed (a shape, strides).
+std::string pyIntList(const std::vector<int64_t>& values);
+
 // The decoded arguments (for tests and the extraction's report); empty with `why` set when the
 // signature cannot be called. `anyKnownDtype`: a tensor of a dtype Reach cannot draw (FP8) is
 // decoded too, for a caller that draws none of those (a serving operator's output argument).

@@ -119,13 +119,6 @@ def _reshape_and_cache_flash(key, value, slot_mapping, blocks, block_size):
     return caches.reshape(2, blocks, block_size, heads, size)
 )PY";
 
-std::string pyList(const std::vector<int64_t>& v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(v[i]);
-    return s + "]";
-}
-
 bool isFloating(const std::string& dtype) {
     return dtype == "bfloat16" || dtype.rfind("float", 0) == 0;
 }
@@ -136,7 +129,7 @@ bool isInteger(const std::string& dtype) {
 
 // A tensor argument's draw: dense at its recorded strides (_draw, the problem's helper).
 std::string drawOf(const CallArgument& a, const std::string& dtype, const std::string& range) {
-    return "_draw(" + pyList(a.shapes[0]) + ", " + pyList(a.strides[0]) + ", torch." + dtype +
+    return "_draw(" + pyIntList(a.shapes[0]) + ", " + pyIntList(a.strides[0]) + ", torch." + dtype +
            range + ")";
 }
 
