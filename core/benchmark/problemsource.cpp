@@ -614,8 +614,8 @@ std::vector<std::string> drawTensorArgument(const std::vector<CallArgument>& arg
             assumptions.push_back("tensor list elements taken to be " + dtype +
                                   " (the trace does not record their dtype)");
         if (a.strides[k].empty() || denseLayout(a.shapes[k], a.strides[k])) {
-            call.draws.push_back("_draw(" + pyIntList(a.shapes[k]) + ", " + pyIntList(a.strides[k]) +
-                                 ", torch." + dtype + range + ")");
+            call.draws.push_back("_draw(" + pyIntList(a.shapes[k]) + ", " +
+                                 pyIntList(a.strides[k]) + ", torch." + dtype + range + ")");
         } else {
             // Gaps, expanded or overlapping dimensions: the input is the storage, and
             // forward views it as recorded (a view launches nothing).
