@@ -98,7 +98,7 @@ def main(argv):
         return p
 
     def on_start():
-        # The end of the warm-up: the whole-run recording so far is dropped, the steps' begins.
+        # The end of the warm-up: the whole-run recording so far is dropped, the steps' starts.
         state["prof"].stop()
         state["prof"] = new_profiler()
 
