@@ -41,20 +41,7 @@ json readJson(const std::string& path) {
 
 // Runs tests/app/run_problems.py over every .py in dir; its output and exit status.
 std::pair<int, std::string> runProblems(const std::string& dir) {
-    std::string cmd =
-        std::string(REACH_TEST_PYTHON) + " " + REACH_SOURCE_DIR + "/tests/app/run_problems.py";
-    for (const auto& e : fs::directory_iterator(dir))
-        if (e.path().extension() == ".py")
-            cmd += " '" + e.path().string() + "'";
-    std::string out;
-    FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-    if (!p)
-        return {-1, "popen failed"};
-    char buf[4096];
-    while (size_t n = std::fread(buf, 1, sizeof buf, p))
-        out.append(buf, n);
-    const int status = ::pclose(p);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+    return reach::test::runPythonOverProblems("run_problems.py", dir);
 }
 
 class CliExtract : public ::testing::Test {

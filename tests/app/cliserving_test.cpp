@@ -36,24 +36,6 @@ json parseOk(const reach::test::CliResult& r) {
     return json::parse(r.out);
 }
 
-// Runs a script of tests/app over every .py in dir: its output and exit status.
-std::pair<int, std::string> runScript(const std::string& script, const std::string& dir) {
-    std::string cmd =
-        std::string(REACH_TEST_PYTHON) + " " + REACH_SOURCE_DIR + "/tests/app/" + script;
-    for (const auto& e : fs::directory_iterator(dir))
-        if (e.path().extension() == ".py")
-            cmd += " '" + e.path().string() + "'";
-    std::string out;
-    FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-    if (!p)
-        return {-1, "popen failed"};
-    char buf[4096];
-    while (size_t n = std::fread(buf, 1, sizeof buf, p))
-        out.append(buf, n);
-    const int status = ::pclose(p);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
 // A reach-verify document of a pass, signed here, measured on `gpu`: the candidate's median and
 // the eager baseline's (Reach's reference), reduced to what the exact projection reads.
 json passOn(const std::string& problemPath, const std::string& gpu, double candidateUs,
@@ -144,7 +126,7 @@ TEST_F(CliServing, EachReferenceKeepsItsOperatorsSemantics) {
     if (std::string(REACH_TEST_PYTHON).empty())
         GTEST_SKIP() << "no Python with PyTorch on this machine";
     ASSERT_EQ(runCli({"extract", kTrace, "--out", dir.path("all"), "--cover", "1"}).status, 0);
-    const auto [status, out] = runScript("check_serving_problems.py", dir.path("all"));
+    const auto [status, out] = reach::test::runPythonOverProblems("check_serving_problems.py", dir.path("all"));
     EXPECT_EQ(status, 0) << out;
     for (const char* what :
          {"silu_and_mul: 64 elements", "fused_add_rms_norm: 128 elements", "rms_norm: 64 elements",

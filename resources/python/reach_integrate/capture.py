@@ -19,9 +19,7 @@ Exit status: 0 done, 1 the workload failed, 2 bad input."""
 import argparse
 import json
 import os
-import runpy
 import sys
-import traceback
 
 from . import steps
 
@@ -120,24 +118,10 @@ def main(argv):
     unhook = _optimizer_steps(torch, marker.optimizer)
     steps.install(_Explicit(marker))
     torch.profiler.profile = _Shim(marker)
-    script = os.path.abspath(workload[0])
-    sys.argv = [script] + workload[1:]
-    sys.path.insert(0, os.path.dirname(script))
-    status, error = 0, None
     state["prof"] = new_profiler()
     try:
-        if a.warmup == 0:
-            session.begin()
-        runpy.run_path(script, run_name="__main__")
-    except steps.Finished:
-        pass
-    except SystemExit as e:
-        if e.code not in (None, 0):
-            status, error = 1, f"the workload exited with status {e.code}"
-    except BaseException as e:
-        tb = traceback.format_exception(type(e), e, e.__traceback__)
-        status, error = 1, f"the workload raised {type(e).__name__}: {e}"
-        report["traceback_tail"] = "".join(tb)[-4000:]
+        status, error = steps.run_workload(
+            workload, report, before=session.begin if a.warmup == 0 else None)
     finally:
         torch.profiler.profile = real_profile
         steps.install(None)

@@ -15,9 +15,7 @@ Exit status: 0 done, 1 the workload failed or a substituted call disagreed, 2 ba
 import argparse
 import json
 import os
-import runpy
 import sys
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER_DIR = os.path.dirname(HERE)  # resources/python: reach_kb's thresholds live beside it
@@ -103,24 +101,9 @@ def main(argv):
             _fail(report, a.report, 2, f"loading the winners: {type(e).__name__}: {e}")
     steps.install(session)
     torch.profiler.profile = steps.ProfilerShim
-    script = os.path.abspath(workload[0])
-    sys.argv = [script] + workload[1:]
-    sys.path.insert(0, os.path.dirname(script))
-    status, error = 0, None
     try:
-        session.begin()
-        runpy.run_path(script, run_name="__main__")
-    except steps.Finished:
-        pass
-    except (Mismatch, NeedsGrad) as e:
-        status, error = 1, str(e)
-    except SystemExit as e:
-        if e.code not in (None, 0):
-            status, error = 1, f"the workload exited with status {e.code}"
-    except BaseException as e:
-        tb = traceback.format_exception(type(e), e, e.__traceback__)
-        status, error = 1, f"the workload raised {type(e).__name__}: {e}"
-        report["traceback_tail"] = "".join(tb)[-4000:]
+        status, error = steps.run_workload(workload, report, before=session.begin,
+                                           data_says_no=(Mismatch, NeedsGrad))
     finally:
         torch.profiler.profile = real_profile
         steps.install(None)

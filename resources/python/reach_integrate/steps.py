@@ -8,7 +8,11 @@ time. At every boundary the device is synchronized (the steps are measured whole
 overlapped) and the wall clock read; after the last profiled step the run ends with Finished, a
 BaseException a workload's `except Exception` does not swallow."""
 
+import os
+import runpy
+import sys
 import time
+import traceback
 
 _session = None
 
@@ -127,3 +131,30 @@ class ProfilerShim:
 
     def key_averages(self, *args, **kwargs):
         return []
+
+
+def run_workload(workload, report, before=None, data_says_no=()):
+    """Runs workload[0] as __main__ with workload[1:] as its arguments (its folder first on the
+    path), as integrate's and profile's drivers do; `before` is called just before it starts.
+    Returns (status, error): (0, None) when it ended or the steps did (Finished); (1, why) when it
+    exited non-zero or raised (the traceback's tail in report), or raised one of `data_says_no`
+    (a substituted call that disagreed: its message is the why)."""
+    script = os.path.abspath(workload[0])
+    sys.argv = [script] + list(workload[1:])
+    sys.path.insert(0, os.path.dirname(script))
+    try:
+        if before is not None:
+            before()
+        runpy.run_path(script, run_name="__main__")
+    except Finished:
+        pass
+    except data_says_no as e:
+        return 1, str(e)
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            return 1, f"the workload exited with status {e.code}"
+    except BaseException as e:
+        tb = traceback.format_exception(type(e), e, e.__traceback__)
+        report["traceback_tail"] = "".join(tb)[-4000:]
+        return 1, f"the workload raised {type(e).__name__}: {e}"
+    return 0, None
