@@ -126,7 +126,8 @@ TEST_F(CliServing, EachReferenceKeepsItsOperatorsSemantics) {
     if (std::string(REACH_TEST_PYTHON).empty())
         GTEST_SKIP() << "no Python with PyTorch on this machine";
     ASSERT_EQ(runCli({"extract", kTrace, "--out", dir.path("all"), "--cover", "1"}).status, 0);
-    const auto [status, out] = reach::test::runPythonOverProblems("check_serving_problems.py", dir.path("all"));
+    const auto [status, out] =
+        reach::test::runPythonOverProblems("check_serving_problems.py", dir.path("all"));
     EXPECT_EQ(status, 0) << out;
     for (const char* what :
          {"silu_and_mul: 64 elements", "fused_add_rms_norm: 128 elements", "rms_norm: 64 elements",
