@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "clirunner.h"
+#include "problemscript.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;

@@ -14,7 +14,6 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -51,24 +50,6 @@ void writeFile(const std::string& path, const std::string& bytes) {
 
 std::string dataset(const std::string& relative) {
     return std::string(REACH_DATASETS) + "/" + relative;
-}
-
-std::pair<int, std::string> runPythonOverProblems(const std::string& script,
-                                                  const std::string& dir) {
-    std::string cmd =
-        std::string(REACH_TEST_PYTHON) + " " + REACH_SOURCE_DIR + "/tests/app/" + script;
-    for (const auto& e : std::filesystem::directory_iterator(dir))
-        if (e.path().extension() == ".py")
-            cmd += " '" + e.path().string() + "'";
-    std::string out;
-    FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-    if (!p)
-        return {-1, "popen failed"};
-    char buf[4096];
-    while (size_t n = std::fread(buf, 1, sizeof buf, p))
-        out.append(buf, n);
-    const int status = ::pclose(p);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
 std::vector<std::string> kernelBenchVerifyArgs(const std::string& problem,

@@ -88,11 +88,6 @@ private:
 
 std::string dataset(const std::string& relative);  // under datasets/
 
-// Runs tests/app/SCRIPT with REACH_TEST_PYTHON over every .py file of dir (the problems
-// extract wrote): its output (stdout and stderr) and exit status.
-std::pair<int, std::string> runPythonOverProblems(const std::string& script,
-                                                  const std::string& dir);
-
 // `reach-cli verify` of a KernelBench-format problem and candidate of
 // tests/data/kernelbench-py/ on the CPU worker (5 timed repetitions, JSON), then `more`.
 std::vector<std::string> kernelBenchVerifyArgs(const std::string& problem,

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "clirunner.h"
+#include "problemscript.h"
 #include "core/base/evidence.h"
 #include "core/base/sha256.h"
 
