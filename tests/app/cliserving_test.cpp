@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 
 #include "clirunner.h"
-#include "problemscript.h"
 #include "core/base/evidence.h"
 #include "core/base/sha256.h"
+#include "problemscript.h"
 
 namespace reach_test_cliserving_test {  // unity builds: this file's names stay its own
 
