@@ -8,13 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
-
-#include <sys/wait.h>
 
 #include "clirunner.h"
 #include "core/base/evidence.h"
