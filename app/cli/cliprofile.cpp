@@ -95,14 +95,19 @@ int runProfile(const std::vector<std::string>& argvIn, CliIo& io) {
         io.err << "reach-cli profile: " << escapeControls(e.what()) << "\n";
         return kExitDataSaysNo;
     }
-    progress("reading " + capture.trace);
-    const CaptureReview review = reviewCapture(capture, rules);
+    // A GPU recording is read once: reviewed, and the same reading imported into --project.
+    std::vector<Workload> recorded;
+    if (capture.device != "cpu") {
+        progress("reading " + capture.trace);
+        recorded = readProfiles({capture.trace});
+    }
+    const CaptureReview review =
+        reviewCapture(capture, recorded.empty() ? nullptr : &recorded.front(), rules);
 
     nlohmann::json project = nullptr;
     if (auto p = args.value("--project")) {
-        const std::vector<Workload> w = readProfiles({capture.trace});
         ProjectStore store = ProjectStore::open(*p);
-        const ProjectStore::ImportOnce once = store.importWorkloadOnce(w.front());
+        const ProjectStore::ImportOnce once = store.importWorkloadOnce(recorded.front());
         project = {{"path", store.path()}, {"workload_id", once.id}, {"existed", once.existed}};
     }
 

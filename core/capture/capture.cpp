@@ -14,7 +14,6 @@
 #include "core/base/jsonparse.h"
 #include "core/base/resourcepaths.h"
 #include "core/base/textescape.h"
-#include "core/trace/profilereader.h"
 #include "core/verify/childprocess.h"
 
 namespace reach {
@@ -199,7 +198,7 @@ Capture captureWorkload(const CaptureOptions& o, const CaptureProgress& progress
     return c;
 }
 
-CaptureReview reviewCapture(const Capture& c, const RuleSet& rules) {
+CaptureReview reviewCapture(const Capture& c, const Workload* workload, const RuleSet& rules) {
     CaptureReview r;
     if (c.marker == "none")
         r.advice.push_back(
@@ -225,13 +224,13 @@ CaptureReview reviewCapture(const Capture& c, const RuleSet& rules) {
     }
     if (c.operatorCalls > 0 && c.shapedCalls == 0)
         r.advice.push_back("no operator call recorded its input shapes");
-    if (c.device == "cpu") {
+    if (!workload) {
         r.advice.push_back(
             "recorded on the CPU: the breakdown, headroom and extraction read GPU time; run it on "
             "a GPU machine (--device cuda) for them");
         return r;
     }
-    r.breakdown = computeBreakdown(readProfile(c.trace), rules);
+    r.breakdown = computeBreakdown(*workload, rules);
     r.extraction = extractBenchmark(*r.breakdown, ExtractOptions{});
     const Extraction& e = *r.extraction;
     if (e.categoryUs > 0 && e.coveredShare() < 0.9) {

@@ -68,7 +68,9 @@ struct CaptureReview {
     std::optional<Extraction> extraction;  // the default cover (0.9) of the addressable time
     std::vector<std::string> advice;
 };
-CaptureReview reviewCapture(const Capture& capture, const RuleSet& rules);
+// `workload` is the trace as read (the caller reads it once, and imports the same reading into a
+// project); nullptr for a CPU recording, which has no GPU time to read.
+CaptureReview reviewCapture(const Capture& capture, const Workload* workload, const RuleSet& rules);
 
 // One JSON document (docs/cli.md, "profile").
 nlohmann::json captureJson(const Capture& capture, const CaptureReview& review);
