@@ -1,7 +1,8 @@
 // reach-cli integrate --benchmark DIR --records R [--records R2 ...] [--steps N] [--warmup K]
 //                     [--wall-steps M] [--runs R] [--control] [--all-passing]
 //                     [--device cuda|cpu] [--trust DIR ...] [--out DIR] [--timeout S]
-//                     [--rules R.json] [--sandbox] [--json] -- PYTHON WORKLOAD.py ARGS...
+//                     [--rules R.json] [--sandbox] [--host-path native|python] [--json]
+//                     -- PYTHON WORKLOAD.py ARGS...
 // The verified winners put back into the workload, and the measured gain beside the exact
 // projection (core/ownbenchmark/integration.h, docs/integration.md).
 #include <nlohmann/json.hpp>
@@ -61,6 +62,9 @@ IntegrationOptions integrationOptionsFrom(const CliArgs& args,
     if (auto v = args.number("--timeout", 1, 86400))
         options.timeoutSeconds = *v;
     options.control = args.flag("--control");
+    options.hostPath = args.value("--host-path").value_or("native");
+    if (options.hostPath != "native" && options.hostPath != "python")
+        throw UsageError("--host-path: expected native or python");
     options.outDir = args.value("--out").value_or("reach-integrate");
     options.rulesPath = args.value("--rules").value_or("");
     // What the command reads is never a file it writes (--out beside the records, say).
@@ -177,7 +181,7 @@ int runIntegrate(const std::vector<std::string>& argvIn, CliIo& io) {
     const std::vector<std::string> trusted = takeRepeated(argv, "--trust");
     const CliArgs args(argv, {{"--json", "--all-passing", "--control", "--sandbox"},
                               {"--benchmark", "--steps", "--warmup", "--wall-steps", "--runs",
-                               "--device", "--out", "--timeout", "--rules"}});
+                               "--device", "--out", "--timeout", "--rules", "--host-path"}});
     const IntegrationOptions options = integrationOptionsFrom(args, records, workload);
     const bool json = args.flag("--json");
     const IntegrationProgress progress = [&](const std::string& s) {
@@ -214,7 +218,7 @@ CliCommand integrateCommand() {
         "integrate --benchmark DIR --records R [--records R2 ...] [--steps N] [--warmup K]\n"
         "          [--wall-steps M] [--runs R] [--control] [--all-passing] [--device cuda|cpu]\n"
         "          [--trust DIR ...] [--out DIR] [--timeout S] [--rules R.json] [--sandbox]\n"
-        "          [--json] -- PYTHON WORKLOAD.py ARGS...\n"
+        "          [--host-path native|python] [--json] -- PYTHON WORKLOAD.py ARGS...\n"
         "  runs the workload (code: run because you name it) R times as it is and R times\n"
         "  with each verified winner of DIR installed in place of its operator, for the\n"
         "  signature it was verified at; the workload marks its steps with reach_step()\n"
@@ -233,6 +237,9 @@ CliCommand integrateCommand() {
         "               through; what the dispatch through them costs, apart from the\n"
         "               candidates\n"
         "  --all-passing  install passing candidates not faster than eager too\n"
+        "  --host-path native  the overrides in C++, built once against the workload's\n"
+        "               PyTorch, a pass-through load_inline candidate called from there\n"
+        "               (the default); python: session 16's Python overrides\n"
         "  --out DIR    plan, traces and reports (default ./reach-integrate)\n"
         "  --timeout S  each run's limit (default 900)",
         runIntegrate};

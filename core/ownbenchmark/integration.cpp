@@ -321,6 +321,8 @@ std::vector<std::string> workloadArgv(const WorkloadSetup& setup, const Integrat
                                      std::to_string(options.steps),
                                      "--wall-steps",
                                      std::to_string(options.wallSteps),
+                                     "--host-path",
+                                     options.hostPath,
                                      "--trace",
                                      run.trace,
                                      "--report",
@@ -462,6 +464,20 @@ IntegrationSide sideOf(const Collected& c) {
     return side;
 }
 
+// A run asked for the native host path that could not build it took the Python one: its wall
+// clock holds the Python overrides' cost (the document's run_list says which path each ran).
+void warnHostPath(IntegrationResult& result, const std::string& asked) {
+    for (const IntegrationRun& r : result.runs) {
+        const json path = r.report.value("host_path", json());
+        if (r.mode != "asis" && path.is_string() && path != asked) {
+            const json why = r.report.value("host_path_why", json());
+            result.warnings.push_back("the overrides ran in Python, not natively: " +
+                                      (why.is_string() ? why.get<std::string>() : "no reason"));
+            return;
+        }
+    }
+}
+
 // Every winner's calls, over the substituted runs: a winner never called at its signature
 // saves nothing, whatever the projection says.
 void warnUnsubstituted(IntegrationResult& result, const IntegrationPlan& plan) {
@@ -549,6 +565,7 @@ IntegrationResult runIntegration(IntegrationPlan plan, const IntegrationOptions&
         result.hooks = sideOf(collected["hooks"]);
 
     warnUnsubstituted(result, plan);
+    warnHostPath(result, options.hostPath);
     if (first.asIs && first.asIs->gpuTimeUs > 0)
         projectOnRun(result, plan, *first.asIs);
     if (first.asIs && first.substituted)

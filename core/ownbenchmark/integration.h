@@ -79,6 +79,9 @@ struct IntegrationOptions {
     // module's --mode hooks), to tell what the dispatch through them costs from what the
     // candidates cost.
     bool control = false;
+    // Where the overrides run (docs/integration.md, "The host path"): "native", in C++ with
+    // pass-through load_inline candidates called from there, or "python" (session 16's).
+    std::string hostPath = "native";
     double timeoutSeconds = 900;  // each run of the workload
     std::string outDir;           // where the plan, traces and reports are kept
     std::string resourceDir;      // empty: findResourceDir()

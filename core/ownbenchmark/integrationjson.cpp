@@ -82,7 +82,10 @@ json integrationJson(const IntegrationResult& r) {
                         {"wall_us_per_step", run.wallUsPerStep},
                         {"wall_unprofiled_us_per_step",
                          run.wallUnprofiledUsPerStep ? json(*run.wallUnprofiledUsPerStep) : json()},
-                        {"fell_through", run.report.value("fell_through", json::object())}});
+                        {"fell_through", run.report.value("fell_through", json::object())},
+                        // Where its overrides ran, and why not natively when asked to.
+                        {"host_path", run.report.value("host_path", json())},
+                        {"host_path_why", run.report.value("host_path_why", json())}});
 
     json projection = nullptr;
     json difference = nullptr;
@@ -133,6 +136,7 @@ json integrationJson(const IntegrationResult& r) {
                                          gainJson(r.hooks->wallUnderProfilerGain)}}
                                  : json()}}},
         {"control", o.control},
+        {"host_path", o.hostPath},
         {"exact_projection", projection},
         {"measured_minus_projected", difference},
         {"diff", r.diff.is_null() ? json() : r.diff},

@@ -204,9 +204,10 @@ TEST_F(CliServing, TheVerifierPassesHonestCandidatesAndFailsTheCheats) {
         ASSERT_FALSE(r.out.empty()) << r.err;
         const json j = json::parse(r.out);
         EXPECT_EQ(j["verdict"], c.verdict) << j["reasons"].dump();
-        if (std::string(c.verdict) == "fail")
+        if (std::string(c.verdict) == "fail") {
             EXPECT_NE(j["reasons"].dump().find("rel_frobenius"), std::string::npos)
                 << j["reasons"].dump();
+        }
     }
 }
 

@@ -1,14 +1,16 @@
 """One run of a workload for `reach-cli integrate` (docs/integration.md):
 
     python3 -m reach_integrate.run --plan PLAN.json --mode asis|substituted|hooks --device cuda|cpu
-        --warmup K --wall-steps M --steps N --trace TRACE.json --report REPORT.json
+        --warmup K --wall-steps M --steps N [--host-path native|python] --trace TRACE.json
+        --report REPORT.json
         -- WORKLOAD.py ARGS...
 
 Runs WORKLOAD.py as __main__ with ARGS. After K steps (reach_step() calls) M steps are timed
 with no profiler running (the wall clock); then the profiler starts (CPU and CUDA activities,
 shapes recorded); after N more it stops, the trace is exported and the workload ends. With --mode substituted the plan's verified winners replace their operators
 first (substitute.py); with --mode hooks their overrides are installed and every call falls
-through (the control that measures the overrides alone). REPORT.json says what happened: each step's wall clock (the device
+through (the control that measures the overrides alone); --host-path native puts the overrides
+in C++ (native.py). REPORT.json says what happened: each step's wall clock (the device
 synchronized at each boundary), the substitutions and fall-throughs, or the error.
 Exit status: 0 done, 1 the workload failed or a substituted call disagreed, 2 bad input."""
 
@@ -48,6 +50,7 @@ def main(argv):
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--wall-steps", type=int, default=0)
+    ap.add_argument("--host-path", choices=("native", "python"), default="python")
     ap.add_argument("--trace", required=True)
     ap.add_argument("--report", required=True)
     a = ap.parse_args(argv[:cut])
@@ -94,7 +97,8 @@ def main(argv):
     if a.mode in ("substituted", "hooks"):
         try:
             sub = Substitution(plan, a.device, WORKER_DIR, session.phase,
-                               hooks_only=a.mode == "hooks")
+                               hooks_only=a.mode == "hooks", host_path=a.host_path)
+            session.on_phase = sub.phase_changed
         except (IntegrateError, UserError, OSError) as e:
             _fail(report, a.report, 2, str(e))
         except Exception as e:  # a candidate that does not load: the plan's file, its fault
@@ -107,6 +111,9 @@ def main(argv):
     finally:
         torch.profiler.profile = real_profile
         steps.install(None)
+    if sub is not None and sub.pending is not None:  # a disagreement, whatever became of it
+        status, error = 1, str(sub.pending)
+        report.pop("traceback_tail", None)
     report["steps_marked"] = session.count
     report["wall_us"] = session.wall_us
     report["wall_unprofiled_us"] = session.wall_unprofiled_us

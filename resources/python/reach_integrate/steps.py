@@ -46,6 +46,7 @@ class Session:
         self._t = None
         self.profiling = False
         self.finished = False
+        self.on_phase = None  # called with the new phase's name (the native overrides read it)
         self._on_start, self._on_step, self._on_finish = on_start, on_step, on_finish
 
     def sync(self):
@@ -59,14 +60,20 @@ class Session:
     def _after_warmup(self):
         if self.wall_steps > 0:
             self.sync()
+            self._phase_changed("wall")
             self._t = time.perf_counter()
         else:
             self._start()
+
+    def _phase_changed(self, name):
+        if self.on_phase is not None:
+            self.on_phase(name)
 
     def _start(self):
         self.sync()
         self._on_start()
         self.profiling = True
+        self._phase_changed("profiled")
         self._t = time.perf_counter()
 
     def phase(self):

@@ -31,6 +31,8 @@ import torch
 
 from reach_kb import loading, oracle, thresholds
 
+from . import native
+
 
 class IntegrateError(Exception):
     """Bad input: a plan or a file that is not what it says (exit 2)."""
@@ -159,7 +161,7 @@ def _meta_device():
 class Winner:
     """One verified problem: its signature, its candidate, what happened to its calls."""
 
-    def __init__(self, spec, device, tolerances, load_candidate=True):
+    def __init__(self, spec, device, tolerances, load_candidate=True, record_extensions=False):
         self.name = spec["name"]
         self.operator = spec["operator"]
         self.problem_path, self.candidate_path = spec["problem"], spec["candidate"]
@@ -172,16 +174,60 @@ class Winner:
         self.problem = loading.load_problem(self.problem_path, "reach")
         self._learn_signature()
         self.model = None
+        # The native path (native.py): how the candidate's load_inline extensions were built
+        # and whether its forward is a pass-through to one of their functions.
+        self.recorder, self.native_plan, self.native_why = None, None, None
+        self.native_call = None  # the native candidate from Python, for the checked calls
         if load_candidate:
-            candidate = loading.load_candidate(self.candidate_path, self.problem, "reach")
-            init = self.problem.call("get_init_inputs()", self.problem.get_init_inputs)
-            model = candidate.ModelNew(*init)
-            self.model = model.to(device) if isinstance(model, torch.nn.Module) else model
+            self._load_candidate(device, record_extensions)
+        if not record_extensions:
+            self.native_why = "the Python host path"
         self.substituted = self.substituted_warmup = self.substituted_wall = self.checked = 0
         # Each measured call at the signature, the override's entry to return, per phase.
         self.host_us = {"profiled": [], "wall": []}
         self.max_rel_frobenius = self.max_norm_max_error = 0.0
         self.others = None  # (dtype, shape, stride) of the operator's outputs past the first
+        self.native_table, self.native_key, self.native_calls = None, None, None
+
+    def _load_candidate(self, device, record_extensions):
+        from torch.utils import cpp_extension
+        real = cpp_extension.load_inline
+        if record_extensions:
+            self.recorder = native.Recorder(real)
+            cpp_extension.load_inline = self.recorder
+        try:
+            candidate = loading.load_candidate(self.candidate_path, self.problem, "reach")
+            init = self.problem.call("get_init_inputs()", self.problem.get_init_inputs)
+            model = candidate.ModelNew(*init)
+        finally:
+            cpp_extension.load_inline = real
+        self.model = model.to(device) if isinstance(model, torch.nn.Module) else model
+        if record_extensions:
+            self._learn_native(device)
+
+    def _learn_native(self, device):
+        """Runs the candidate once on the problem's inputs to see whether its forward is a
+        pass-through to one load_inline function (native.pass_through)."""
+        if not self.recorder.builds:
+            self.native_why = "it builds no load_inline extension (the Python path)"
+            return
+        torch.manual_seed(0)
+        inputs = [x.to(device) if isinstance(x, torch.Tensor) else x
+                  for x in self.problem.call("get_inputs()", self.problem.get_inputs)]
+        self.recorder.calls.clear()
+        with torch.no_grad():
+            out = self.model(*inputs)
+        plan, why = native.pass_through(self.recorder, inputs, out)
+        self.recorder.calls.clear()
+        if plan is None:
+            self.native_why = why
+            return
+        index, function, order, constants = plan
+        if any(i >= 0 and (self.stack_paths[i] is None or len(self.stack_paths[i]) != 2)
+               for i in order):
+            self.native_why = f"an input of {function} is not an argument of the operator itself"
+            return
+        self.native_plan = (self.recorder.builds[index][0], function, order, constants)
 
     def _learn_signature(self):
         problem = self.problem
@@ -243,6 +289,13 @@ class Winner:
                                  f"{self.operator} only through a view; integrate substitutes "
                                  f"calls whose tensors are the problem's inputs")
         self.paths = [found.get(i) for i in range(len(inputs))]
+        # The same places in the boxed call the native overrides hand over (every argument of
+        # the schema, positionally).
+        names = [a.name for a in self.func._schema.arguments]
+        self.stack_paths = [None if p is None else
+                            (p if p[0] == "args" else ("args", names.index(p[1])) + p[2:])
+                            for p in self.paths]
+        self.captured_args, self.captured_kwargs = tuple(captured.args), dict(captured.kwargs)
         self.values = [None if isinstance(x, torch.Tensor) else x for x in inputs]
         # An in-place operator of the trace was verified as its functional form: the override
         # sits on the in-place overload and writes the candidate's output back.
@@ -250,9 +303,9 @@ class Winner:
         packet = getattr(torch.ops.aten, wanted)
         self.override = getattr(packet, self.func._overloadname)
 
-    def inputs_of(self, args, kwargs):
+    def inputs_of(self, args, kwargs, paths=None):
         return [self.values[i] if p is None else _resolve(args, kwargs, p)
-                for i, p in enumerate(self.paths)]
+                for i, p in enumerate(paths or self.paths)]
 
     def compare(self, out, ref, call):
         why = None
@@ -294,26 +347,47 @@ class Winner:
                 "substituted_unprofiled": self.substituted_wall,
                 "measured_calls_at_signature": len(self.host_us["profiled"]),
                 "host_us_per_call": _median(self.host_us["profiled"]),
-                "host_us_per_call_unprofiled": _median(self.host_us["wall"])}
+                "host_us_per_call_unprofiled": _median(self.host_us["wall"]),
+                "native": self.native_call is not None, "native_why": self.native_why,
+                "native_calls": self.native_calls}
 
 
 class Substitution:
-    def __init__(self, plan, device, resources_worker_dir, session_phase, hooks_only=False):
+    """The winners installed for a run. `host_path` "native" puts the overrides in C++
+    (native_override.cpp; native.py says when it cannot be built, and the run then takes the
+    Python path and says why), "python" keeps them in Python."""
+
+    def __init__(self, plan, device, resources_worker_dir, session_phase, hooks_only=False,
+                 host_path="python"):
         self.device = device
         self.phase = session_phase  # "warmup", "wall" or "profiled" (steps.Session.phase)
         self.hooks_only = hooks_only
         self.check_every = int(plan.get("check_every", 0))
+        self.native = None
+        self.host_path, self.host_path_why = "python", None
+        if host_path == "native":
+            try:
+                self.native = native.load()
+                self.host_path = "native"
+            except native.Unavailable as e:
+                self.host_path_why = str(e)
         tol = {p: thresholds.load(resources_worker_dir, p) for p in ("fp32", "bf16", "fp16")}
-        self.winners = [Winner(w, device, tol, not hooks_only) for w in plan["problems"]]
+        self.winners = [Winner(w, device, tol, not hooks_only, self.native is not None)
+                        for w in plan["problems"]]
         self.fell_through = {}
         self.inside = False
         self.refused_grad = 0
+        self.pending = None  # a Mismatch or NeedsGrad raised under the native overrides
         self._libs = []
+        self._tables = []  # (native table index, [winner indices]) in native mode
         by_override = {}
         for w in self.winners:
             by_override.setdefault(w.override, []).append(w)
         key = "AutogradCUDA" if device == "cuda" else "AutogradCPU"
         for override, winners in by_override.items():
+            if self.native is not None:
+                self._install_native(override, winners, key)
+                continue
             table = {}
             for w in winners:
                 table.setdefault(w.signature, w)  # the first (hottest) of equal signatures
@@ -323,6 +397,68 @@ class Substitution:
                 name += "." + override._overloadname
             lib.impl(name, self._handler(override, table), key)
             self._libs.append(lib)  # a Library deregisters its kernels when collected
+
+    def phase_changed(self, name):
+        """steps.Session's hook: the native overrides time calls by phase."""
+        if self.native is not None:
+            self.native.set_phase({"warmup": 0, "wall": 1, "profiled": 2}[name])
+
+    def _install_native(self, override, winners, key):
+        name = override._schema.name
+        overload = "" if override._overloadname == "default" else override._overloadname
+        table = {}
+        for w in winners:
+            w.native_key = self.native.key_of(name, overload, w.captured_args, w.captured_kwargs)
+            table.setdefault(w.native_key, self.winners.index(w))
+        index = self.native.install(name, overload, key, table, self.hooks_only,
+                                    self.check_every, self._native_callback(override))
+        self._tables.append((index, [self.winners.index(w) for w in winners]))
+        for w in winners:
+            w.native_table = index
+            if w.native_plan is None or self.hooks_only:
+                continue
+            spec, function, order, constants = w.native_plan
+            try:
+                qualified = native.compile_candidate(spec, function, torch)
+            except native.Unavailable as e:
+                w.native_why = str(e)
+                continue
+            ns, fn = qualified.split("::")
+            op = getattr(getattr(torch.ops, ns), fn)
+            stack_order = [w.stack_paths[i][1] if i >= 0 else i for i in order]
+            self.native.set_native(index, self.winners.index(w), qualified, stack_order,
+                                   list(constants), w.inplace)
+            w.native_call = (lambda op, order, constants: lambda *inputs: op(
+                *[inputs[i] if i >= 0 else constants[-i - 1] for i in order]))(
+                    op, order, constants)
+            w.native_why = None
+
+    def _native_callback(self, override):
+        qualified = "aten::" + override._schema.name.split("::", 1)[-1]
+        if override._overloadname != "default":
+            qualified += "." + override._overloadname
+
+        def callback(index, args, check):
+            w = self.winners[index]
+            try:
+                self._refuse_grad(w, qualified, args, {})
+                return self._substitute(w, args, {}, check=check, paths=w.stack_paths)
+            except (Mismatch, NeedsGrad) as e:
+                # Through the dispatcher it reaches the workload as a RuntimeError, which the
+                # workload may catch: kept here, it ends the run whatever the workload does.
+                self.pending = self.pending or e
+                raise
+
+        return callback
+
+    def _refuse_grad(self, w, qualified, args, kwargs):
+        if torch.is_grad_enabled() and any(
+                isinstance(a, torch.Tensor) and a.requires_grad
+                for a in list(args) + list(kwargs.values())):
+            self.refused_grad += 1
+            raise NeedsGrad(f"{w.name}: {qualified} was called with inputs that require "
+                            f"grad; integrate substitutes calls autograd does not record "
+                            f"(the candidate was verified forward only)")
 
     def _handler(self, override, table):
         qualified = "aten::" + override._schema.name.split("::", 1)[-1]
@@ -351,13 +487,7 @@ class Substitution:
                     d = described[sig] = describe(args)
                 f["signatures"][d] = f["signatures"].get(d, 0) + 1
                 return below_autograd(override, *args, **kwargs)
-            if torch.is_grad_enabled() and any(
-                    isinstance(a, torch.Tensor) and a.requires_grad
-                    for a in list(args) + list(kwargs.values())):
-                self.refused_grad += 1
-                raise NeedsGrad(f"{w.name}: {qualified} was called with inputs that require "
-                                f"grad; integrate substitutes calls autograd does not record "
-                                f"(the candidate was verified forward only)")
+            self._refuse_grad(w, qualified, args, kwargs)
             out = self._substitute(w, args, kwargs)
             phase = self.phase()
             if phase != "warmup":
@@ -366,21 +496,29 @@ class Substitution:
 
         return handler
 
-    def _substitute(self, w, args, kwargs):
+    def _substitute(self, w, args, kwargs, check=None, paths=None):
+        """Runs the candidate on a call at its signature; `check` (the native overrides decide
+        it) compares its output with PyTorch's, `paths` places its inputs in a boxed call."""
         phase = self.phase()
         measuring = phase != "warmup"
         calls = w.substituted + w.substituted_warmup + w.substituted_wall + 1
-        check = (not measuring or w.others is None or
-                 (self.check_every and calls % self.check_every == 0))
+        if check is None:
+            check = (not measuring or w.others is None or
+                     (self.check_every and calls % self.check_every == 0))
         self.inside = True
         try:
-            out = below_autograd(w.model, *w.inputs_of(args, kwargs))
+            out = below_autograd(w.native_call or w.model, *w.inputs_of(args, kwargs, paths))
             if check:
                 full = below_autograd(w.func, *args, **kwargs)
                 ref = _first(full)
                 if w.others is None:
                     rest = list(full[1:]) if isinstance(full, (tuple, list)) else []
                     w.others = [(t.dtype, tuple(t.shape), tuple(t.stride())) for t in rest]
+                    if self.native is not None:
+                        self.native.set_others(
+                            w.native_table, self.winners.index(w),
+                            [(list(t.shape), list(t.stride()), self.native.scalar_type_of(t))
+                             for t in rest])
                 w.compare(out, ref, calls)
         finally:
             self.inside = False
@@ -401,5 +539,24 @@ class Substitution:
                               for dtype, shape, stride in w.others)
 
     def report(self):
+        if self.native is not None:
+            self._collect_native()
         return {"problems": [w.report() for w in self.winners],
-                "fell_through": self.fell_through, "refused_grad": self.refused_grad}
+                "fell_through": self.fell_through, "refused_grad": self.refused_grad,
+                "host_path": self.host_path, "host_path_why": self.host_path_why}
+
+    def _collect_native(self):
+        """What the C++ overrides counted and timed, into the winners' and the run's report."""
+        for index, members in self._tables:
+            r = self.native.report(index)
+            if r["calls"]:
+                self.fell_through[r["operator"]] = {"calls": r["calls"],
+                                                    "signatures": dict(r["fell_through"])}
+            for i in members:
+                w = self.winners[i]
+                for phase in ("wall", "profiled"):
+                    w.host_us[phase] = list(r["host_us"][phase].get(i, []))
+                w.native_calls = {p: r["native_calls"][p].get(i, 0)
+                                  for p in ("wall", "profiled")}
+                w.substituted += w.native_calls["profiled"]
+                w.substituted_wall += w.native_calls["wall"]
