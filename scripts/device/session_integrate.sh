@@ -11,7 +11,8 @@
 #              tests/data/benchmark/) verified, in PRECISION when set, else in reach-verify's
 #              default (an extracted problem's recorded call's); the documents in .devrun/rec/
 #              and $OUT/rec/
-#   integrate  reach-cli integrate --runs RUNS --steps STEPS on each of WORKLOADS, the workload
+#   integrate  reach-cli integrate --runs RUNS --steps STEPS [--host-path HOST_PATH] on each of
+#              WORKLOADS (issue 41 item 4: HOST_PATH=python and native, CONTROL=1, RUNS=5), the workload
 #              being scripts/device/profile_workloads.py --only W --reach-steps; its document in
 #              $OUT/integrate_W.json (the traces stay on the machine)
 set -u
@@ -53,7 +54,8 @@ if has integrate; then
     t0=$(date +%s)
     timeout ${INTEGRATE_T:-300} .devrun/reach-cli integrate --benchmark .devrun/bench/$w \
       --records .devrun/rec --trust tests/data/benchmark --runs ${RUNS:-5} --steps ${STEPS:-10} \
-      --warmup 3 --wall-steps ${WALL_STEPS:-10} ${CONTROL:+--control} --out /tmp/int_$w --json -- python3 scripts/device/profile_workloads.py \
+      --warmup 3 --wall-steps ${WALL_STEPS:-10} ${CONTROL:+--control} \
+      ${HOST_PATH:+--host-path $HOST_PATH} --out /tmp/int_$w --json -- python3 scripts/device/profile_workloads.py \
       --only $w --reach-steps 100000 --out /tmp/pw_$w > $OUT/integrate_$w.json 2> $OUT/integrate_$w.err
     echo "integrate $w: exit $? in $(( $(date +%s) - t0 )) s"; tail -3 $OUT/integrate_$w.err
     python3 - $OUT/integrate_$w.json <<'PY' || true

@@ -158,6 +158,10 @@ TEST_F(CliIntegrate, TheCandidateRunsForItsSignatureOnlyAndTheWorkloadComputesTh
     EXPECT_EQ(w["runs"][0]["native"], false);
     EXPECT_NE(w["runs"][0]["native_why"].get<std::string>().find("load_inline"),
               std::string::npos);
+    // Its unchecked calls were driven from C++ all the same (its ModelNew called with the call's
+    // tensors): the 10 wall-clock and 3 profiled ones.
+    EXPECT_EQ(w["runs"][0]["calls_from_cpp"]["wall"], 10);
+    EXPECT_EQ(w["runs"][0]["calls_from_cpp"]["profiled"], 3);
     EXPECT_EQ(doc["measured"]["wall_clock_under_profiler_saved_share"]["per_pair"].size(), 2u);
     EXPECT_GT(doc["per_step"]["as_is"]["wall_us_under_profiler"].get<double>(), 0);
     EXPECT_EQ(doc["control"], false);
@@ -249,8 +253,9 @@ TEST_F(CliIntegrate, ANativeCandidateRunsFromTheOverrideWithoutEnteringPython) {
     const json doc = json::parse(r.out);
     EXPECT_EQ(doc["host_path"], "native");
     for (const json& run : doc["run_list"]) {
-        if (run["mode"] != "asis")
+        if (run["mode"] != "asis") {
             EXPECT_EQ(run["host_path"], "native") << run["host_path_why"];
+        }
     }
     ASSERT_EQ(doc["winners"].size(), 1u);
     const json& run = doc["winners"][0]["runs"][0];
@@ -259,8 +264,8 @@ TEST_F(CliIntegrate, ANativeCandidateRunsFromTheOverrideWithoutEnteringPython) {
     // and 3 profiled calls ran from C++, each timed there.
     EXPECT_EQ(run["substituted_warmup"], 2);
     EXPECT_GE(run["checked"].get<int>(), 2);
-    EXPECT_EQ(run["native_calls"]["wall"], 10);
-    EXPECT_EQ(run["native_calls"]["profiled"], 3);
+    EXPECT_EQ(run["calls_from_cpp"]["wall"], 10);
+    EXPECT_EQ(run["calls_from_cpp"]["profiled"], 3);
     EXPECT_EQ(run["substituted"], 3);
     EXPECT_EQ(run["substituted_unprofiled"], 10);
     EXPECT_EQ(run["measured_calls_at_signature"], 3);

@@ -81,7 +81,7 @@ for p in plan["problems"]:
     for k in ("problem", "candidate"):
         p[k + "_sha256"] = substitute.digest(p[k])
 phase = ["warmup"]
-sub = substitute.Substitution(plan, "cpu", sys.argv[1], lambda: phase[0])
+sub = substitute.Substitution(plan, "cpu", sys.argv[1], lambda: phase[0], host_path=sys.argv[3])
 out = {}
 torch.manual_seed(0)
 with torch.no_grad():
@@ -99,10 +99,21 @@ with torch.no_grad():
     bn = torch.randn(4, 6, 5, 5)
     stats = [torch.randn(6), torch.randn(6), torch.randn(6), torch.rand(6) + 0.5]
     phase[0] = "profiled"
+    sub.phase_changed("profiled")
     got = torch.nn.functional.batch_norm(bn, stats[2], stats[3], stats[0], stats[1], False, 0.1, 1e-5)
     ref = (bn - stats[2].view(1, -1, 1, 1)) / torch.sqrt(stats[3].view(1, -1, 1, 1) + 1e-5) \
         * stats[0].view(1, -1, 1, 1) + stats[1].view(1, -1, 1, 1)
     out["batch_norm_close"] = bool(torch.allclose(got, ref, atol=1e-5))
+    # Measured calls past the first, not checked: on the native path the C++ override drives
+    # the candidate itself, the write-back and the allocated outputs included.
+    again = torch.ops.aten.native_batch_norm.default(bn, stats[0], stats[1], stats[2], stats[3],
+                                                      False, 0.1, 1e-5)
+    out["batch_norm_again_close"] = bool(torch.allclose(again[0], ref, atol=1e-5))
+    out["batch_norm_again_outputs"] = [list(t.shape) for t in again]
+    x2, y2 = torch.randn(8, 16), torch.randn(8, 16)
+    want3 = x2 + y2
+    r2 = x2.add_(y2)
+    out["add_in_place_measured"] = bool(torch.equal(x2, want3)) and r2 is x2
 out.update(sub.report())
 print(json.dumps(out))
 '''
@@ -145,21 +156,39 @@ class Substitution(unittest.TestCase):
                 {"name": "add_", "operator": "aten::add_", "problem": add_p, "candidate": add_c},
                 {"name": "bn", "operator": "aten::native_batch_norm", "problem": bn_p,
                  "candidate": bn_c}]}
-            p = subprocess.run([sys.executable, "-c", _SUBSTITUTE, pydir, json.dumps(plan)],
-                               capture_output=True, text=True, timeout=120)
-            self.assertEqual(p.returncode, 0, p.stderr[-3000:])
-            r = json.loads(p.stdout.strip().splitlines()[-1])
+            # Both host paths (docs/integration.md, "The host path"); the native one is built
+            # once per build tree when ctest says where (REACH_TORCH_EXTENSIONS_DIR).
+            for host_path in ("python", "native"):
+                with self.subTest(host_path=host_path):
+                    p = subprocess.run([sys.executable, "-c", _SUBSTITUTE, pydir,
+                                        json.dumps(plan), host_path],
+                                       capture_output=True, text=True, timeout=600)
+                    self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+                    r = json.loads(p.stdout.strip().splitlines()[-1])
+                    self._check(r, host_path)
+
+    def _check(self, r, host_path):
+        self.assertEqual(r["host_path"], host_path, r["host_path_why"])
         self.assertTrue(r["add_in_place"])
         self.assertTrue(r["add_other_signature"])
         self.assertTrue(r["batch_norm_close"])
+        self.assertTrue(r["batch_norm_again_close"])
+        # The statistics as PyTorch's CPU kernel returns them in eval: empty (their layouts are
+        # learnt from its output on the checked call).
+        self.assertEqual(r["batch_norm_again_outputs"], [[4, 6, 5, 5], [0], [0]])
+        self.assertTrue(r["add_in_place_measured"])
         by = {w["name"]: w for w in r["problems"]}
         self.assertEqual(by["add_"]["substituted_warmup"], 1)  # the [4, 16] call fell through
+        self.assertEqual(by["add_"]["substituted"], 1)
         self.assertTrue(by["add_"]["in_place_written_back"])
         self.assertEqual(by["add_"]["checked"], 1)
-        self.assertEqual(by["bn"]["substituted"], 1)
+        self.assertEqual(by["bn"]["substituted"], 2)
         self.assertEqual(by["bn"]["checked"], 1)  # its first call is checked, measured or not
         self.assertEqual(by["bn"]["outputs_not_computed"], 2)  # save_mean, save_invstd
         self.assertEqual(r["fell_through"]["aten::add_.Tensor"]["calls"], 1)
+        if host_path == "native":  # the unchecked measured calls ran from C++
+            self.assertEqual(by["bn"]["calls_from_cpp"]["profiled"], 1)
+            self.assertEqual(by["add_"]["calls_from_cpp"]["profiled"], 1)
 
 
 class Steps(unittest.TestCase):
@@ -223,5 +252,10 @@ class Overhead(unittest.TestCase):
                              text=True, timeout=300)
         self.assertEqual(out.returncode, 0, out.stderr[-2000:])
         doc = json.loads(out.stdout.strip().splitlines()[-1])
-        for key in ("plain_us", "fall_through_us", "substituted_us", "candidate_alone_us"):
+        for key in ("plain_us", "candidate_alone_us"):
             self.assertGreater(doc[key], 0, key)
+        for path in ("python", "native", "native_native_candidate"):
+            self.assertEqual(doc[path]["ran"], path.split("_")[0], doc[path]["why"])
+            for key in ("fall_through_us", "substituted_us"):
+                self.assertGreater(doc[path][key], 0, (path, key))
+        self.assertTrue(doc["native_native_candidate"]["candidate_native"])

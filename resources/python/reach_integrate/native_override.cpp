@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -160,18 +161,22 @@ struct Table {
     int64_t checkEvery = 0;  // measured calls checked against PyTorch's (0: only the first)
     py::object callback;     // (winner index, args tuple, check) -> output
 
-    // A winner whose candidate is native: its operator, where each of its function's
-    // arguments comes from (a call's argument index, or -1-k for the k-th constant), whether
-    // the operator writes its first argument, and the layouts of the outputs past the first
-    // (learnt on the first checked call: until then every call goes to Python).
+    // A winner whose unchecked calls this file drives: its candidate as an operator (a native
+    // candidate: no Python at all) or as a Python callable (its ModelNew, called here with the
+    // inputs, without substitute.py's bookkeeping); where each of its arguments comes from (a
+    // call's argument index, or -1-k for the k-th constant), whether the operator writes its
+    // first argument, and the layouts of the outputs past the first (learnt on the first
+    // checked call: until then every call goes to Python's callback).
     struct Layout {
         std::vector<int64_t> sizes, strides;
         c10::ScalarType dtype;
     };
     struct Native {
-        c10::OperatorHandle op;
+        std::optional<c10::OperatorHandle> op;
+        py::object callable;
         std::vector<int64_t> order;
-        std::vector<c10::IValue> constants;
+        std::vector<c10::IValue> constants;  // for op
+        std::vector<py::object> pyConstants;  // for callable
         bool inplace = false;
     };
     std::map<int, Native> natives;
@@ -275,17 +280,23 @@ struct Kernel final : c10::OperatorKernel {
     // operator, as substitute.py does).
     void runNative(const Table::Native& native, const c10::OperatorHandle& op, int winner,
                    torch::jit::Stack* stack, size_t first) {
-        torch::jit::Stack call;
-        call.reserve(native.order.size());
-        for (const int64_t index : native.order)
-            call.push_back(index >= 0 ? (*stack)[first + static_cast<size_t>(index)]
-                                      : native.constants.at(static_cast<size_t>(-index - 1)));
         at::Tensor out;
+        if (!native.op) {
+            out = callCandidate(native, *stack, first);
+        } else {
+            torch::jit::Stack call;
+            call.reserve(native.order.size());
+            for (const int64_t index : native.order)
+                call.push_back(index >= 0 ? (*stack)[first + static_cast<size_t>(index)]
+                                          : native.constants.at(static_cast<size_t>(-index - 1)));
+            InsideGuard inside;
+            at::AutoDispatchBelowADInplaceOrView below;
+            native.op->callBoxed(&call);
+            out = call.at(0).toTensor();
+        }
         {
             InsideGuard inside;
             at::AutoDispatchBelowADInplaceOrView below;
-            native.op.callBoxed(&call);
-            out = call.at(0).toTensor();
             if (native.inplace) {
                 at::Tensor destination = (*stack)[first].toTensor();
                 destination.copy_(out);
@@ -301,6 +312,23 @@ struct Kernel final : c10::OperatorKernel {
         for (size_t r = 1; r < returns.size() && r - 1 < others.size(); ++r)
             stack->push_back(at::empty_strided(others[r - 1].sizes, others[r - 1].strides,
                                                out.options().dtype(others[r - 1].dtype)));
+    }
+
+    // A Python candidate called with the call's inputs: what is left of Python on its path.
+    at::Tensor callCandidate(const Table::Native& native, const torch::jit::Stack& stack,
+                             size_t first) {
+        py::gil_scoped_acquire gil;
+        py::tuple args(native.order.size());
+        for (size_t i = 0; i < native.order.size(); ++i) {
+            const int64_t index = native.order[i];
+            args[i] = index >= 0
+                          ? torch::jit::toPyObject(stack[first + static_cast<size_t>(index)])
+                          : native.pyConstants.at(static_cast<size_t>(-index - 1));
+        }
+        InsideGuard inside;
+        at::AutoDispatchBelowADInplaceOrView below;
+        py::object result = native.callable(*args);
+        return result.cast<at::Tensor>();
     }
 
     void callPython(const c10::OperatorHandle& op, int winner, torch::jit::Stack* stack,
@@ -374,8 +402,8 @@ int install(const std::string& name, const std::string& overload, const std::str
 void setNative(int index, int winner, const std::string& candidate,
                const std::vector<int64_t>& order, py::list constants, bool inplace) {
     Table& table = *gTables.at(static_cast<size_t>(index));
-    Table::Native native{findOperator(candidate, ""), order, {}, inplace};
-    const auto& arguments = native.op.schema().arguments();
+    Table::Native native{findOperator(candidate, ""), py::none(), order, {}, {}, inplace};
+    const auto& arguments = native.op->schema().arguments();
     if (arguments.size() != order.size())
         throw std::invalid_argument(candidate + " takes " + std::to_string(arguments.size()) +
                                     " arguments, the mapping gives " +
@@ -389,6 +417,18 @@ void setNative(int index, int winner, const std::string& candidate,
                                         " is not in the mapping");
         native.constants.push_back(torch::jit::toIValue(constants[k], arguments[at].type()));
     }
+    std::lock_guard<std::mutex> lock(table.mutex);
+    table.natives.insert_or_assign(winner, std::move(native));
+}
+
+// A winner's Python candidate, driven from here on its unchecked calls: `callable` is called
+// with `order` (call argument indices, or -1-k for constants[k]).
+void setPython(int index, int winner, py::object callable, const std::vector<int64_t>& order,
+               py::list constants, bool inplace) {
+    Table& table = *gTables.at(static_cast<size_t>(index));
+    Table::Native native{std::nullopt, std::move(callable), order, {}, {}, inplace};
+    for (const py::handle c : constants)
+        native.pyConstants.push_back(py::reinterpret_borrow<py::object>(c));
     std::lock_guard<std::mutex> lock(table.mutex);
     table.natives.insert_or_assign(winner, std::move(native));
 }
@@ -412,7 +452,7 @@ int scalarTypeOf(const at::Tensor& t) { return static_cast<int>(t.scalar_type())
 void setPhase(int phase) { gPhase.store(phase, std::memory_order_relaxed); }
 
 // What a table's calls did: {"operator", "calls" (fell through), "fell_through": {description:
-// calls}, "host_us": {phase: {winner: [us...]}}, "native_calls": {phase: {winner: n}}}.
+// calls}, "host_us": {phase: {winner: [us...]}}, "calls_from_cpp": {phase: {winner: n}}}.
 py::dict report(int index) {
     Table& t = *gTables.at(static_cast<size_t>(index));
     std::lock_guard<std::mutex> lock(t.mutex);
@@ -440,7 +480,7 @@ py::dict report(int index) {
     out["calls"] = calls;
     out["fell_through"] = fell;
     out["host_us"] = host;
-    out["native_calls"] = native;
+    out["calls_from_cpp"] = native;
     return out;
 }
 
@@ -456,6 +496,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.def("key_of", &keyOf);
     m.def("install", &install);
     m.def("set_native", &setNative);
+    m.def("set_python", &setPython);
     m.def("set_others", &setOthers);
     m.def("scalar_type_of", &scalarTypeOf);
     m.def("set_phase", &setPhase);

@@ -187,7 +187,7 @@ class Winner:
         self.host_us = {"profiled": [], "wall": []}
         self.max_rel_frobenius = self.max_norm_max_error = 0.0
         self.others = None  # (dtype, shape, stride) of the operator's outputs past the first
-        self.native_table, self.native_key, self.native_calls = None, None, None
+        self.native_table, self.native_key, self.calls_from_cpp = None, None, None
 
     def _load_candidate(self, device, record_extensions):
         from torch.utils import cpp_extension
@@ -349,7 +349,7 @@ class Winner:
                 "host_us_per_call": _median(self.host_us["profiled"]),
                 "host_us_per_call_unprofiled": _median(self.host_us["wall"]),
                 "native": self.native_call is not None, "native_why": self.native_why,
-                "native_calls": self.native_calls}
+                "calls_from_cpp": self.calls_from_cpp}
 
 
 class Substitution:
@@ -398,6 +398,13 @@ class Substitution:
             lib.impl(name, self._handler(override, table), key)
             self._libs.append(lib)  # a Library deregisters its kernels when collected
 
+    def close(self):
+        """Takes the overrides out (the process goes on without them)."""
+        if self.native is not None:
+            self.native.uninstall()
+            self._tables = []
+        self._libs = []
+
     def phase_changed(self, name):
         """steps.Session's hook: the native overrides time calls by phase."""
         if self.native is not None:
@@ -415,7 +422,10 @@ class Substitution:
         self._tables.append((index, [self.winners.index(w) for w in winners]))
         for w in winners:
             w.native_table = index
-            if w.native_plan is None or self.hooks_only:
+            if self.hooks_only:
+                continue
+            if w.native_plan is None:
+                self._drive_python(w, index)
                 continue
             spec, function, order, constants = w.native_plan
             try:
@@ -433,16 +443,38 @@ class Substitution:
                     op, order, constants)
             w.native_why = None
 
+    def _drive_python(self, w, index):
+        """A Python candidate whose inputs are the call's own arguments: the C++ override calls
+        its ModelNew on the unchecked calls, past substitute.py's bookkeeping."""
+        if any(p is not None and len(p) != 2 for p in w.stack_paths):
+            return
+        order, constants = [], []
+        for i, p in enumerate(w.stack_paths):
+            if p is None:
+                constants.append(w.values[i])
+                order.append(-len(constants))
+            else:
+                order.append(p[1])
+        self.native.set_python(index, self.winners.index(w), w.model, order, constants,
+                               w.inplace)
+
     def _native_callback(self, override):
         qualified = "aten::" + override._schema.name.split("::", 1)[-1]
         if override._overloadname != "default":
             qualified += "." + override._overloadname
 
+        # The boxed call holds every argument in schema order; PyTorch's own operator, called
+        # for the check, takes the keyword-only ones (add's alpha) by name.
+        kw_only = [(a.name, a.kwarg_only) for a in override._schema.arguments]
+
         def callback(index, args, check):
             w = self.winners[index]
             try:
                 self._refuse_grad(w, qualified, args, {})
-                return self._substitute(w, args, {}, check=check, paths=w.stack_paths)
+                pos = [a for a, (_, k) in zip(args, kw_only) if not k]
+                kw = {n: a for a, (n, k) in zip(args, kw_only) if k}
+                return self._substitute(w, pos, kw, check=check,
+                                        inputs=w.inputs_of(args, {}, w.stack_paths))
             except (Mismatch, NeedsGrad) as e:
                 # Through the dispatcher it reaches the workload as a RuntimeError, which the
                 # workload may catch: kept here, it ends the run whatever the workload does.
@@ -496,9 +528,10 @@ class Substitution:
 
         return handler
 
-    def _substitute(self, w, args, kwargs, check=None, paths=None):
+    def _substitute(self, w, args, kwargs, check=None, inputs=None):
         """Runs the candidate on a call at its signature; `check` (the native overrides decide
-        it) compares its output with PyTorch's, `paths` places its inputs in a boxed call."""
+        it) compares its output with PyTorch's; `inputs`, the problem's inputs taken from a
+        boxed call (else from args and kwargs)."""
         phase = self.phase()
         measuring = phase != "warmup"
         calls = w.substituted + w.substituted_warmup + w.substituted_wall + 1
@@ -507,7 +540,9 @@ class Substitution:
                      (self.check_every and calls % self.check_every == 0))
         self.inside = True
         try:
-            out = below_autograd(w.native_call or w.model, *w.inputs_of(args, kwargs, paths))
+            if inputs is None:
+                inputs = w.inputs_of(args, kwargs)
+            out = below_autograd(w.native_call or w.model, *inputs)
             if check:
                 full = below_autograd(w.func, *args, **kwargs)
                 ref = _first(full)
@@ -556,7 +591,7 @@ class Substitution:
                 w = self.winners[i]
                 for phase in ("wall", "profiled"):
                     w.host_us[phase] = list(r["host_us"][phase].get(i, []))
-                w.native_calls = {p: r["native_calls"][p].get(i, 0)
+                w.calls_from_cpp = {p: r["calls_from_cpp"][p].get(i, 0)
                                   for p in ("wall", "profiled")}
-                w.substituted += w.native_calls["profiled"]
-                w.substituted_wall += w.native_calls["wall"]
+                w.substituted += w.calls_from_cpp["profiled"]
+                w.substituted_wall += w.calls_from_cpp["wall"]
