@@ -18,19 +18,25 @@ ap.add_argument("--steps", type=int, default=1000)
 ap.add_argument("--out")
 ap.add_argument("--nan", action="store_true")
 ap.add_argument("--device", default="cpu")
+# --small N: N more clamp_min calls a step on a [16, 16] tensor, each a fall-through under
+# integrate: a host-bound step, where the overrides' own cost shows (docs/integration.md).
+ap.add_argument("--small", type=int, default=0)
 a = ap.parse_args()
 torch.manual_seed(0)
 x = torch.randn(4096, 128).to(torch.bfloat16)
 if a.nan:
     x[7, 3] = float("nan")
 y = torch.randn(4096, 64).to(torch.bfloat16)
-x, y = x.to(a.device), y.to(a.device)
+s = torch.randn(16, 16)
+x, y, s = x.to(a.device), y.to(a.device), s.to(a.device)
 results = []
 for step in range(a.steps):
     with torch.no_grad():
         h = torch.clamp_min(x, 0)
         g = torch.clamp_min(y, 0)
         f = torch.clamp_min(x.float(), 0)
+        for _ in range(a.small):
+            torch.clamp_min(s, 0)
     results.append([h.float().sum().item(), g.float().sum().item(), f.sum().item()])
     if a.out:
         with open(os.path.join(a.out, "%d.json" % os.getpid()), "w") as fh:
