@@ -191,6 +191,93 @@ class Substitution(unittest.TestCase):
             self.assertEqual(by["add_"]["calls_from_cpp"]["profiled"], 1)
 
 
+# Two load_inline candidates the native path must leave to Python, each saying why: one whose
+# forward does more than return its function's result, one whose function PyTorch cannot
+# register as an operator (an `int` parameter). Both still replace their calls, correctly.
+_NOT_NATIVE_EXT = r'''
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+ext = load_inline(name="reach_test_not_native", cpp_sources=[
+    "torch::Tensor relu_ok(torch::Tensor x) { return at::clamp_min(x, 0); }\n"
+    "torch::Tensor relu_int(torch::Tensor x, int low) { return at::clamp_min(x, low); }"],
+    functions=["relu_ok", "relu_int"], verbose=False)
+'''
+
+_NOT_NATIVE = r'''
+import json, sys, torch
+sys.path.insert(0, sys.argv[1])
+from reach_integrate import substitute
+plan = json.loads(sys.argv[2])
+for p in plan["problems"]:
+    for k in ("problem", "candidate"):
+        p[k + "_sha256"] = substitute.digest(p[k])
+phase = ["warmup"]
+sub = substitute.Substitution(plan, "cpu", sys.argv[1], lambda: phase[0], host_path="native")
+out = {"right": []}
+with torch.no_grad():
+    for step in range(3):
+        if step == 1:
+            phase[0] = "profiled"
+            sub.phase_changed("profiled")
+        for shape in ((8, 16), (8, 32)):
+            x = torch.randn(*shape)
+            out["right"].append(bool(torch.equal(torch.clamp_min(x, 0), x.clamp(min=0))))
+out.update(sub.report())
+print(json.dumps(out))
+'''
+
+
+@needs_torch
+class NotNative(unittest.TestCase):
+    def test_a_candidate_the_native_path_cannot_call_says_why_and_still_runs(self):
+        import json
+        import subprocess
+        import tempfile
+        pydir = os.path.join(REPO, "resources", "python")
+        with tempfile.TemporaryDirectory() as tmp:
+            def write(name, text):
+                path = os.path.join(tmp, name)
+                with open(path, "w") as f:
+                    f.write(text)
+                return path
+            problems = {}
+            for cols in (16, 32):
+                problems[cols] = write(f"p{cols}.py", (
+                    "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+                    "    def forward(self, x0):\n"
+                    "        return torch.ops.aten.clamp_min.default(x0, 0)\n\n\n"
+                    f"def get_inputs():\n    return [torch.randn(8, {cols})]\n\n\n"
+                    "def get_init_inputs():\n    return []\n"))
+            more = write("more.py", _NOT_NATIVE_EXT + (
+                "\n\nclass ModelNew(nn.Module):\n    def forward(self, x):\n"
+                "        return ext.relu_ok(x) * 1\n"))
+            typed = write("typed.py", _NOT_NATIVE_EXT + (
+                "\n\nclass ModelNew(nn.Module):\n    def forward(self, x):\n"
+                "        return ext.relu_int(x, 0)\n"))
+            plan = {"problems": [
+                {"name": "more", "operator": "aten::clamp_min", "problem": problems[16],
+                 "candidate": more},
+                {"name": "typed", "operator": "aten::clamp_min", "problem": problems[32],
+                 "candidate": typed}]}
+            p = subprocess.run([sys.executable, "-c", _NOT_NATIVE, pydir, json.dumps(plan)],
+                               capture_output=True, text=True, timeout=600)
+            self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+            r = json.loads(p.stdout.strip().splitlines()[-1])
+        self.assertEqual(r["host_path"], "native", r["host_path_why"])
+        self.assertEqual(r["right"], [True] * 6)
+        by = {w["name"]: w for w in r["problems"]}
+        self.assertFalse(by["more"]["native"])
+        self.assertIn("does more than return relu_ok", by["more"]["native_why"])
+        self.assertFalse(by["typed"]["native"])
+        self.assertIn("relu_int did not build as an operator", by["typed"]["native_why"])
+        for name in ("more", "typed"):  # checked in the warm-up; the 2 measured calls from C++
+            self.assertEqual(by[name]["substituted"], 2, by[name])
+            self.assertEqual(by[name]["checked"], 1)
+            self.assertEqual(by[name]["calls_from_cpp"]["profiled"], 2, by[name])
+
+
 class Steps(unittest.TestCase):
     """The order of a run's steps: warm-up (checked), wall clock (no profiler), profiled."""
 

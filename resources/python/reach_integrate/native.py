@@ -167,6 +167,12 @@ def compile_candidate(spec, function, torch):
                     f"TORCH_LIBRARY({ns}, m) {{ m.def(\"{function}\", &{function}); }}\n")
     folder = os.path.join(build_root(torch), ns)
     os.makedirs(folder, exist_ok=True)
+    # A build that failed once fails again (same sources, flags and PyTorch): said, not retried
+    # in every run of the workload.
+    failed = os.path.join(folder, "reach_failed.txt")
+    if os.path.exists(failed):
+        with open(failed, encoding="utf-8", errors="replace") as f:
+            raise Unavailable(f.read().strip() or f"{function} did not build as an operator")
     cflags = list(spec.get("extra_cflags") or [])
     if not any(f.startswith("-std=") for f in cflags):
         cflags.append("-std=c++17")
@@ -178,5 +184,8 @@ def compile_candidate(spec, function, torch):
             extra_include_paths=spec.get("extra_include_paths"), build_directory=folder,
             with_cuda=spec.get("with_cuda"), is_python_module=False, verbose=False)
     except Exception as e:
-        raise Unavailable(f"{function} did not build as an operator: {_last_line(e)}") from None
+        why = f"{function} did not build as an operator: {_last_line(e)}"
+        with open(failed, "w", encoding="utf-8") as f:
+            f.write(why + "\n")
+        raise Unavailable(why) from None
     return f"{ns}::{function}"

@@ -432,12 +432,18 @@ class Substitution:
                 qualified = native.compile_candidate(spec, function, torch)
             except native.Unavailable as e:
                 w.native_why = str(e)
+                self._drive_python(w, index)
                 continue
             ns, fn = qualified.split("::")
             op = getattr(getattr(torch.ops, ns), fn)
             stack_order = [w.stack_paths[i][1] if i >= 0 else i for i in order]
-            self.native.set_native(index, self.winners.index(w), qualified, stack_order,
-                                   list(constants), w.inplace)
+            try:
+                self.native.set_native(index, self.winners.index(w), qualified, stack_order,
+                                       list(constants), w.inplace)
+            except Exception as e:  # its C++ takes other arguments than the call gives it
+                w.native_why = f"{function} as an operator: {e}"
+                self._drive_python(w, index)
+                continue
             w.native_call = (lambda op, order, constants: lambda *inputs: op(
                 *[inputs[i] if i >= 0 else constants[-i - 1] for i in order]))(
                     op, order, constants)
