@@ -17,7 +17,7 @@ import re
 import sys
 
 # Bottom to top: a folder may include itself and any folder to its left.
-CORE_LAYERS = ["base", "trace", "analysis", "headroom", "benchmark", "verify", "records", "store",
+CORE_LAYERS = ["base", "trace", "analysis", "distributed", "headroom", "benchmark", "verify", "records", "store",
                "project", "batch", "ownbenchmark", "capture"]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')

@@ -1,10 +1,12 @@
 // reach-cli breakdown FILE... [--project P.reach] [--rules R.json] [--top N] [--json]
+// reach-cli breakdown RANK0 RANK1 ... --ranks [--rules R.json] [--json] (clibreakdownranks.cpp)
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <ostream>
 
 #include "app/args/cliargs.h"
+#include "clibreakdownranks.h"
 #include "clicommand.h"
 #include "cliinputs.h"
 #include "clitext.h"
@@ -102,7 +104,9 @@ nlohmann::json publishedJson(const ProjectWorkload& w) {
 }
 
 int runBreakdown(const std::vector<std::string>& argv, CliIo& io) {
-    const CliArgs args(argv, {{"--json"}, {"--rules", "--project", "--top"}});
+    const CliArgs args(argv, {{"--json", "--ranks"}, {"--rules", "--project", "--top"}});
+    if (args.flag("--ranks"))
+        return runBreakdownRanks(args, io);
     const bool json = args.flag("--json");
     const auto top = static_cast<size_t>(
         args.integer("--top", 1, 100000).value_or(json ? kDefaultTopJson : kDefaultTopText));
@@ -145,6 +149,7 @@ CliCommand breakdownCommand() {
     return {
         "breakdown", "GPU time per category, classified share, top kernels per category",
         "breakdown [INPUT...] [--project P.reach] [--rules R.json] [--top N] [--json]\n"
+        "breakdown RANK0 RANK1 ... --ranks [--rules R.json] [--json]\n"
         "  INPUT        profile: Kineto/PyTorch trace (.json, .json.gz) or nsys SQLite export;\n"
         "               a folder of profiles; a .reach project; a published study table\n"
         "               (workloads as published); none: the bundled sample project\n"
@@ -153,6 +158,10 @@ CliCommand breakdownCommand() {
         "               the built-in rule set)\n"
         "  --top N      kernels shown per category (text, default 5) or listed (JSON, "
         "default 20)\n"
+        "  --ranks      the traces (files or a folder) of one distributed run: each rank's\n"
+        "               breakdown, communication split into transfer and wait, collectives\n"
+        "               matched across ranks, clock offsets, stragglers, the critical rank\n"
+        "               (docs/distributed.md)\n"
         "  --json       one JSON document: {\"workloads\":[...],\"rules\":{\"name\",\"hash\"}}",
         runBreakdown};
 }

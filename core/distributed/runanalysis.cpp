@@ -1,0 +1,293 @@
+#include "core/distributed/runanalysis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "core/base/inputerror.h"
+
+namespace reach {
+
+namespace {
+
+using Key = std::pair<std::string, std::string>;  // (group, op)
+
+double median(std::vector<double> v) {
+    if (v.empty())
+        return 0;
+    const size_t n = v.size() / 2;
+    std::nth_element(v.begin(), v.begin() + long(n), v.end());
+    const double hi = v[n];
+    if (v.size() % 2)
+        return hi;
+    return (*std::max_element(v.begin(), v.begin() + long(n)) + hi) / 2;
+}
+
+// The rank order: by rank; a rank named twice, or a run mixing ranks with and without one, is
+// the user's input to fix.
+void orderRanks(std::vector<RankTrace>& ranks) {
+    const bool all = std::all_of(ranks.begin(), ranks.end(),
+                                 [](const RankTrace& r) { return r.rank >= 0; });
+    if (!all) {
+        for (const RankTrace& r : ranks)
+            if (r.rank < 0)
+                throw InputError(r.path, "distributedInfo",
+                                 "a rank (distributedInfo's \"rank\", or \"rank-N\" in the file "
+                                 "name): every file of a run must say which rank it is");
+    }
+    std::stable_sort(ranks.begin(), ranks.end(),
+                     [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
+    for (size_t i = 1; i < ranks.size(); ++i)
+        if (ranks[i].rank == ranks[i - 1].rank)
+            throw InputError(ranks[i].path, "distributedInfo",
+                             "a rank of its own: rank " + std::to_string(ranks[i].rank) +
+                                 " is also " + ranks[i - 1].path);
+}
+
+// Each rank's collectives by group, in the order they are matched in.
+std::vector<std::map<Key, std::vector<size_t>>> groupsOf(const std::vector<RankTrace>& ranks) {
+    std::vector<std::map<Key, std::vector<size_t>>> out(ranks.size());
+    for (size_t r = 0; r < ranks.size(); ++r) {
+        const auto& cs = ranks[r].collectives;
+        for (size_t i = 0; i < cs.size(); ++i)
+            out[r][{cs[i].group, cs[i].op}].push_back(i);
+    }
+    return out;
+}
+
+// The operations whose every rank sends the same bytes (all-to-all and send/receive need not).
+bool equalBytes(const std::string& op) {
+    return op == "AllReduce" || op == "Broadcast" || op == "Reduce" || op == "AllGather" ||
+           op == "ReduceScatter";
+}
+
+bool sequenced(const std::vector<RankTrace>& ranks, const std::vector<std::map<Key, std::vector<size_t>>>& groups,
+               const Key& key) {
+    for (size_t r = 0; r < ranks.size(); ++r)
+        for (size_t i : groups[r].at(key))
+            if (ranks[r].collectives[i].seq < 0)
+                return false;
+    return true;
+}
+
+void unmatchAll(RunAnalysis& run, const std::vector<std::map<Key, std::vector<size_t>>>& groups,
+                const Key& key, const std::string& why) {
+    for (size_t r = 0; r < run.ranks.size(); ++r) {
+        const auto it = groups[r].find(key);
+        const long n = it == groups[r].end() ? 0 : long(it->second.size());
+        if (n > 0)
+            run.unmatched.push_back({r, key.first, key.second, n, why});
+    }
+}
+
+std::string countsText(const RunAnalysis& run,
+                       const std::vector<std::map<Key, std::vector<size_t>>>& groups,
+                       const Key& key) {
+    std::string text;
+    for (size_t r = 0; r < run.ranks.size(); ++r) {
+        const auto it = groups[r].find(key);
+        text += (r ? ", " : "") + std::to_string(it == groups[r].end() ? 0 : it->second.size()) +
+                " on rank " + std::to_string(run.ranks[r].rank);
+    }
+    return text;
+}
+
+// The matched collectives as index tuples (one index per rank), before clocks are aligned.
+std::vector<std::pair<Key, std::vector<size_t>>> match(
+    RunAnalysis& run, const std::vector<std::map<Key, std::vector<size_t>>>& groups) {
+    std::set<Key> keys;
+    for (const auto& g : groups)
+        for (const auto& [key, _] : g)
+            keys.insert(key);
+    std::vector<std::pair<Key, std::vector<size_t>>> tuples;
+    for (const Key& key : keys) {
+        bool everywhere = true;
+        size_t count = 0;
+        for (size_t r = 0; r < run.ranks.size(); ++r) {
+            const auto it = groups[r].find(key);
+            const size_t n = it == groups[r].end() ? 0 : it->second.size();
+            everywhere = everywhere && n > 0;
+            if (r == 0)
+                count = n;
+            else if (n != count)
+                everywhere = false;
+        }
+        if (!everywhere) {
+            unmatchAll(run, groups, key,
+                       "the ranks hold different numbers of these collectives (" +
+                           countsText(run, groups, key) +
+                           "): a sampled or cut trace, or ranks of different runs");
+            continue;
+        }
+        std::vector<std::vector<size_t>> lists;
+        for (size_t r = 0; r < run.ranks.size(); ++r)
+            lists.push_back(groups[r].at(key));
+        if (sequenced(run.ranks, groups, key)) {
+            for (size_t r = 0; r < lists.size(); ++r)
+                std::stable_sort(lists[r].begin(), lists[r].end(), [&](size_t a, size_t b) {
+                    return run.ranks[r].collectives[a].seq < run.ranks[r].collectives[b].seq;
+                });
+        }
+        for (size_t k = 0; k < count; ++k) {
+            std::vector<size_t> tuple;
+            long long bytes = -1;
+            bool bytesDiffer = false;
+            for (size_t r = 0; r < lists.size(); ++r) {
+                tuple.push_back(lists[r][k]);
+                const long long b = run.ranks[r].collectives[lists[r][k]].bytes;
+                if (b >= 0 && bytes >= 0 && b != bytes)
+                    bytesDiffer = true;
+                if (b >= 0 && bytes < 0)
+                    bytes = b;
+            }
+            if (bytesDiffer && equalBytes(key.second)) {
+                for (size_t r = 0; r < lists.size(); ++r)
+                    run.unmatched.push_back(
+                        {r, key.first, key.second, 1,
+                         "collective " + std::to_string(k) +
+                             " of its group records different bytes on different ranks"});
+                continue;
+            }
+            tuples.push_back({key, std::move(tuple)});
+        }
+    }
+    return tuples;
+}
+
+void estimateOffsets(RunAnalysis& run,
+                     const std::vector<std::pair<Key, std::vector<size_t>>>& tuples) {
+    run.offsets.assign(run.ranks.size(), {});
+    for (size_t r = 1; r < run.ranks.size(); ++r) {
+        std::vector<double> d;
+        for (const auto& [key, t] : tuples)
+            d.push_back(run.ranks[r].collectives[t[r]].end - run.ranks[0].collectives[t[0]].end);
+        ClockOffset& o = run.offsets[r];
+        o.samples = int(d.size());
+        if (d.empty())
+            continue;
+        o.offsetUs = median(d);
+        std::vector<double> dev;
+        for (double x : d)
+            dev.push_back(std::fabs(x - o.offsetUs));
+        o.uncertaintyUs =
+            std::max(1.0, 2 * 1.4826 * median(dev) / std::sqrt(double(d.size())));
+    }
+}
+
+// The length of the intersection of two sorted, disjoint interval lists.
+double intersection(const std::vector<std::pair<double, double>>& a,
+                    const std::vector<std::pair<double, double>>& b) {
+    double total = 0;
+    size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        const double lo = std::max(a[i].first, b[j].first);
+        const double hi = std::min(a[i].second, b[j].second);
+        if (hi > lo)
+            total += hi - lo;
+        (a[i].second < b[j].second) ? ++i : ++j;
+    }
+    return total;
+}
+
+std::vector<std::pair<double, double>> unionOf(const std::vector<RankActivity>& acts,
+                                               bool collective) {
+    std::vector<std::pair<double, double>> out;
+    for (const RankActivity& a : acts) {  // begin order
+        if (a.collective != collective)
+            continue;
+        if (!out.empty() && a.begin <= out.back().second)
+            out.back().second = std::max(out.back().second, a.end);
+        else
+            out.push_back({a.begin, a.end});
+    }
+    return out;
+}
+
+double length(const std::vector<std::pair<double, double>>& v) {
+    double total = 0;
+    for (const auto& [lo, hi] : v)
+        total += hi - lo;
+    return total;
+}
+
+}  // namespace
+
+RunAnalysis analyzeRun(std::vector<RankTrace> ranks) {
+    RunAnalysis run;
+    orderRanks(ranks);
+    run.ranks = std::move(ranks);
+    const size_t n = run.ranks.size();
+    for (const RankTrace& r : run.ranks)
+        if (r.worldSize > 0 && size_t(r.worldSize) != n)
+            run.warnings.push_back("rank " + std::to_string(r.rank) + " says the run has " +
+                                   std::to_string(r.worldSize) + " ranks; " +
+                                   std::to_string(n) + " were given: what is measured is " +
+                                   "between the given ones only");
+    const auto groups = groupsOf(run.ranks);
+    const auto tuples = n > 1 ? match(run, groups) : decltype(match(run, groups)){};
+    estimateOffsets(run, tuples);
+
+    run.communication.assign(n, {});
+    for (const auto& [key, t] : tuples) {
+        MatchedCollective m;
+        m.group = key.first;
+        m.op = key.second;
+        const Collective& first = run.ranks[0].collectives[t[0]];
+        m.index = first.seq >= 0 ? long(first.seq) : -1;
+        m.bytes = first.bytes;
+        double transfer = INFINITY;
+        for (size_t r = 0; r < n; ++r) {
+            const Collective& c = run.ranks[r].collectives[t[r]];
+            m.arrival.push_back(c.begin - run.offsets[r].offsetUs);
+            m.leave.push_back(c.end - run.offsets[r].offsetUs);
+            transfer = std::min(transfer, c.end - c.begin);
+        }
+        m.transferUs = transfer;
+        m.straggler = size_t(std::max_element(m.arrival.begin(), m.arrival.end()) -
+                             m.arrival.begin());
+        double second = -INFINITY;
+        for (size_t r = 0; r < n; ++r)
+            if (r != m.straggler)
+                second = std::max(second, m.arrival[r]);
+        m.skewUs = n > 1 ? std::max(0.0, m.arrival[m.straggler] - second) : 0;
+        for (size_t r = 0; r < n; ++r) {
+            const Collective& c = run.ranks[r].collectives[t[r]];
+            m.waitUs.push_back((c.end - c.begin) - transfer);
+            run.communication[r].waitUs += m.waitUs.back();
+            run.communication[r].transferUs += transfer;
+        }
+        // A tie (within the traces' 1 us) has no straggler to count.
+        if (m.skewUs >= 1.0) {
+            ++run.communication[m.straggler].lastArrivals;
+            run.communication[m.straggler].stragglerCostUs += m.skewUs;
+        }
+        run.matched.push_back(std::move(m));
+    }
+    // Per group, the matched ones in the first rank's order of arrival; the index says which
+    // of its group it is when no sequence number was recorded.
+    std::stable_sort(run.matched.begin(), run.matched.end(),
+                     [](const MatchedCollective& a, const MatchedCollective& b) {
+                         return a.arrival[0] < b.arrival[0];
+                     });
+    std::map<Key, long> seen;
+    for (MatchedCollective& m : run.matched)
+        if (m.index < 0)
+            m.index = seen[{m.group, m.op}]++;
+    for (size_t r = 0; r < n; ++r) {
+        RankCommunication& c = run.communication[r];
+        for (const Collective& x : run.ranks[r].collectives)
+            c.collectiveUs += x.end - x.begin;
+        const auto compute = unionOf(run.ranks[r].activities, false);
+        c.computeUs = length(compute);
+        c.overlapUs = intersection(unionOf(run.ranks[r].activities, true), compute);
+    }
+    // The rank the others wait for: it waits least itself.
+    for (size_t r = 1; r < n; ++r)
+        if (run.communication[r].waitUs < run.communication[run.critical].waitUs)
+            run.critical = r;
+    return run;
+}
+
+}  // namespace reach
