@@ -101,6 +101,18 @@ Event readEvent(JsonScanner& scan) {
     return ev;
 }
 
+// The collective's metadata as an event's args give it (record_param_comms, or the NCCL kernel
+// itself in PyTorch 2.x): process group, bytes (elements x the dtype's size), sequence number.
+CommsCall commsOf(const Event& ev) {
+    CommsCall call;
+    call.group = ev.group.substr(0, 128);
+    call.seq = ev.seq;
+    const int64_t size = dtypeBytes(ev.dtype);
+    if (ev.nelems >= 0 && size > 0 && ev.nelems < (int64_t(1) << 58))
+        call.bytes = ev.nelems * size;
+    return call;
+}
+
 bool isGpuActivity(const std::string& cat) {
     return cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "Kernel" ||
            cat == "Memcpy" || cat == "Memset";
@@ -181,30 +193,33 @@ private:
                     c.stream = ev.stream;
                     c.begin = ev.ts;
                     c.end = ev.ts + ev.dur;
+                    // PyTorch 2.x writes the collective's metadata on its kernel too.
+                    const CommsCall own = commsOf(ev);
+                    c.group = own.group;
+                    c.bytes = own.bytes;
+                    c.seq = own.seq;
                     m_launchedBy.push_back(ev.externalId);
                     m_rank.collectives.push_back(std::move(c));
                 }
             } else if (ev.name == "record_param_comms" && ev.externalId >= 0) {
-                CommsCall call;
-                call.group = ev.group.substr(0, 128);
-                call.seq = ev.seq;
-                const int64_t size = dtypeBytes(ev.dtype);
-                if (ev.nelems >= 0 && size > 0 && ev.nelems < (int64_t(1) << 58))
-                    call.bytes = ev.nelems * size;
-                m_comms[ev.externalId] = std::move(call);
+                m_comms[ev.externalId] = commsOf(ev);
             }
         }
     }
 
     RankTrace finish() {
+        // What the kernel does not say of itself, its launching record_param_comms may.
         for (size_t i = 0; i < m_rank.collectives.size(); ++i) {
             const auto it = m_comms.find(m_launchedBy[i]);
             if (m_launchedBy[i] < 0 || it == m_comms.end())
                 continue;
             Collective& c = m_rank.collectives[i];
-            c.group = it->second.group;
-            c.bytes = it->second.bytes;
-            c.seq = it->second.seq;
+            if (c.group.empty())
+                c.group = it->second.group;
+            if (c.bytes < 0)
+                c.bytes = it->second.bytes;
+            if (c.seq < 0)
+                c.seq = it->second.seq;
         }
         // Begin order (a trace lists events in no promised order); ties by end, stable.
         std::vector<size_t> order(m_rank.collectives.size());

@@ -63,13 +63,57 @@ bool equalBytes(const std::string& op) {
            op == "ReduceScatter";
 }
 
-bool sequenced(const std::vector<RankTrace>& ranks, const std::vector<std::map<Key, std::vector<size_t>>>& groups,
-               const Key& key) {
-    for (size_t r = 0; r < ranks.size(); ++r)
-        for (size_t i : groups[r].at(key))
+using Groups = std::vector<std::map<Key, std::vector<size_t>>>;
+
+// Every rank has the group and every one of its collectives a sequence number.
+bool sequencedEverywhere(const std::vector<RankTrace>& ranks, const Groups& groups,
+                         const Key& key) {
+    for (size_t r = 0; r < ranks.size(); ++r) {
+        const auto it = groups[r].find(key);
+        if (it == groups[r].end())
+            return false;
+        for (size_t i : it->second)
             if (ranks[r].collectives[i].seq < 0)
                 return false;
+    }
     return true;
+}
+
+// By sequence number: one on every rank is matched; one some rank lacks (a sampled trace), or
+// one a rank records twice, is listed with why and the rest still match.
+void matchBySequence(RunAnalysis& run, const Groups& groups, const Key& key,
+                     std::vector<std::pair<Key, std::vector<size_t>>>& tuples) {
+    const size_t n = run.ranks.size();
+    std::map<int64_t, std::vector<std::vector<size_t>>> bySeq;  // seq -> per rank, indices
+    for (size_t r = 0; r < n; ++r)
+        for (size_t i : groups[r].at(key)) {
+            auto& slot = bySeq[run.ranks[r].collectives[i].seq];
+            slot.resize(n);
+            slot[r].push_back(i);
+        }
+    for (const auto& [seq, perRank] : bySeq) {
+        std::string missing;
+        bool twice = false;
+        for (size_t r = 0; r < n; ++r) {
+            if (perRank[r].empty())
+                missing += (missing.empty() ? "" : ", ") + std::to_string(run.ranks[r].rank);
+            twice = twice || perRank[r].size() > 1;
+        }
+        if (missing.empty() && !twice) {
+            std::vector<size_t> tuple;
+            for (size_t r = 0; r < n; ++r)
+                tuple.push_back(perRank[r][0]);
+            tuples.push_back({key, std::move(tuple)});
+            continue;
+        }
+        const std::string why =
+            twice ? "sequence number " + std::to_string(seq) + " recorded twice on one rank"
+                  : "sequence number " + std::to_string(seq) + " is not in the trace of rank " +
+                        missing + " (a sampled or cut trace)";
+        for (size_t r = 0; r < n; ++r)
+            if (!perRank[r].empty())
+                run.unmatched.push_back({r, key.first, key.second, long(perRank[r].size()), why});
+    }
 }
 
 void unmatchAll(RunAnalysis& run, const std::vector<std::map<Key, std::vector<size_t>>>& groups,
@@ -103,6 +147,10 @@ std::vector<std::pair<Key, std::vector<size_t>>> match(
             keys.insert(key);
     std::vector<std::pair<Key, std::vector<size_t>>> tuples;
     for (const Key& key : keys) {
+        if (sequencedEverywhere(run.ranks, groups, key)) {
+            matchBySequence(run, groups, key, tuples);
+            continue;
+        }
         bool everywhere = true;
         size_t count = 0;
         for (size_t r = 0; r < run.ranks.size(); ++r) {
@@ -124,12 +172,6 @@ std::vector<std::pair<Key, std::vector<size_t>>> match(
         std::vector<std::vector<size_t>> lists;
         for (size_t r = 0; r < run.ranks.size(); ++r)
             lists.push_back(groups[r].at(key));
-        if (sequenced(run.ranks, groups, key)) {
-            for (size_t r = 0; r < lists.size(); ++r)
-                std::stable_sort(lists[r].begin(), lists[r].end(), [&](size_t a, size_t b) {
-                    return run.ranks[r].collectives[a].seq < run.ranks[r].collectives[b].seq;
-                });
-        }
         for (size_t k = 0; k < count; ++k) {
             std::vector<size_t> tuple;
             long long bytes = -1;
@@ -225,7 +267,7 @@ RunAnalysis analyzeRun(std::vector<RankTrace> ranks) {
                                    std::to_string(r.worldSize) + " ranks; " +
                                    std::to_string(n) + " were given: what is measured is " +
                                    "between the given ones only");
-    const auto groups = groupsOf(run.ranks);
+    const Groups groups = groupsOf(run.ranks);
     const auto tuples = n > 1 ? match(run, groups) : decltype(match(run, groups)){};
     estimateOffsets(run, tuples);
 

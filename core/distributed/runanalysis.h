@@ -11,11 +11,13 @@ namespace reach {
 // matched, each rank's clock offset from the first's, and per collective and per rank what was
 // moving bytes and what was waiting.
 //
-// Matching: a collective of a group (process group and operation) is the k-th of that group on
-// every rank (by the group's sequence number when every rank's trace records it, else in begin
-// order). A group whose count differs between ranks (a sampled or cut trace) is not matched:
-// each of its collectives is listed unmatched with why, as is a matched one whose recorded bytes
-// differ between ranks where the operation needs equal ones.
+// Matching, per group (process group and operation): when every rank's trace records the
+// group's sequence numbers, a collective is the one of the same number on every rank, and one
+// that some rank lacks (a sampled trace) or records twice is listed unmatched with why while the
+// rest match; else it is the k-th of the group in begin order on every rank, and a group whose
+// count differs between ranks (a sampled or cut trace) is listed unmatched whole, with why. A
+// matched one whose recorded bytes differ between ranks where the operation sends equal ones is
+// listed too.
 //
 // Clocks: every rank leaves a collective together (the last arrival releases them all), so the
 // difference of two ranks' end times of a matched collective is their clock offset plus noise.

@@ -134,6 +134,29 @@ TEST(CliBreakdownRanks, ACollectiveOneRankLacksLeavesItsGroupUnmatchedWithWhy) {
     EXPECT_NE(text.out.find("unknown: nothing matched"), std::string::npos) << text.out;
 }
 
+TEST(CliBreakdownRanks, SequenceNumbersMatchWhatTheRanksShareAndListWhatOneLacks) {
+    // The metadata PyTorch 2.x writes on a collective's kernel (group, sequence number, bytes):
+    // with it, a collective one rank lacks is listed alone and the other nine still match.
+    TempDir dir;
+    const std::string run =
+        makeRun(dir, "seq", "--ranks 3 --offsets 0,300,-90 --drop 1:5 --late 2:8:50 --annotate");
+    const json doc = runRanks({run});
+    ASSERT_EQ(doc["matched"].size(), 9u);
+    for (const json& m : doc["matched"]) {
+        EXPECT_EQ(m["group"], "0");
+        EXPECT_NE(m["index"], 6);  // the dropped one: sequence number 6
+        EXPECT_EQ(m["bytes"], 4096 * m["index"].get<long>());
+    }
+    EXPECT_EQ(doc["matched"][7]["straggler"], 2);  // sequence number 9: collective 8
+    EXPECT_NEAR(doc["matched"][7]["skew_us"].get<double>(), 50, 1.0);
+    ASSERT_EQ(doc["unmatched"].size(), 2u);  // on ranks 0 and 2, which have it
+    for (const json& u : doc["unmatched"])
+        EXPECT_EQ(u["why"], "sequence number 6 is not in the trace of rank 1 (a sampled or cut "
+                            "trace)");
+    EXPECT_NEAR(doc["ranks"][1]["clock_offset_us"].get<double>(), 300, 1.0);
+    EXPECT_EQ(doc["ranks"][1]["clock_offset_samples"], 9);
+}
+
 TEST(CliBreakdownRanks, PartOfARunIsMeasuredBetweenTheGivenRanksAndSaysSo) {
     const json doc =
         runRanks({kData + "/skewed4/rank-0.json.gz", kData + "/skewed4/rank-2.json.gz"});

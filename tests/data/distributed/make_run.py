@@ -4,12 +4,14 @@ workloads", docs/distributed.md): N copies of BASE, each rank's clock shifted by
 and known late arrivals at chosen collectives, as a test of `reach-cli breakdown --ranks` needs.
 
     python3 make_run.py BASE OUT --ranks N [--offsets 0,1500,-700,...]
-                        [--late RANK:INDEX:US ...] [--drop RANK:INDEX ...]
+                        [--late RANK:INDEX:US ...] [--drop RANK:INDEX ...] [--annotate]
 
 A collective is an NCCL kernel (name ncclKernel_*/ncclDevKernel_*), INDEX its place in begin
 order. --late R:I:U: rank R arrives U us late at collective I: its kernel starts U later, and
 every other rank's copy of it lasts U longer (they wait), so all leave U later, as a straggler
-makes them. --drop R:I: rank R's trace loses collective I (a sampled or cut trace). Writes
+makes them. --drop R:I: rank R's trace loses collective I (a sampled or cut trace).
+--annotate: each collective kernel gets the metadata PyTorch 2.x writes on it (process group
+"0", its sequence number I + 1, 1024 x (I + 1) float elements). Writes
 OUT/rank-K.json.gz (distributedInfo rank K, world_size N) and OUT.truth.json beside it."""
 import argparse
 import copy
@@ -32,6 +34,7 @@ def main():
     ap.add_argument("--offsets", default="")
     ap.add_argument("--late", action="append", default=[])
     ap.add_argument("--drop", action="append", default=[])
+    ap.add_argument("--annotate", action="store_true")
     a = ap.parse_args()
     opener = gzip.open if a.base.endswith(".gz") else open
     with opener(a.base, "rt", encoding="utf-8") as f:
@@ -49,6 +52,11 @@ def main():
         doc["distributedInfo"] = info
         events = doc["traceEvents"]
         cs = collectives(events)
+        if a.annotate:
+            for i, c in enumerate(cs):
+                c.setdefault("args", {}).update({
+                    "Process Group Name": "0", "Collective name": "all_to_all",
+                    "Seq": i + 1, "In msg nelems": 1024 * (i + 1), "dtype": "Float"})
         for r, i, us in late:
             if rank == r:
                 cs[i]["ts"] += us
