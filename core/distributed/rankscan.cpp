@@ -179,8 +179,10 @@ private:
         while (m_scan.nextElement()) {
             Event ev = readEvent(m_scan);
             if (isGpuActivity(ev.cat)) {
-                if (!(ev.ts >= 0) || !(ev.dur >= 0))
-                    continue;  // an instant or a broken event: no interval
+                // An instant or a broken event has no interval; timestamps past any clock's
+                // (1e17 us: three thousand years) would make the run's differences infinite.
+                if (!(ev.ts >= 0 && ev.ts < 1e17) || !(ev.dur >= 0 && ev.dur < 1e12))
+                    continue;
                 const std::string op = ev.cat == "kernel" || ev.cat == "Kernel"
                                            ? collectiveOp(ev.name)
                                            : std::string();

@@ -57,6 +57,23 @@ def kineto():
         out("kineto_gzip", os.path.basename(path), b"\x00" + open(path, "rb").read())
 
 
+def ranks():
+    """Distributed runs' ranks (tests/data/distributed): collectives with and without the
+    metadata PyTorch 2.x writes on them, small enough to mutate."""
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests/data/distributed/*/rank-*.json.gz"))):
+        trace = load_trace(path)
+        events = trace.get("traceEvents", [])
+        nccl = [e for e in events if e.get("name", "").startswith("nccl")]
+        comms = [e for e in events if e.get("name") == "record_param_comms"][:4]
+        gpu = [e for e in events if e.get("cat") == "kernel"][:12]
+        head = {k: v for k, v in trace.items() if k != "traceEvents"}
+        for n, extra in ((4, {}), (10, {"Process Group Name": "0", "Seq": 1,
+                                        "In msg nelems": 64, "dtype": "Float"})):
+            picked = [dict(e, args=dict(e.get("args", {}), **extra)) for e in nccl[:n]]
+            text = json.dumps(dict(head, traceEvents=picked + comms + gpu), separators=(",", ":"))
+            out("rank_scan", os.path.basename(path).replace(".json.gz", "") + f"_{n}.json", text)
+
+
 def nsys():
     for path in [os.path.join(ROOT, "datasets/profiles/public/pipit_saxpy_nsys_a100.sqlite"),
                  os.path.join(ROOT, "tests/data/nsys/saxpy_schema3.sqlite")]:
@@ -192,4 +209,5 @@ if __name__ == "__main__":
     integration()
     benchmark_folders()
     serving_problems()
+    ranks()
     handmade()
