@@ -104,7 +104,10 @@ nlohmann::json publishedJson(const ProjectWorkload& w) {
 }
 
 int runBreakdown(const std::vector<std::string>& argv, CliIo& io) {
-    const CliArgs args(argv, {{"--json", "--ranks"}, {"--rules", "--project", "--top"}});
+    const CliArgs args(argv,
+                       {{"--json", "--ranks"}, {"--rules", "--project", "--top", "--rank-summary"}});
+    if (args.value("--rank-summary"))
+        return runRankSummary(args, io);
     if (args.flag("--ranks"))
         return runBreakdownRanks(args, io);
     const bool json = args.flag("--json");
@@ -150,6 +153,7 @@ CliCommand breakdownCommand() {
         "breakdown", "GPU time per category, classified share, top kernels per category",
         "breakdown [INPUT...] [--project P.reach] [--rules R.json] [--top N] [--json]\n"
         "breakdown RANK0 RANK1 ... --ranks [--rules R.json] [--json]\n"
+        "breakdown RANK_TRACE --rank-summary OUT [--rules R.json]\n"
         "  INPUT        profile: Kineto/PyTorch trace (.json, .json.gz) or nsys SQLite export;\n"
         "               a folder of profiles; a .reach project; a published study table\n"
         "               (workloads as published); none: the bundled sample project\n"
@@ -161,7 +165,9 @@ CliCommand breakdownCommand() {
         "  --ranks      the traces (files or a folder) of one distributed run: each rank's\n"
         "               breakdown, communication split into transfer and wait, collectives\n"
         "               matched across ranks, clock offsets, stragglers, the critical rank\n"
-        "               (docs/distributed.md)\n"
+        "               (docs/distributed.md); a rank may be given as its summary\n"
+        "  --rank-summary OUT  one rank's scan and breakdown for a later --ranks (the map\n"
+        "               of a run read on many machines, e.g. a Slurm job array)\n"
         "  --json       one JSON document: {\"workloads\":[...],\"rules\":{\"name\",\"hash\"}}",
         runBreakdown};
 }

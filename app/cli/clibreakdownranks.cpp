@@ -16,6 +16,9 @@
 #include "core/base/category.h"
 #include "core/base/inputerror.h"
 #include "core/base/textescape.h"
+#include "core/base/outputguard.h"
+#include "core/base/wholefile.h"
+#include "core/distributed/ranksummary.h"
 #include "core/distributed/runanalysis.h"
 #include "core/trace/profilereader.h"
 
@@ -53,20 +56,44 @@ std::vector<std::string> rankFiles(const std::vector<std::string>& inputs) {
 struct RankRead {
     RankTrace trace;
     Breakdown breakdown;
+    bool summary = false;  // read from a rank summary (the map's), not a trace
 };
 
-// Each rank's two reads (the scan for the run, the profile for the breakdown) on their own
-// thread, a few at a time: ranks are independent until the run is put together.
+// A rank summary's four categories as the breakdown the run's table prints.
+Breakdown breakdownOfSummary(const RankSummary& s) {
+    Breakdown b;
+    b.workload = s.trace.path;
+    b.source = s.trace.path;
+    b.gpuTimeUs = s.gpuTimeUs;
+    b.categoryUs = s.categoryUs;
+    b.rulesName = s.rulesName;
+    b.rulesHash = s.rulesHash;
+    return b;
+}
+
+// One rank: a summary the map wrote, else a trace, scanned for the run and read by the profile
+// reader for its breakdown.
+RankRead readRank(const std::string& file, const RuleSet& rules) {
+    if (looksLikeRankSummary(file)) {
+        RankSummary s = readRankSummary(file);
+        RankRead r{std::move(s.trace), {}};
+        r.breakdown = breakdownOfSummary(s);
+        r.summary = true;
+        return r;
+    }
+    return {scanRank(file), computeBreakdown(readProfile(file), rules), false};
+}
+
+// Each rank on its own thread, a few at a time: ranks are independent until the run is put
+// together.
 std::vector<RankRead> readRanks(const std::vector<std::string>& files, const RuleSet& rules) {
     const size_t width = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
     std::vector<RankRead> out(files.size());
     for (size_t begin = 0; begin < files.size(); begin += width) {
         std::vector<std::future<RankRead>> work;
         for (size_t i = begin; i < std::min(files.size(), begin + width); ++i)
-            work.push_back(std::async(std::launch::async, [&files, &rules, i] {
-                RankRead r{scanRank(files[i]), computeBreakdown(readProfile(files[i]), rules)};
-                return r;
-            }));
+            work.push_back(std::async(std::launch::async,
+                                      [&files, &rules, i] { return readRank(files[i], rules); }));
         for (size_t k = 0; k < work.size(); ++k)
             out[begin + k] = work[k].get();  // rethrows the first bad file's InputError
     }
@@ -201,6 +228,30 @@ void printRun(std::ostream& os, const RunAnalysis& run, const std::vector<RankRe
 
 }  // namespace
 
+int runRankSummary(const CliArgs& args, CliIo& io) {
+    const std::vector<std::string>& inputs = args.positionals();
+    if (inputs.size() != 1)
+        throw UsageError("--rank-summary OUT: one rank's trace (the map of a run: "
+                         "docs/distributed.md)");
+    const std::string out = *args.value("--rank-summary");
+    OutputGuard guard;
+    guard.addInput(inputs[0]);
+    guard.checkNamed(out);
+    const RuleSet rules = loadRules(args.value("--rules"));
+    RankSummary s;
+    s.trace = scanRank(inputs[0]);
+    const Breakdown b = computeBreakdown(readProfile(inputs[0]), rules);
+    s.gpuTimeUs = b.gpuTimeUs;
+    s.categoryUs = b.categoryUs;
+    s.rulesName = b.rulesName;
+    s.rulesHash = b.rulesHash;
+    writeWholeFile(out, rankSummaryText(s), "a writable file for the rank summary");
+    io.out << "rank " << s.trace.rank << " of " << reach::escapeControls(inputs[0]) << ": "
+           << s.trace.collectives.size() << " collectives -> " << reach::escapeControls(out)
+           << "\n";
+    return kExitOk;
+}
+
 int runBreakdownRanks(const CliArgs& args, CliIo& io) {
     const std::vector<std::string> files = rankFiles(args.positionals());
     if (files.size() < 2)
@@ -210,7 +261,15 @@ int runBreakdownRanks(const CliArgs& args, CliIo& io) {
     std::vector<RankTrace> traces;
     for (const RankRead& r : reads)
         traces.push_back(r.trace);
-    const RunAnalysis run = analyzeRun(std::move(traces));
+    RunAnalysis run = analyzeRun(std::move(traces));
+    // A summary classified under other rules than the rest: its shares are not comparable.
+    for (const RankRead& r : reads)
+        if (r.summary && r.breakdown.rulesHash != rules.hash()) {
+            run.warnings.push_back(r.trace.path + " was classified under rules '" +
+                                   r.breakdown.rulesName + "' (" +
+                                   r.breakdown.rulesHash.substr(0, 12) + "), not the rules '" +
+                                   rules.name() + "' of this reduce: its shares are theirs");
+        }
     if (args.flag("--json"))
         io.out << reach::dumpJson(toJson(run, reads)) << "\n";
     else

@@ -9,4 +9,8 @@ namespace reach::cli {
 // collectives (docs/distributed.md).
 int runBreakdownRanks(const CliArgs& args, CliIo& io);
 
+// `breakdown TRACE --rank-summary OUT`: one rank's summary for the reduce (the map of a run read
+// on many machines, e.g. a Slurm job array).
+int runRankSummary(const CliArgs& args, CliIo& io);
+
 }  // namespace reach::cli

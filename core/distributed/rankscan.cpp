@@ -113,6 +113,19 @@ CommsCall commsOf(const Event& ev) {
     return call;
 }
 
+// Sorted, disjoint: what the intervals cover.
+std::vector<Span> unionOf(std::vector<Span> spans) {
+    std::sort(spans.begin(), spans.end());
+    std::vector<Span> out;
+    for (const Span& s : spans) {
+        if (!out.empty() && s.first <= out.back().second)
+            out.back().second = std::max(out.back().second, s.second);
+        else
+            out.push_back(s);
+    }
+    return out;
+}
+
 bool isGpuActivity(const std::string& cat) {
     return cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "Kernel" ||
            cat == "Memcpy" || cat == "Memset";
@@ -186,7 +199,7 @@ private:
                 const std::string op = ev.cat == "kernel" || ev.cat == "Kernel"
                                            ? collectiveOp(ev.name)
                                            : std::string();
-                m_rank.activities.push_back({ev.ts, ev.ts + ev.dur, !op.empty()});
+                (op.empty() ? m_compute : m_communication).push_back({ev.ts, ev.ts + ev.dur});
                 m_rank.gpuUs += ev.dur;
                 if (!op.empty()) {
                     Collective c;
@@ -237,10 +250,8 @@ private:
         for (size_t i : order)
             sorted.push_back(std::move(m_rank.collectives[i]));
         m_rank.collectives = std::move(sorted);
-        std::stable_sort(m_rank.activities.begin(), m_rank.activities.end(),
-                         [](const RankActivity& a, const RankActivity& b) {
-                             return a.begin < b.begin;
-                         });
+        m_rank.computeSpans = unionOf(std::move(m_compute));
+        m_rank.collectiveSpans = unionOf(std::move(m_communication));
         if (m_rank.rank < 0) {
             m_rank.rank = rankFromFileName(m_rank.path);
             if (m_rank.rank >= 0)
@@ -253,6 +264,7 @@ private:
     JsonScanner m_scan;
     RankTrace m_rank;
     bool m_sawEvents = false;
+    std::vector<Span> m_compute, m_communication;  // every activity, until finish()
     std::vector<int64_t> m_launchedBy;  // per collective, its kernel's External id
     std::unordered_map<int64_t, CommsCall> m_comms;
 };

@@ -2,18 +2,17 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace reach {
 
 // One rank of a distributed run as one streaming pass over its Kineto trace keeps it
-// (docs/distributed.md): who it is, its GPU activities as intervals (for the overlap of
-// communication with compute) and its collectives (NCCL/RCCL kernels) with what the launching
-// record_param_comms says of them. Memory: the intervals and the collectives, never the file.
-struct RankActivity {
-    double begin = 0, end = 0;  // the rank's own clock, us
-    bool collective = false;
-};
+// (docs/distributed.md): who it is, the spans its GPU computed and communicated (for their
+// overlap) and its collectives (NCCL/RCCL kernels) with what PyTorch records of them. Memory:
+// the spans and the collectives, never the file. It is also what a rank's summary holds (the
+// map of a run read on many machines: ranksummary.h).
+using Span = std::pair<double, double>;  // [begin, end), us, the rank's own clock
 
 struct Collective {
     std::string op;      // from the kernel's name: "AllReduce", "AllGather", "SendRecv", ...
@@ -33,7 +32,9 @@ struct RankTrace {
     std::string rankFrom;   // "distributedInfo", "file name" or "" (then the order given)
     int worldSize = 0;      // distributedInfo's world_size, 0 when absent
     std::string backend;    // distributedInfo's backend ("nccl")
-    std::vector<RankActivity> activities;  // every kernel, copy and set, in begin order
+    // The union of its GPU activities other than collectives, and of its collectives: sorted,
+    // disjoint.
+    std::vector<Span> computeSpans, collectiveSpans;
     std::vector<Collective> collectives;   // in begin order
     double gpuUs = 0;                      // summed durations of the activities
 };

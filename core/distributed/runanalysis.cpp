@@ -233,20 +233,6 @@ double intersection(const std::vector<std::pair<double, double>>& a,
     return total;
 }
 
-std::vector<std::pair<double, double>> unionOf(const std::vector<RankActivity>& acts,
-                                               bool collective) {
-    std::vector<std::pair<double, double>> out;
-    for (const RankActivity& a : acts) {  // begin order
-        if (a.collective != collective)
-            continue;
-        if (!out.empty() && a.begin <= out.back().second)
-            out.back().second = std::max(out.back().second, a.end);
-        else
-            out.push_back({a.begin, a.end});
-    }
-    return out;
-}
-
 double length(const std::vector<std::pair<double, double>>& v) {
     double total = 0;
     for (const auto& [lo, hi] : v)
@@ -321,9 +307,8 @@ RunAnalysis analyzeRun(std::vector<RankTrace> ranks) {
         RankCommunication& c = run.communication[r];
         for (const Collective& x : run.ranks[r].collectives)
             c.collectiveUs += x.end - x.begin;
-        const auto compute = unionOf(run.ranks[r].activities, false);
-        c.computeUs = length(compute);
-        c.overlapUs = intersection(unionOf(run.ranks[r].activities, true), compute);
+        c.computeUs = length(run.ranks[r].computeSpans);
+        c.overlapUs = intersection(run.ranks[r].collectiveSpans, run.ranks[r].computeSpans);
     }
     // The rank the others wait for: it waits least itself.
     for (size_t r = 1; r < n; ++r)

@@ -181,6 +181,54 @@ TEST(CliBreakdownRanks, RanksFromFileNamesWhenTheTracesDoNotSay) {
     EXPECT_TRUE(doc["unmatched"].empty());
 }
 
+TEST(CliBreakdownRanks, TheMapsSummariesReduceToWhatTheTracesGive) {
+    // The map (--rank-summary, one rank each, wherever it runs) and the reduce (--ranks over the
+    // summaries): the same document as the traces read together, summaries and traces mixed.
+    TempDir dir;
+    std::vector<std::string> summaries;
+    for (int r = 0; r < 4; ++r) {
+        const std::string out = dir.path("s" + std::to_string(r) + ".json");
+        const auto m = runCli({"breakdown", kData + "/skewed4/rank-" + std::to_string(r) +
+                                                ".json.gz",
+                               "--rank-summary", out});
+        ASSERT_EQ(m.status, 0) << m.err;
+        EXPECT_NE(m.out.find("10 collectives"), std::string::npos) << m.out;
+        summaries.push_back(out);
+    }
+    const json direct = runRanks({kData + "/skewed4"});
+    EXPECT_EQ(runRanks(summaries), direct);
+    EXPECT_EQ(runRanks({summaries[0], summaries[1], kData + "/skewed4/rank-2.json.gz",
+                        summaries[3]}),
+              direct);
+    // Reduced under other rules than the map's: said.
+    reach::test::writeFile(dir.path("rules.json"),
+                           "{\"name\": \"mine\", \"version\": 1, \"rules\": [{\"pattern\": "
+                           "\"nccl\", \"category\": \"overhead\", \"family\": \"comm\"}]}");
+    const auto other = runCli({"breakdown", summaries[0], summaries[1], "--ranks", "--rules",
+                               dir.path("rules.json"), "--json"});
+    ASSERT_EQ(other.status, 0) << other.err;
+    EXPECT_NE(json::parse(other.out)["warnings"].dump().find("not the rules 'mine'"),
+              std::string::npos)
+        << other.out;
+    // A summary edited by hand is checked key by key; the map never writes over its input.
+    json edited = readJson(summaries[1]);
+    edited["category_us"]["addressable"] = 1e9;
+    reach::test::writeFile(dir.path("edited.json"), edited.dump());
+    auto r = runCli({"breakdown", summaries[0], dir.path("edited.json"), "--ranks"});
+    EXPECT_EQ(r.status, 2);
+    ASSERT_EQ(r.errLines().size(), 1u) << r.err;
+    EXPECT_NE(r.err.find("edited.json: key \"category_us\""), std::string::npos) << r.err;
+    edited = readJson(summaries[1]);
+    edited["collectives"][0]["end_us"] = -5;
+    reach::test::writeFile(dir.path("edited.json"), edited.dump());
+    r = runCli({"breakdown", summaries[0], dir.path("edited.json"), "--ranks"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("collectives[].end_us"), std::string::npos) << r.err;
+    r = runCli({"breakdown", summaries[0], "--rank-summary", summaries[0]});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("never writes over its input"), std::string::npos) << r.err;
+}
+
 TEST(CliBreakdownRanks, ARunThatCannotBeToldApartIsOneLine) {
     TempDir dir;
     const std::string simple = dataset("profiles/public/hta_triton_example_a100.json.gz");
