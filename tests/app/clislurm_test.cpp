@@ -149,4 +149,39 @@ TEST(CliSlurm, AScancelledTaskIsReportedResubmittedAndEveryResultImportedOnce) {
     EXPECT_EQ(events(log, "run").size(), 8u);
 }
 
+// A distributed run read past one machine (docs/distributed.md, "Past one machine"): the map,
+// `breakdown RANK --rank-summary`, as a Slurm job array (one task per rank), then the reduce over
+// the summaries: the document the traces give when read together.
+TEST(CliSlurm, TheRanksOfARunAreMappedAsAJobArrayAndReduced) {
+    if (const std::string why = slurmDown(); !why.empty())
+        GTEST_SKIP() << why;
+    TempDir dir;
+    const std::string run = std::string(REACH_TEST_DATA) + "/distributed/skewed4";
+    std::string script = "#!/bin/bash\nset -e\n";
+    script += "RANKS=(";
+    for (int r = 0; r < 4; ++r)
+        script += "'" + run + "/rank-" + std::to_string(r) + ".json.gz' ";
+    script += ")\n'" + std::string(REACH_CLI) + "' breakdown \"${RANKS[$SLURM_ARRAY_TASK_ID]}\" "
+              "--rank-summary \"" + dir.root() + "/summary_${SLURM_ARRAY_TASK_ID}.json\"\n";
+    writeFile(dir.path("map.sh"), script);
+    const ChildResult submit = runChild({"sbatch", "--wait", "--array=0-3", "--job-name=reach-map",
+                                         "--output=" + dir.path("map_%a.log"), "--chdir",
+                                         dir.root(), dir.path("map.sh")},
+                                        240);
+    ASSERT_EQ(submit.exitCode, 0) << submit.out << submit.err;
+    std::vector<std::string> reduce = {"breakdown"};
+    for (int r = 0; r < 4; ++r) {
+        const std::string s = dir.path("summary_" + std::to_string(r) + ".json");
+        ASSERT_TRUE(fs::exists(s)) << readFile(dir.path("map_" + std::to_string(r) + ".log"));
+        reduce.push_back(s);
+    }
+    reduce.insert(reduce.end(), {"--ranks", "--json"});
+    const CliResult reduced = runCli(reduce);
+    ASSERT_EQ(reduced.status, 0) << reduced.err;
+    const CliResult direct = runCli({"breakdown", run, "--ranks", "--json"});
+    ASSERT_EQ(direct.status, 0) << direct.err;
+    EXPECT_EQ(nlohmann::json::parse(reduced.out), nlohmann::json::parse(direct.out));
+    EXPECT_EQ(nlohmann::json::parse(reduced.out)["critical_rank"], 2);
+}
+
 }  // namespace reach_test_clislurm_test
