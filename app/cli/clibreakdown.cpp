@@ -104,8 +104,8 @@ nlohmann::json publishedJson(const ProjectWorkload& w) {
 }
 
 int runBreakdown(const std::vector<std::string>& argv, CliIo& io) {
-    const CliArgs args(argv,
-                       {{"--json", "--ranks"}, {"--rules", "--project", "--top", "--rank-summary"}});
+    const CliArgs args(
+        argv, {{"--json", "--ranks"}, {"--rules", "--project", "--top", "--rank-summary"}});
     if (args.value("--rank-summary"))
         return runRankSummary(args, io);
     if (args.flag("--ranks"))

@@ -25,9 +25,10 @@ struct CommsCall {
 // Bytes of one element of a dtype as record_param_comms names it ("Float", "BFloat16", ...).
 int64_t dtypeBytes(std::string_view t) {
     static const std::unordered_map<std::string_view, int64_t> sizes = {
-        {"Float", 4},  {"Double", 8},   {"Half", 2},  {"BFloat16", 2}, {"Long", 8}, {"Int", 4},
-        {"Short", 2},  {"Char", 1},     {"Byte", 1},  {"Bool", 1},     {"Float8_e4m3fn", 1},
-        {"Float8_e5m2", 1}, {"ComplexFloat", 8}, {"ComplexDouble", 16}};
+        {"Float", 4},        {"Double", 8},        {"Half", 2},          {"BFloat16", 2},
+        {"Long", 8},         {"Int", 4},           {"Short", 2},         {"Char", 1},
+        {"Byte", 1},         {"Bool", 1},          {"Float8_e4m3fn", 1}, {"Float8_e5m2", 1},
+        {"ComplexFloat", 8}, {"ComplexDouble", 16}};
     const auto it = sizes.find(t);
     return it == sizes.end() ? -1 : it->second;
 }
@@ -158,8 +159,9 @@ public:
         }
         m_scan.expectEnd();
         if (!m_sawEvents)
-            throw InputError(m_rank.path, "key \"traceEvents\"",
-                             "expected a top-level \"traceEvents\" list (a PyTorch profiler trace)");
+            throw InputError(
+                m_rank.path, "key \"traceEvents\"",
+                "expected a top-level \"traceEvents\" list (a PyTorch profiler trace)");
         return finish();
     }
 
@@ -265,7 +267,7 @@ private:
     RankTrace m_rank;
     bool m_sawEvents = false;
     std::vector<Span> m_compute, m_communication;  // every activity, until finish()
-    std::vector<int64_t> m_launchedBy;  // per collective, its kernel's External id
+    std::vector<int64_t> m_launchedBy;             // per collective, its kernel's External id
     std::unordered_map<int64_t, CommsCall> m_comms;
 };
 
@@ -273,8 +275,8 @@ private:
 
 std::string collectiveOp(const std::string& kernelName) {
     std::string_view n = kernelName;
-    for (std::string_view prefix : {"ncclDevKernel_", "ncclKernel_", "rcclDevKernel_",
-                                    "rcclKernel_"}) {
+    for (std::string_view prefix :
+         {"ncclDevKernel_", "ncclKernel_", "rcclDevKernel_", "rcclKernel_"}) {
         if (n.substr(0, prefix.size()) == prefix) {
             n.remove_prefix(prefix.size());
             size_t end = 0;

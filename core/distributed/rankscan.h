@@ -28,15 +28,15 @@ struct Collective {
 
 struct RankTrace {
     std::string path;
-    int rank = -1;          // distributedInfo's, else the file name's ("rank-3", "rank_3", "rank3")
-    std::string rankFrom;   // "distributedInfo", "file name" or "" (then the order given)
-    int worldSize = 0;      // distributedInfo's world_size, 0 when absent
-    std::string backend;    // distributedInfo's backend ("nccl")
+    int rank = -1;         // distributedInfo's, else the file name's ("rank-3", "rank_3", "rank3")
+    std::string rankFrom;  // "distributedInfo", "file name" or "" (then the order given)
+    int worldSize = 0;     // distributedInfo's world_size, 0 when absent
+    std::string backend;   // distributedInfo's backend ("nccl")
     // The union of its GPU activities other than collectives, and of its collectives: sorted,
     // disjoint.
     std::vector<Span> computeSpans, collectiveSpans;
-    std::vector<Collective> collectives;   // in begin order
-    double gpuUs = 0;                      // summed durations of the activities
+    std::vector<Collective> collectives;  // in begin order
+    double gpuUs = 0;                     // summed durations of the activities
 };
 
 // Scans a Kineto trace (JSON or gzip); InputError naming the file and the byte when it is not one.

@@ -28,8 +28,8 @@ double median(std::vector<double> v) {
 // The rank order: by rank; a rank named twice, or a run mixing ranks with and without one, is
 // the user's input to fix.
 void orderRanks(std::vector<RankTrace>& ranks) {
-    const bool all = std::all_of(ranks.begin(), ranks.end(),
-                                 [](const RankTrace& r) { return r.rank >= 0; });
+    const bool all =
+        std::all_of(ranks.begin(), ranks.end(), [](const RankTrace& r) { return r.rank >= 0; });
     if (!all) {
         for (const RankTrace& r : ranks)
             if (r.rank < 0)
@@ -213,8 +213,7 @@ void estimateOffsets(RunAnalysis& run,
         std::vector<double> dev;
         for (double x : d)
             dev.push_back(std::fabs(x - o.offsetUs));
-        o.uncertaintyUs =
-            std::max(1.0, 2 * 1.4826 * median(dev) / std::sqrt(double(d.size())));
+        o.uncertaintyUs = std::max(1.0, 2 * 1.4826 * median(dev) / std::sqrt(double(d.size())));
     }
 }
 
@@ -250,8 +249,8 @@ RunAnalysis analyzeRun(std::vector<RankTrace> ranks) {
     for (const RankTrace& r : run.ranks)
         if (r.worldSize > 0 && size_t(r.worldSize) != n)
             run.warnings.push_back("rank " + std::to_string(r.rank) + " says the run has " +
-                                   std::to_string(r.worldSize) + " ranks; " +
-                                   std::to_string(n) + " were given: what is measured is " +
+                                   std::to_string(r.worldSize) + " ranks; " + std::to_string(n) +
+                                   " were given: what is measured is " +
                                    "between the given ones only");
     const Groups groups = groupsOf(run.ranks);
     const auto tuples = n > 1 ? match(run, groups) : decltype(match(run, groups)){};
@@ -273,8 +272,8 @@ RunAnalysis analyzeRun(std::vector<RankTrace> ranks) {
             transfer = std::min(transfer, c.end - c.begin);
         }
         m.transferUs = transfer;
-        m.straggler = size_t(std::max_element(m.arrival.begin(), m.arrival.end()) -
-                             m.arrival.begin());
+        m.straggler =
+            size_t(std::max_element(m.arrival.begin(), m.arrival.end()) - m.arrival.begin());
         double second = -INFINITY;
         for (size_t r = 0; r < n; ++r)
             if (r != m.straggler)

@@ -38,7 +38,7 @@ struct ClockOffset {
 
 struct MatchedCollective {
     std::string group, op;
-    long index = 0;       // its place in the group (the sequence number when recorded)
+    long index = 0;        // its place in the group (the sequence number when recorded)
     long long bytes = -1;  // the first rank's, when recorded
     std::vector<double> arrival, leave;  // per rank, aligned to the first rank's clock
     std::vector<double> waitUs;          // per rank
@@ -55,12 +55,12 @@ struct UnmatchedCollective {
 };
 
 struct RankCommunication {
-    double collectiveUs = 0;  // summed durations of its collectives (matched or not)
-    double waitUs = 0;        // of the matched ones, the waiting
-    double transferUs = 0;    // and the moving of bytes
-    double overlapUs = 0;     // collective time during which compute ran on the rank's GPU
-    double computeUs = 0;     // the union of its other GPU activities
-    int lastArrivals = 0;     // collectives it arrived last at
+    double collectiveUs = 0;     // summed durations of its collectives (matched or not)
+    double waitUs = 0;           // of the matched ones, the waiting
+    double transferUs = 0;       // and the moving of bytes
+    double overlapUs = 0;        // collective time during which compute ran on the rank's GPU
+    double computeUs = 0;        // the union of its other GPU activities
+    int lastArrivals = 0;        // collectives it arrived last at
     double stragglerCostUs = 0;  // their skews
 };
 

@@ -60,7 +60,8 @@ TEST(CliBreakdownRanks, RecoversTheInjectedClockOffsetsAndStragglers) {
         EXPECT_EQ(rank["rank"], int(r));
         EXPECT_EQ(rank["rank_from"], "distributedInfo");
         EXPECT_EQ(rank["world_size"], 4);
-        const double want = truth["offsets_us"][r].get<double>() - truth["offsets_us"][0].get<double>();
+        const double want =
+            truth["offsets_us"][r].get<double>() - truth["offsets_us"][0].get<double>();
         EXPECT_NEAR(rank["clock_offset_us"].get<double>(), want,
                     rank["clock_offset_uncertainty_us"].get<double>() + 1e-9)
             << "rank " << r;
@@ -151,8 +152,9 @@ TEST(CliBreakdownRanks, SequenceNumbersMatchWhatTheRanksShareAndListWhatOneLacks
     EXPECT_NEAR(doc["matched"][7]["skew_us"].get<double>(), 50, 1.0);
     ASSERT_EQ(doc["unmatched"].size(), 2u);  // on ranks 0 and 2, which have it
     for (const json& u : doc["unmatched"])
-        EXPECT_EQ(u["why"], "sequence number 6 is not in the trace of rank 1 (a sampled or cut "
-                            "trace)");
+        EXPECT_EQ(u["why"],
+                  "sequence number 6 is not in the trace of rank 1 (a sampled or cut "
+                  "trace)");
     EXPECT_NEAR(doc["ranks"][1]["clock_offset_us"].get<double>(), 300, 1.0);
     EXPECT_EQ(doc["ranks"][1]["clock_offset_samples"], 9);
 }
@@ -188,18 +190,18 @@ TEST(CliBreakdownRanks, TheMapsSummariesReduceToWhatTheTracesGive) {
     std::vector<std::string> summaries;
     for (int r = 0; r < 4; ++r) {
         const std::string out = dir.path("s" + std::to_string(r) + ".json");
-        const auto m = runCli({"breakdown", kData + "/skewed4/rank-" + std::to_string(r) +
-                                                ".json.gz",
-                               "--rank-summary", out});
+        const auto m =
+            runCli({"breakdown", kData + "/skewed4/rank-" + std::to_string(r) + ".json.gz",
+                    "--rank-summary", out});
         ASSERT_EQ(m.status, 0) << m.err;
         EXPECT_NE(m.out.find("10 collectives"), std::string::npos) << m.out;
         summaries.push_back(out);
     }
     const json direct = runRanks({kData + "/skewed4"});
     EXPECT_EQ(runRanks(summaries), direct);
-    EXPECT_EQ(runRanks({summaries[0], summaries[1], kData + "/skewed4/rank-2.json.gz",
-                        summaries[3]}),
-              direct);
+    EXPECT_EQ(
+        runRanks({summaries[0], summaries[1], kData + "/skewed4/rank-2.json.gz", summaries[3]}),
+        direct);
     // Reduced under other rules than the map's: said.
     reach::test::writeFile(dir.path("rules.json"),
                            "{\"name\": \"mine\", \"version\": 1, \"rules\": [{\"pattern\": "
@@ -234,12 +236,11 @@ TEST(CliBreakdownRanks, ARunThatCannotBeToldApartIsOneLine) {
     const std::string simple = dataset("profiles/public/hta_triton_example_a100.json.gz");
     // No rank anywhere: the file is named.
     fs::copy_file(simple, dir.path("a.json.gz"));
-    auto r = runCli({"breakdown", dir.path("a.json.gz"), kData + "/skewed4/rank-0.json.gz",
-                     "--ranks"});
+    auto r =
+        runCli({"breakdown", dir.path("a.json.gz"), kData + "/skewed4/rank-0.json.gz", "--ranks"});
     EXPECT_EQ(r.status, 2);
     ASSERT_EQ(r.errLines().size(), 1u) << r.err;
-    EXPECT_NE(r.err.find(dir.path("a.json.gz") + ": distributedInfo: a rank"),
-              std::string::npos)
+    EXPECT_NE(r.err.find(dir.path("a.json.gz") + ": distributedInfo: a rank"), std::string::npos)
         << r.err;
     // The same rank twice.
     r = runCli({"breakdown", kData + "/skewed4/rank-1.json.gz", kData + "/skewed4/rank-1.json.gz",
@@ -251,8 +252,8 @@ TEST(CliBreakdownRanks, ARunThatCannotBeToldApartIsOneLine) {
     EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("two or more"), std::string::npos) << r.err;
     reach::test::writeFile(dir.path("rank-5.json"), "{\"traceEvents\": [1, ");
-    r = runCli({"breakdown", dir.path("rank-5.json"), kData + "/skewed4/rank-1.json.gz",
-                "--ranks"});
+    r = runCli(
+        {"breakdown", dir.path("rank-5.json"), kData + "/skewed4/rank-1.json.gz", "--ranks"});
     EXPECT_EQ(r.status, 2);
     ASSERT_EQ(r.errLines().size(), 1u) << r.err;
     EXPECT_NE(r.err.find("rank-5.json"), std::string::npos) << r.err;

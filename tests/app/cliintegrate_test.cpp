@@ -156,8 +156,7 @@ TEST_F(CliIntegrate, TheCandidateRunsForItsSignatureOnlyAndTheWorkloadComputesTh
     // its calls went to Python from there, and the report says why.
     EXPECT_EQ(doc["host_path"], "native");
     EXPECT_EQ(w["runs"][0]["native"], false);
-    EXPECT_NE(w["runs"][0]["native_why"].get<std::string>().find("load_inline"),
-              std::string::npos);
+    EXPECT_NE(w["runs"][0]["native_why"].get<std::string>().find("load_inline"), std::string::npos);
     // Its unchecked calls were driven from C++ all the same (its ModelNew called with the call's
     // tensors): the 10 wall-clock and 3 profiled ones.
     EXPECT_EQ(w["runs"][0]["calls_from_cpp"]["wall"], 10);

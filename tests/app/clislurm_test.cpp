@@ -161,13 +161,15 @@ TEST(CliSlurm, TheRanksOfARunAreMappedAsAJobArrayAndReduced) {
     script += "RANKS=(";
     for (int r = 0; r < 4; ++r)
         script += "'" + run + "/rank-" + std::to_string(r) + ".json.gz' ";
-    script += ")\n'" + std::string(REACH_CLI) + "' breakdown \"${RANKS[$SLURM_ARRAY_TASK_ID]}\" "
-              "--rank-summary \"" + dir.root() + "/summary_${SLURM_ARRAY_TASK_ID}.json\"\n";
+    script += ")\n'" + std::string(REACH_CLI) +
+              "' breakdown \"${RANKS[$SLURM_ARRAY_TASK_ID]}\" "
+              "--rank-summary \"" +
+              dir.root() + "/summary_${SLURM_ARRAY_TASK_ID}.json\"\n";
     writeFile(dir.path("map.sh"), script);
-    const ChildResult submit = runChild({"sbatch", "--wait", "--array=0-3", "--job-name=reach-map",
-                                         "--output=" + dir.path("map_%a.log"), "--chdir",
-                                         dir.root(), dir.path("map.sh")},
-                                        240);
+    const ChildResult submit =
+        runChild({"sbatch", "--wait", "--array=0-3", "--job-name=reach-map",
+                  "--output=" + dir.path("map_%a.log"), "--chdir", dir.root(), dir.path("map.sh")},
+                 240);
     ASSERT_EQ(submit.exitCode, 0) << submit.out << submit.err;
     std::vector<std::string> reduce = {"breakdown"};
     for (int r = 0; r < 4; ++r) {

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "core/analysis/ruleset.h"
+#include "core/distributed/runanalysis.h"
+
+namespace reach {
+
+// A distributed run read from its files (docs/distributed.md): what `reach-cli breakdown
+// --ranks` and the GUI's rank view show, computed once here.
+struct RankCategories {
+    double gpuTimeUs = 0;
+    std::array<double, 4> categoryUs{};  // indexed by Category
+    std::string rulesName, rulesHash;
+    bool fromSummary = false;  // a rank summary the map wrote, not a trace
+    double share(size_t category) const {
+        return gpuTimeUs > 0 ? categoryUs[category] / gpuTimeUs : 0;
+    }
+};
+
+struct DistributedRun {
+    RunAnalysis run;
+    std::vector<RankCategories> categories;  // per rank, in run.ranks' order
+    // On the critical rank: addressable / GPU time, and / (GPU time - its wait).
+    double addressableShare = 0, addressableShareWaitingOut = 0;
+};
+
+// The files of a run: each file given, and a folder's *.json and *.json.gz by name.
+std::vector<std::string> runFiles(const std::vector<std::string>& inputs);
+
+// Reads every rank (a trace: scanned, and read by the profile reader for its breakdown under
+// `rules`; a rank summary: as the map wrote it), up to eight at a time on their own threads,
+// and analyses the run. InputError naming the first bad file.
+DistributedRun readRun(const std::vector<std::string>& files, const RuleSet& rules);
+
+}  // namespace reach
