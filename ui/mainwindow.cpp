@@ -41,6 +41,7 @@
 #include "ui/dialogs/guidedialog.h"
 #include "ui/dialogs/mappingdialog.h"
 #include "ui/dialogs/profiledialog.h"
+#include "ui/dialogs/rankrundialog.h"
 #include "ui/figure/exportdialog.h"
 #include "ui/figure/figureexporter.h"
 #include "ui/figure/projectionprovenance.h"
@@ -267,6 +268,24 @@ void MainWindow::onProfileCommand() {
     m_profileDialog->raise();
 }
 
+void MainWindow::onOpenDistributedRun() {
+    const QString folder = QFileDialog::getExistingDirectory(
+        this, tr("Open a Distributed Run: the Folder of Its Rank Traces"));
+    if (folder.isEmpty())
+        return;
+    openDistributedRun({folder});
+}
+
+RankRunDialog* MainWindow::openDistributedRun(const QStringList& inputs) {
+    // A window per run: runs are compared side by side.
+    auto* dialog = new RankRunDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Distributed Run: %1").arg(inputs.join(QStringLiteral(", "))));
+    dialog->show();
+    dialog->open(inputs);
+    return dialog;
+}
+
 void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open Project..."), QKeySequence::Open, this, &MainWindow::onOpen);
@@ -277,6 +296,9 @@ void MainWindow::createMenus() {
     QAction* profile =
         file->addAction(tr("&Profile a Command..."), this, [this] { onProfileCommand(); });
     profile->setObjectName(QStringLiteral("profileCommand"));
+    QAction* ranks =
+        file->addAction(tr("Open a &Distributed Run..."), this, [this] { onOpenDistributedRun(); });
+    ranks->setObjectName(QStringLiteral("openDistributedRun"));
     m_recentMenu = file->addMenu(tr("&Recent Files"));
     file->addSeparator();
     file->addAction(tr("&Export Figure..."), QKeySequence(tr("Ctrl+E")), this,

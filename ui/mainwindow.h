@@ -24,6 +24,7 @@ namespace reach {
 class BreakdownView;
 class GuideDialog;
 class ProfileDialog;
+class RankRunDialog;
 class ProjectBrowser;
 class ProjectionView;
 class RooflineView;
@@ -100,6 +101,8 @@ public:
     void showGuide(const QString& section = {});
     GuideDialog* guide() const { return m_guide; }                    // null until first shown
     ProfileDialog* profileDialog() const { return m_profileDialog; }  // null until first shown
+    // File > Open a Distributed Run... for these inputs (a folder of rank traces, or the files).
+    RankRunDialog* openDistributedRun(const QStringList& inputs);
 
     // Asks what to do with rule edits that would be lost (save, discard, cancel); true: go on.
     bool confirmDiscardRuleEdits();
@@ -133,6 +136,7 @@ private:
     void onImport();
     // File > Profile a Command...: reach-cli profile in a dialog; a GPU recording is imported.
     void onProfileCommand();
+    void onOpenDistributedRun();
     void openMappingDialog(const QString& path);
     void onExportFigure(const QString& figureKey = {});
     void onExportData();
