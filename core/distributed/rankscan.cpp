@@ -107,7 +107,7 @@ Event readEvent(JsonScanner& scan) {
 CommsCall commsOf(const Event& ev) {
     CommsCall call;
     call.group = ev.group.substr(0, 128);
-    call.seq = ev.seq;
+    call.seq = ev.seq >= 0 && ev.seq <= (int64_t(1) << 58) ? ev.seq : -1;
     const int64_t size = dtypeBytes(ev.dtype);
     if (ev.nelems >= 0 && size > 0 && ev.nelems < (int64_t(1) << 58))
         call.bytes = ev.nelems * size;
@@ -207,7 +207,7 @@ private:
                     Collective c;
                     c.op = op;
                     c.kernel = ev.name.substr(0, 512);
-                    c.stream = ev.stream;
+                    c.stream = ev.stream >= 0 ? ev.stream : -1;
                     c.begin = ev.ts;
                     c.end = ev.ts + ev.dur;
                     // PyTorch 2.x writes the collective's metadata on its kernel too.

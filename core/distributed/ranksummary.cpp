@@ -38,11 +38,12 @@ public:
         return obj[key];
     }
 
-    // A time or a size: finite, not negative, below any clock's (1e17 us).
+    // A time or a size: finite, not negative, below any clock's (a scan keeps events that
+    // begin before 1e17 us and last less than 1e12).
     double time(const nlohmann::json& v, const std::string& key) const {
         if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 ||
-            v.get<double>() >= 1e17)
-            fail(key, "a number from 0 to 1e17");
+            v.get<double>() >= 2e17)
+            fail(key, "a number from 0 to 2e17");
         return v.get<double>();
     }
 
