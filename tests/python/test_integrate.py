@@ -119,19 +119,32 @@ print(json.dumps(out))
 '''
 
 
+def _write(folder, name, text):
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def _run_script(script, plan, *args):
+    """Runs one of the scripts above in a child (its torch.library or native kernels stay
+    registered for the rest of the process that made them); its last line, parsed."""
+    import json
+    import subprocess
+    pydir = os.path.join(REPO, "resources", "python")
+    p = subprocess.run([sys.executable, "-c", script, pydir, json.dumps(plan), *args],
+                       capture_output=True, text=True, timeout=600)
+    return p.returncode, p.stderr, (json.loads(p.stdout.strip().splitlines()[-1])
+                                    if p.returncode == 0 else None)
+
+
 @needs_torch
 class Substitution(unittest.TestCase):
     def test_in_place_written_back_and_extra_outputs_allocated(self):
-        import json
-        import subprocess
         import tempfile
-        pydir = os.path.join(REPO, "resources", "python")
         with tempfile.TemporaryDirectory() as tmp:
             def write(name, text):
-                path = os.path.join(tmp, name)
-                with open(path, "w") as f:
-                    f.write(text)
-                return path
+                return _write(tmp, name, text)
             head = "import torch\nimport torch.nn as nn\n\n\nclass "
             add_p = write("add_problem.py", head + (
                 "Model(nn.Module):\n    def forward(self, x0, x1):\n"
@@ -160,11 +173,8 @@ class Substitution(unittest.TestCase):
             # once per build tree when ctest says where (REACH_TORCH_EXTENSIONS_DIR).
             for host_path in ("python", "native"):
                 with self.subTest(host_path=host_path):
-                    p = subprocess.run([sys.executable, "-c", _SUBSTITUTE, pydir,
-                                        json.dumps(plan), host_path],
-                                       capture_output=True, text=True, timeout=600)
-                    self.assertEqual(p.returncode, 0, p.stderr[-3000:])
-                    r = json.loads(p.stdout.strip().splitlines()[-1])
+                    status, err, r = _run_script(_SUBSTITUTE, plan, host_path)
+                    self.assertEqual(status, 0, err[-3000:])
                     self._check(r, host_path)
 
     def _check(self, r, host_path):
@@ -232,16 +242,10 @@ print(json.dumps(out))
 @needs_torch
 class NotNative(unittest.TestCase):
     def test_a_candidate_the_native_path_cannot_call_says_why_and_still_runs(self):
-        import json
-        import subprocess
         import tempfile
-        pydir = os.path.join(REPO, "resources", "python")
         with tempfile.TemporaryDirectory() as tmp:
             def write(name, text):
-                path = os.path.join(tmp, name)
-                with open(path, "w") as f:
-                    f.write(text)
-                return path
+                return _write(tmp, name, text)
             problems = {}
             for cols in (16, 32):
                 problems[cols] = write(f"p{cols}.py", (
@@ -261,10 +265,8 @@ class NotNative(unittest.TestCase):
                  "candidate": more},
                 {"name": "typed", "operator": "aten::clamp_min", "problem": problems[32],
                  "candidate": typed}]}
-            p = subprocess.run([sys.executable, "-c", _NOT_NATIVE, pydir, json.dumps(plan)],
-                               capture_output=True, text=True, timeout=600)
-            self.assertEqual(p.returncode, 0, p.stderr[-3000:])
-            r = json.loads(p.stdout.strip().splitlines()[-1])
+            status, err, r = _run_script(_NOT_NATIVE, plan)
+            self.assertEqual(status, 0, err[-3000:])
         self.assertEqual(r["host_path"], "native", r["host_path_why"])
         self.assertEqual(r["right"], [True] * 6)
         by = {w["name"]: w for w in r["problems"]}
