@@ -72,7 +72,9 @@ if __name__ == "__main__":
 
 # Runs in a child process: the torch.library kernels a Substitution registers stay registered
 # for the rest of the process that made them.
-_SUBSTITUTE = r'''
+# The child's start: the plan (argv 2) with its files' digests, installed on the host path of
+# argv 3; `phase` is the session's.
+_INSTALL = r'''
 import json, sys, torch
 sys.path.insert(0, sys.argv[1])
 from reach_integrate import substitute
@@ -82,6 +84,9 @@ for p in plan["problems"]:
         p[k + "_sha256"] = substitute.digest(p[k])
 phase = ["warmup"]
 sub = substitute.Substitution(plan, "cpu", sys.argv[1], lambda: phase[0], host_path=sys.argv[3])
+'''
+
+_SUBSTITUTE = _INSTALL + r'''
 out = {}
 torch.manual_seed(0)
 with torch.no_grad():
@@ -215,16 +220,7 @@ ext = load_inline(name="reach_test_not_native", cpp_sources=[
     functions=["relu_ok", "relu_int"], verbose=False)
 '''
 
-_NOT_NATIVE = r'''
-import json, sys, torch
-sys.path.insert(0, sys.argv[1])
-from reach_integrate import substitute
-plan = json.loads(sys.argv[2])
-for p in plan["problems"]:
-    for k in ("problem", "candidate"):
-        p[k + "_sha256"] = substitute.digest(p[k])
-phase = ["warmup"]
-sub = substitute.Substitution(plan, "cpu", sys.argv[1], lambda: phase[0], host_path="native")
+_NOT_NATIVE = _INSTALL + r'''
 out = {"right": []}
 with torch.no_grad():
     for step in range(3):
@@ -265,7 +261,7 @@ class NotNative(unittest.TestCase):
                  "candidate": more},
                 {"name": "typed", "operator": "aten::clamp_min", "problem": problems[32],
                  "candidate": typed}]}
-            status, err, r = _run_script(_NOT_NATIVE, plan)
+            status, err, r = _run_script(_NOT_NATIVE, plan, "native")
             self.assertEqual(status, 0, err[-3000:])
         self.assertEqual(r["host_path"], "native", r["host_path_why"])
         self.assertEqual(r["right"], [True] * 6)
