@@ -276,6 +276,63 @@ class NotNative(unittest.TestCase):
             self.assertEqual(by[name]["calls_from_cpp"]["profiled"], 2, by[name])
 
 
+# The native module refusing a winner's schema (here: every key): the run takes the Python path
+# for all its overrides and says why, and the calls are still substituted.
+_FALLBACK = r'''
+import json, sys, torch
+sys.path.insert(0, sys.argv[1])
+from reach_integrate import native, substitute
+real = native.load()
+
+
+class Refusing:
+    def __getattr__(self, name):
+        return getattr(real, name)
+
+    def key_of(self, *args):
+        raise RuntimeError("no schema for it")
+
+
+native.load = lambda: Refusing()
+plan = json.loads(sys.argv[2])
+for p in plan["problems"]:
+    for k in ("problem", "candidate"):
+        p[k + "_sha256"] = substitute.digest(p[k])
+sub = substitute.Substitution(plan, "cpu", sys.argv[1], lambda: "warmup", host_path="native")
+x = torch.randn(8, 16)
+with torch.no_grad():
+    right = bool(torch.equal(torch.clamp_min(x, 0), x.clamp(min=0)))
+out = {"right": right}
+out.update(sub.report())
+print(json.dumps(out))
+'''
+
+
+@needs_torch
+class NativeFallback(unittest.TestCase):
+    def test_a_schema_the_native_side_refuses_puts_the_run_on_the_python_path(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            problem = _write(tmp, "p.py", (
+                "import torch\nimport torch.nn as nn\n\n\nclass Model(nn.Module):\n"
+                "    def forward(self, x0):\n"
+                "        return torch.ops.aten.clamp_min.default(x0, 0)\n\n\n"
+                "def get_inputs():\n    return [torch.randn(8, 16)]\n\n\n"
+                "def get_init_inputs():\n    return []\n"))
+            candidate = _write(tmp, "c.py", (
+                "import torch\nimport torch.nn as nn\n\n\nclass ModelNew(nn.Module):\n"
+                "    def forward(self, x):\n        return torch.clamp(x, min=0)\n"))
+            plan = {"problems": [{"name": "c", "operator": "aten::clamp_min",
+                                  "problem": problem, "candidate": candidate}]}
+            status, err, r = _run_script(_FALLBACK, plan)
+            self.assertEqual(status, 0, err[-3000:])
+        self.assertTrue(r["right"])
+        self.assertEqual(r["host_path"], "python")
+        self.assertIn("could not be installed: RuntimeError: no schema for it", r["host_path_why"])
+        self.assertEqual(r["problems"][0]["substituted_warmup"], 1)
+        self.assertEqual(r["problems"][0]["checked"], 1)
+
+
 class Steps(unittest.TestCase):
     """The order of a run's steps: warm-up (checked), wall clock (no profiler), profiled."""
 

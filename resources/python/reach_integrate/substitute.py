@@ -384,10 +384,19 @@ class Substitution:
         for w in self.winners:
             by_override.setdefault(w.override, []).append(w)
         key = "AutogradCUDA" if device == "cuda" else "AutogradCPU"
+        if self.native is not None:
+            try:
+                for override, winners in by_override.items():
+                    self._install_native(override, winners, key)
+                return
+            except Exception as e:  # a schema or argument the C++ side cannot take: all Python
+                self.native.uninstall()
+                self.native, self._tables = None, []
+                self.host_path, self.host_path_why = "python", (
+                    f"the native overrides could not be installed: {type(e).__name__}: {e}")
+                for w in self.winners:
+                    w.native_call, w.native_why = None, "the Python host path"
         for override, winners in by_override.items():
-            if self.native is not None:
-                self._install_native(override, winners, key)
-                continue
             table = {}
             for w in winners:
                 table.setdefault(w.signature, w)  # the first (hottest) of equal signatures
