@@ -104,8 +104,8 @@ nlohmann::json publishedJson(const ProjectWorkload& w) {
 }
 
 int runBreakdown(const std::vector<std::string>& argv, CliIo& io) {
-    const CliArgs args(
-        argv, {{"--json", "--ranks"}, {"--rules", "--project", "--top", "--rank-summary"}});
+    const CliArgs args(argv, {{"--json", "--ranks"},
+                              {"--rules", "--project", "--top", "--rank-summary", "--jobs"}});
     if (args.value("--rank-summary"))
         return runRankSummary(args, io);
     if (args.flag("--ranks"))
@@ -152,7 +152,7 @@ CliCommand breakdownCommand() {
     return {
         "breakdown", "GPU time per category, classified share, top kernels per category",
         "breakdown [INPUT...] [--project P.reach] [--rules R.json] [--top N] [--json]\n"
-        "breakdown RANK0 RANK1 ... --ranks [--rules R.json] [--json]\n"
+        "breakdown RANK0 RANK1 ... --ranks [--rules R.json] [--jobs N] [--json]\n"
         "breakdown RANK_TRACE --rank-summary OUT [--rules R.json]\n"
         "  INPUT        profile: Kineto/PyTorch trace (.json, .json.gz) or nsys SQLite export;\n"
         "               a folder of profiles; a .reach project; a published study table\n"
@@ -166,6 +166,7 @@ CliCommand breakdownCommand() {
         "               breakdown, communication split into transfer and wait, collectives\n"
         "               matched across ranks, clock offsets, stragglers, the critical rank\n"
         "               (docs/distributed.md); a rank may be given as its summary\n"
+        "  --jobs N     with --ranks: ranks read at once (default: the cores, at most 8)\n"
         "  --rank-summary OUT  one rank's scan and breakdown for a later --ranks (the map\n"
         "               of a run read on many machines, e.g. a Slurm job array)\n"
         "  --json       one JSON document: {\"workloads\":[...],\"rules\":{\"name\",\"hash\"}}",

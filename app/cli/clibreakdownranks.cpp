@@ -156,7 +156,10 @@ int runBreakdownRanks(const CliArgs& args, CliIo& io) {
     const std::vector<std::string> files = runFiles(args.positionals());
     if (files.size() < 2)
         throw UsageError("--ranks: the traces of one run, two or more (files or a folder)");
-    const DistributedRun run = readRun(files, loadRules(args.value("--rules")));
+    // --jobs 1 reads one rank at a time: the baseline of the parallel read (docs/distributed.md).
+    const auto jobs = args.integer("--jobs", 1, 1024);
+    const DistributedRun run =
+        readRun(files, loadRules(args.value("--rules")), jobs ? unsigned(*jobs) : 0u);
     if (args.flag("--json"))
         io.out << reach::dumpJson(toJson(run)) << "\n";
     else

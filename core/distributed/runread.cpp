@@ -61,8 +61,10 @@ std::vector<std::string> runFiles(const std::vector<std::string>& inputs) {
     return files;
 }
 
-DistributedRun readRun(const std::vector<std::string>& files, const RuleSet& rules) {
-    const size_t width = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+DistributedRun readRun(const std::vector<std::string>& files, const RuleSet& rules,
+                       unsigned threads) {
+    const size_t width =
+        threads ? threads : std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
     std::vector<RankRead> reads(files.size());
     for (size_t begin = 0; begin < files.size(); begin += width) {
         std::vector<std::future<RankRead>> work;

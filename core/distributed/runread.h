@@ -32,8 +32,10 @@ struct DistributedRun {
 std::vector<std::string> runFiles(const std::vector<std::string>& inputs);
 
 // Reads every rank (a trace: scanned, and read by the profile reader for its breakdown under
-// `rules`; a rank summary: as the map wrote it), up to eight at a time on their own threads,
-// and analyses the run. InputError naming the first bad file.
-DistributedRun readRun(const std::vector<std::string>& files, const RuleSet& rules);
+// `rules`; a rank summary: as the map wrote it), `threads` at a time on their own threads (0:
+// the machine's cores, at most eight), and analyses the run. InputError naming the first bad
+// file.
+DistributedRun readRun(const std::vector<std::string>& files, const RuleSet& rules,
+                       unsigned threads = 0);
 
 }  // namespace reach
