@@ -104,6 +104,11 @@ TEST(CliBreakdownRanks, TheSameRunGivenAsFilesReadsTheSameAndTheTextSaysIt) {
     for (int r = 3; r >= 0; --r)  // any order: ranks are ordered by their rank
         files.push_back(kData + "/skewed4/rank-" + std::to_string(r) + ".json.gz");
     EXPECT_EQ(runRanks(files), runRanks({kData + "/skewed4"}));
+    // One rank at a time (the parallel read's baseline) reads the same.
+    const auto serial =
+        runCli({"breakdown", kData + "/skewed4", "--ranks", "--jobs", "1", "--json"});
+    ASSERT_EQ(serial.status, 0) << serial.err;
+    EXPECT_EQ(json::parse(serial.out), runRanks({kData + "/skewed4"}));
     std::vector<std::string> args = {"breakdown"};
     args.insert(args.end(), files.begin(), files.end());
     args.push_back("--ranks");
