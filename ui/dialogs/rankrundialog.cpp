@@ -1,5 +1,6 @@
 #include "ui/dialogs/rankrundialog.h"
 
+#include <QCoreApplication>
 #include <QFont>
 #include <QHeaderView>
 #include <QLabel>
@@ -120,10 +121,10 @@ void RankRunDialog::open(const QStringList& inputs) {
         } catch (const std::exception& e) {
             why = toQString(e.what());
         }
-        if (!self)
-            return;
+        // Back on the GUI thread through the application (it outlives the dialog), where the
+        // QPointer says whether the dialog is still there.
         QMetaObject::invokeMethod(
-            self.data(),
+            QCoreApplication::instance(),
             [self, generation, run, why] {
                 if (!self || generation != self->m_generation)
                     return;
