@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "core/analysis/statistics.h"
 #include "core/base/inputerror.h"
 
 namespace reach {
@@ -13,17 +14,6 @@ namespace reach {
 namespace {
 
 using Key = std::pair<std::string, std::string>;  // (group, op)
-
-double median(std::vector<double> v) {
-    if (v.empty())
-        return 0;
-    const size_t n = v.size() / 2;
-    std::nth_element(v.begin(), v.begin() + long(n), v.end());
-    const double hi = v[n];
-    if (v.size() % 2)
-        return hi;
-    return (*std::max_element(v.begin(), v.begin() + long(n)) + hi) / 2;
-}
 
 // The rank order: by rank; a rank named twice, or a run mixing ranks with and without one, is
 // the user's input to fix.
