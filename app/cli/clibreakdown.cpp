@@ -104,8 +104,9 @@ nlohmann::json publishedJson(const ProjectWorkload& w) {
 }
 
 int runBreakdown(const std::vector<std::string>& argv, CliIo& io) {
-    const CliArgs args(argv, {{"--json", "--ranks"},
-                              {"--rules", "--project", "--top", "--rank-summary", "--jobs"}});
+    const CliArgs args(argv,
+                       {{"--json", "--ranks"},
+                        {"--rules", "--project", "--top", "--rank-summary", "--jobs", "--memory"}});
     if (args.value("--rank-summary"))
         return runRankSummary(args, io);
     if (args.flag("--ranks"))
@@ -152,7 +153,7 @@ CliCommand breakdownCommand() {
     return {
         "breakdown", "GPU time per category, classified share, top kernels per category",
         "breakdown [INPUT...] [--project P.reach] [--rules R.json] [--top N] [--json]\n"
-        "breakdown RANK0 RANK1 ... --ranks [--rules R.json] [--jobs N] [--json]\n"
+        "breakdown RANK0 RANK1 ... --ranks [--rules R.json] [--jobs N] [--memory MIB] [--json]\n"
         "breakdown RANK_TRACE --rank-summary OUT [--rules R.json]\n"
         "  INPUT        profile: Kineto/PyTorch trace (.json, .json.gz) or nsys SQLite export;\n"
         "               a folder of profiles; a .reach project; a published study table\n"
@@ -167,6 +168,8 @@ CliCommand breakdownCommand() {
         "               matched across ranks, clock offsets, stragglers, the critical rank\n"
         "               (docs/distributed.md); a rank may be given as its summary\n"
         "  --jobs N     with --ranks: ranks read at once (default: the cores, at most 8)\n"
+        "  --memory MIB with --ranks: the readings at once hold about this much at most\n"
+        "               (default 2048; 0: no bound); a rank too large for it is read alone\n"
         "  --rank-summary OUT  one rank's scan and breakdown for a later --ranks (the map\n"
         "               of a run read on many machines, e.g. a Slurm job array)\n"
         "  --json       one JSON document: {\"workloads\":[...],\"rules\":{\"name\",\"hash\"}}",

@@ -1,6 +1,6 @@
-// reach-cli breakdown RANK0 RANK1 ... --ranks [--rules R.json] [--json]: a distributed run's
-// ranks side by side; breakdown RANK --rank-summary OUT: one rank's summary for a later reduce
-// (core/distributed, docs/distributed.md).
+// reach-cli breakdown RANK0 RANK1 ... --ranks [--rules R.json] [--jobs N] [--memory MIB] [--json]:
+// a distributed run's ranks side by side; breakdown RANK --rank-summary OUT: one rank's summary
+// for a later reduce (core/distributed, docs/distributed.md).
 #include "app/cli/clibreakdownranks.h"
 
 #include <nlohmann/json.hpp>
@@ -138,13 +138,15 @@ int runRankSummary(const CliArgs& args, CliIo& io) {
     guard.addInput(inputs[0]);
     guard.checkNamed(out);
     const RuleSet rules = loadRules(args.value("--rules"));
+    RankReading read = readRank(inputs[0], rules);
+    if (read.categories.fromSummary)
+        throw InputError(inputs[0], "", "a rank's trace (this is already a rank summary)");
     RankSummary s;
-    s.trace = scanRank(inputs[0]);
-    const Breakdown b = computeBreakdown(readProfile(inputs[0]), rules);
-    s.gpuTimeUs = b.gpuTimeUs;
-    s.categoryUs = b.categoryUs;
-    s.rulesName = b.rulesName;
-    s.rulesHash = b.rulesHash;
+    s.trace = std::move(read.trace);
+    s.gpuTimeUs = read.categories.gpuTimeUs;
+    s.categoryUs = read.categories.categoryUs;
+    s.rulesName = read.categories.rulesName;
+    s.rulesHash = read.categories.rulesHash;
     writeWholeFile(out, rankSummaryText(s), "a writable file for the rank summary");
     io.out << "rank " << s.trace.rank << " of " << reach::escapeControls(inputs[0]) << ": "
            << s.trace.collectives.size() << " collectives -> " << reach::escapeControls(out)
@@ -158,8 +160,10 @@ int runBreakdownRanks(const CliArgs& args, CliIo& io) {
         throw UsageError("--ranks: the traces of one run, two or more (files or a folder)");
     // --jobs 1 reads one rank at a time: the baseline of the parallel read (docs/distributed.md).
     const auto jobs = args.integer("--jobs", 1, 1024);
+    const auto mib = args.integer("--memory", 0, 1 << 24);
     const DistributedRun run =
-        readRun(files, loadRules(args.value("--rules")), jobs ? unsigned(*jobs) : 0u);
+        readRun(files, loadRules(args.value("--rules")), jobs ? unsigned(*jobs) : 0u,
+                mib ? uint64_t(*mib) << 20 : kDefaultRunMemory);
     if (args.flag("--json"))
         io.out << reach::dumpJson(toJson(run)) << "\n";
     else

@@ -1,8 +1,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "core/base/rankfacts.h"
 
 namespace reach {
 
@@ -72,6 +75,9 @@ struct Workload {
     // False only for a workload read from a project saved before Reach kept shaped calls
     // (schema 7): its missing shapes are the project's loss, not the trace's.
     bool shapesKept = true;
+    // What a Kineto trace says of its rank in a distributed run, when the reading asked for it
+    // (KinetoOptions::rankFacts; core/distributed reads a run's ranks so). Not stored in a project.
+    std::optional<RankFacts> rank;
 
     bool hasOperatorLinks() const;
     bool hasShapes() const;  // some kernel has shaped calls (record_shapes=True)

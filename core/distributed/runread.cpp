@@ -1,42 +1,40 @@
 #include "core/distributed/runread.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <filesystem>
-#include <future>
 #include <thread>
 
 #include "core/analysis/breakdown.h"
 #include "core/base/category.h"
 #include "core/base/inputerror.h"
+#include "core/base/parallel.h"
 #include "core/distributed/ranksummary.h"
+#include "core/distributed/readbudget.h"
 #include "core/trace/profilereader.h"
 
 namespace fs = std::filesystem;
 
 namespace reach {
 
-namespace {
-
-struct RankRead {
-    RankTrace trace;
-    RankCategories categories;
-};
-
-RankRead readRank(const std::string& file, const RuleSet& rules) {
-    RankRead r;
+RankReading readRank(const std::string& file, const RuleSet& rules, int parseThreads) {
+    RankReading r;
     if (looksLikeRankSummary(file)) {
         RankSummary s = readRankSummary(file);
         r.trace = std::move(s.trace);
         r.categories = {s.gpuTimeUs, s.categoryUs, s.rulesName, s.rulesHash, true};
         return r;
     }
-    r.trace = scanRank(file);
-    const Breakdown b = computeBreakdown(readProfile(file), rules);
+    KinetoOptions options;
+    options.rankFacts = true;
+    options.threads = parseThreads;
+    const Workload w = readProfile(file, {}, {}, options);  // the one pass over the file
+    r.trace = rankTraceOf(file, w);
+    const Breakdown b = computeBreakdown(w, rules);
     r.categories = {b.gpuTimeUs, b.categoryUs, b.rulesName, b.rulesHash, false};
     return r;
 }
-
-}  // namespace
 
 std::vector<std::string> runFiles(const std::vector<std::string>& inputs) {
     std::vector<std::string> files;
@@ -62,25 +60,46 @@ std::vector<std::string> runFiles(const std::vector<std::string>& inputs) {
 }
 
 DistributedRun readRun(const std::vector<std::string>& files, const RuleSet& rules,
-                       unsigned threads) {
+                       unsigned threads, uint64_t memoryBudget) {
+    const int cpus = cpusAvailable();
     const size_t width =
-        threads ? threads : std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
-    std::vector<RankRead> reads(files.size());
-    for (size_t begin = 0; begin < files.size(); begin += width) {
-        std::vector<std::future<RankRead>> work;
-        for (size_t i = begin; i < std::min(files.size(), begin + width); ++i)
-            work.push_back(std::async(std::launch::async,
-                                      [&files, &rules, i] { return readRank(files[i], rules); }));
-        for (size_t k = 0; k < work.size(); ++k)
-            reads[begin + k] = work[k].get();  // rethrows the first bad file's InputError
+        std::min<size_t>(files.size(), threads ? threads : size_t(std::clamp(cpus, 1, 8)));
+    std::vector<RankReading> reads(files.size());
+    std::vector<std::exception_ptr> errors(files.size());
+    ReadBudget budget(memoryBudget);
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    auto work = [&] {
+        for (size_t i = next++; i < files.size() && !failed; i = next++) {
+            const uint64_t bytes = rankReadingBytes(files[i]);
+            budget.acquire(bytes);
+            // The cores shared by the ranks read now: each rank's reader parses on its share
+            // (the result is the same bits whatever the number).
+            const int share = cpus / std::max(1, budget.inFlight());
+            try {
+                reads[i] = readRank(files[i], rules, share >= 4 ? std::min(share - 2, 8) : 0);
+            } catch (...) {
+                errors[i] = std::current_exception();
+                failed = true;
+            }
+            budget.release(bytes);
+        }
+    };
+    {
+        std::vector<std::jthread> pool;
+        for (size_t t = 0; t < width; ++t)
+            pool.emplace_back(work);
     }
+    for (const std::exception_ptr& e : errors)
+        if (e)
+            std::rethrow_exception(e);  // the first bad file in the order given
     std::vector<RankTrace> traces;
-    for (const RankRead& r : reads)
+    for (const RankReading& r : reads)
         traces.push_back(r.trace);
     DistributedRun out;
     out.run = analyzeRun(std::move(traces));
     for (const RankTrace& t : out.run.ranks)
-        for (const RankRead& r : reads)
+        for (const RankReading& r : reads)
             if (r.trace.path == t.path && r.trace.rank == t.rank) {
                 out.categories.push_back(r.categories);
                 break;

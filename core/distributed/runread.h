@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,14 +29,24 @@ struct DistributedRun {
     double addressableShare = 0, addressableShareWaitingOut = 0;
 };
 
+// One rank as read: a trace in one streaming pass (its rank's facts and its breakdown under the
+// rules), or a rank summary as the map wrote it.
+struct RankReading {
+    RankTrace trace;
+    RankCategories categories;
+};
+// `parseThreads`: the Kineto reader's (KinetoOptions::threads; -1 lets it choose).
+RankReading readRank(const std::string& file, const RuleSet& rules, int parseThreads = -1);
+
 // The files of a run: each file given, and a folder's *.json and *.json.gz by name.
 std::vector<std::string> runFiles(const std::vector<std::string>& inputs);
 
-// Reads every rank (a trace: scanned, and read by the profile reader for its breakdown under
-// `rules`; a rank summary: as the map wrote it), `threads` at a time on their own threads (0:
-// the machine's cores, at most eight), and analyses the run. InputError naming the first bad
-// file.
+// Reads every rank (readRank), at most `threads` at a time on their own threads (0: the
+// machine's cores, at most eight) and at most `memoryBudget` bytes of readings at once by their
+// estimates (readbudget.h; 0: no bound), and analyses the run. InputError naming the first bad
+// file in the order given.
+constexpr uint64_t kDefaultRunMemory = 2ull << 30;
 DistributedRun readRun(const std::vector<std::string>& files, const RuleSet& rules,
-                       unsigned threads = 0);
+                       unsigned threads = 0, uint64_t memoryBudget = kDefaultRunMemory);
 
 }  // namespace reach

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/base/rankfacts.h"
 #include "core/trace/jsonscanner.h"
 
 namespace reach::kineto {
@@ -57,6 +58,8 @@ bool launchesGpuWork(std::string_view name) {
 // Shapes beyond this are not kept (an optimizer's _foreach op over hundreds of tensors): such a
 // call gets no estimate rather than megabytes of signature.
 constexpr size_t kMaxSignatureBytes = 16 * 1024;
+// A process group's name or a dtype longer than this is cut (a hostile trace's megabyte string).
+constexpr size_t kMaxGroupBytes = 128;
 constexpr int kMaxSignatureDepth = 8;
 
 int toDim(double v) {
@@ -104,6 +107,10 @@ struct EventReader::Event {
     bool hasGrid = false;
     bool hasBlock = false;
     std::string signature;  // cpu_op with record_shapes: compact JSON of its input shapes
+    // A collective's metadata (PyTorch 2.x writes it on the kernel and on record_param_comms).
+    int64_t seq = kNoId;
+    int64_t elements = kNoId;
+    std::string group, dtype;
 };
 
 std::string_view EventReader::stringField(std::string_view key) {
@@ -197,6 +204,16 @@ void EventReader::parseArgs(Event& ev) {
             intValue(ev.device);
         } else if (is(key, "bytes")) {
             intValue(ev.bytes);
+        } else if (is(key, "Seq") || is(key, "seq")) {
+            intValue(ev.seq);
+        } else if (is(key, "In msg nelems")) {
+            intValue(ev.elements);
+        } else if (is(key, "Process Group Name") || is(key, "dtype")) {
+            if (m_scan.peek() == JsonScanner::Kind::String)
+                (is(key, "dtype") ? ev.dtype : ev.group) =
+                    std::string(m_scan.string().substr(0, kMaxGroupBytes));
+            else
+                m_scan.skipValue();
         } else if (is(key, "grid")) {
             readShape(ev.grid, ev.hasGrid);
         } else if (is(key, "block")) {
@@ -378,6 +395,17 @@ uint32_t EventReader::threadIndex(const Event& ev) {
     return it->second;
 }
 
+EventFold::Comms EventReader::commsOf(const Event& ev) {
+    EventFold::Comms c;
+    c.group = ev.group;
+    c.seq = ev.seq >= 0 && ev.seq <= (int64_t(1) << 58) ? ev.seq : kNoId;
+    if (ev.elements != kNoId) {
+        const int64_t bytes = collectiveBytes(ev.elements, ev.dtype);
+        c.bytes = bytes >= 0 ? bytes : kNoId;
+    }
+    return c;
+}
+
 void EventReader::fold(const Event& ev) {
     ++m_fold.events;
     const bool complete = ev.complete && ev.hasTs && ev.hasDur;
@@ -432,6 +460,10 @@ void EventReader::fold(const Event& ev) {
                     launchShape = mix(launchShape, v);
             }
             const uint32_t lane = mix(mix(2166136261u, ev.device), stream);
+            if (ev.cat == Cat::Kernel && !collectiveOp(m_name).empty()) {
+                m_fold.collectiveCalls.push_back(
+                    {uint32_t(m_fold.activities.size()), stream, commsOf(ev)});
+            }
             m_fold.activities.push_back(
                 {idx, lane, ev.ts, ev.dur, ev.externalId, ev.correlation, launchShape});
             return;
@@ -451,6 +483,8 @@ void EventReader::fold(const Event& ev) {
             // interval can still be named by an activity's External id.
             if (ev.externalId == kNoId && !complete)
                 return;
+            if (ev.externalId != kNoId && m_name == "record_param_comms")
+                m_fold.commsRecords.push_back({ev.externalId, commsOf(ev)});
             const uint32_t op = intern(m_name, m_fold.opIndex, m_fold.ops);
             const uint32_t sig = ev.signature.empty() ? EventFold::kNoSignature
                                                       : intern(ev.signature, m_fold.signatureIndex,

@@ -68,6 +68,23 @@ struct EventFold {
         int64_t correlation = kNoId;
         uint32_t launchShape = 0;
     };
+    // A collective's kernel (its name an NCCL/RCCL one) and a record_param_comms call: what
+    // PyTorch records of the collective (process group, sequence number, bytes; kNoId or ""
+    // when absent), for a distributed run's matching (KinetoOptions::rankFacts). Few per trace.
+    struct Comms {
+        int64_t seq = kNoId;
+        int64_t bytes = kNoId;
+        std::string group;
+    };
+    struct CollectiveCall {
+        uint32_t activity = 0;  // its place in `activities`
+        int64_t stream = kNoId;
+        Comms comms;
+    };
+    struct CommsRecord {
+        int64_t externalId = kNoId;
+        Comms comms;
+    };
     static constexpr uint32_t kNoSignature = UINT32_MAX;
     static constexpr uint32_t kNoThread = UINT32_MAX;
     struct CpuOp {
@@ -113,6 +130,8 @@ struct EventFold {
     std::vector<Thread> threads;  // by first appearance
     std::unordered_map<Thread, uint32_t, ThreadHash> threadIndex;
     std::vector<int64_t> graphLaunches;  // correlation ids of CUDA graph launch calls
+    std::vector<CollectiveCall> collectiveCalls;
+    std::vector<CommsRecord> commsRecords;
     double spanBegin = std::numeric_limits<double>::infinity();
     double spanEnd = -std::numeric_limits<double>::infinity();
     uint64_t events = 0;
@@ -122,7 +141,8 @@ struct EventFold {
 
 // Reads one event object at a time from a scanner into a fold: of every event only `ph, cat,
 // name, ts, dur, pid, tid` and of its args `External id, correlation, stream, device, grid,
-// block` (and of an operator call with record_shapes its input shapes, types and scalars).
+// block` (and of an operator call with record_shapes its input shapes, types and scalars; of a
+// collective's kernel or record_param_comms call its process group, sequence and size).
 class EventReader {
 public:
     EventReader(JsonScanner& scan, EventFold& fold) : m_scan(scan), m_fold(fold) {}
@@ -139,6 +159,7 @@ private:
     std::string_view stringField(std::string_view key);
     double numberField(std::string_view key);
     void fold(const Event& ev);
+    static EventFold::Comms commsOf(const Event& ev);
     uint32_t kernelIndex(Cat cat);  // of the current name
     uint32_t threadIndex(const Event& ev);
 

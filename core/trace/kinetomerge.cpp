@@ -63,6 +63,12 @@ void KinetoMerge::add(EventFold&& f) {
 
     if (m_firstGpuDevice == kNoId)
         m_firstGpuDevice = f.firstDevice;
+    for (EventFold::CollectiveCall& c : f.collectiveCalls) {
+        c.activity += uint32_t(m_gpu.size());
+        m_collectiveCalls.push_back(std::move(c));
+    }
+    for (EventFold::CommsRecord& r : f.commsRecords)
+        m_commsRecords.push_back(std::move(r));
     if (m_gpu.empty() && !f.activities.empty()) {
         // Intervals relative to the first GPU activity: absolute microsecond timestamps (~5e12)
         // leave too few digits of a double for ns-exact interval arithmetic.
@@ -354,8 +360,56 @@ void KinetoMerge::attributeByTwins(std::vector<uint32_t>& launchedBy,
     }
 }
 
+void KinetoMerge::addRankFacts(RankFacts& rank) const {
+    std::vector<bool> collective(m_gpu.size(), false);
+    for (const EventFold::CollectiveCall& c : m_collectiveCalls)
+        collective[c.activity] = true;
+    std::vector<Span> compute, communication;
+    for (size_t i = 0; i < m_gpu.size(); ++i) {
+        const Span s{m_gpu[i].begin + m_gpuBase, m_gpu[i].begin + m_gpuBase + m_gpuDur[i]};
+        (collective[i] ? communication : compute).push_back(s);
+    }
+    rank.computeSpans = spanUnion(std::move(compute));
+    rank.collectiveSpans = spanUnion(std::move(communication));
+
+    // What the kernel does not say of itself, its launching record_param_comms may.
+    std::vector<EventFold::CommsRecord> byId = m_commsRecords;
+    std::stable_sort(byId.begin(), byId.end(),
+                     [](const auto& a, const auto& b) { return a.externalId < b.externalId; });
+    for (const EventFold::CollectiveCall& c : m_collectiveCalls) {
+        const uint32_t i = c.activity;
+        Collective out;
+        out.kernel = m_kernels[m_gpu[i].tag].stats.name.substr(0, 512);
+        out.op = collectiveOp(out.kernel);
+        out.stream = c.stream >= 0 ? c.stream : -1;
+        out.begin = m_gpu[i].begin + m_gpuBase;
+        out.end = out.begin + m_gpuDur[i];
+        EventFold::Comms comms = c.comms;
+        const int64_t id = m_gpuExternalId[i];
+        auto it = std::lower_bound(byId.begin(), byId.end(), id,
+                                   [](const auto& r, int64_t v) { return r.externalId < v; });
+        if (id != kNoId && it != byId.end() && it->externalId == id) {
+            if (comms.group.empty())
+                comms.group = it->comms.group;
+            if (comms.bytes == kNoId)
+                comms.bytes = it->comms.bytes;
+            if (comms.seq == kNoId)
+                comms.seq = it->comms.seq;
+        }
+        out.group = std::move(comms.group);
+        out.bytes = comms.bytes == kNoId ? -1 : comms.bytes;
+        out.seq = comms.seq == kNoId ? -1 : comms.seq;
+        rank.collectives.push_back(std::move(out));
+    }
+    // Begin order (a trace lists events in no promised order); ties by end, stable.
+    std::stable_sort(rank.collectives.begin(), rank.collectives.end(),
+                     [](const Collective& x, const Collective& y) {
+                         return x.begin != y.begin ? x.begin < y.begin : x.end < y.end;
+                     });
+}
+
 Workload KinetoMerge::finish(std::vector<std::pair<int64_t, std::string>> devices,
-                             std::string sha256) {
+                             std::string sha256, std::optional<RankFacts> rank) {
     Workload w;
     w.format = "kineto";
     w.sourceHash = std::move(sha256);
@@ -365,6 +419,10 @@ Workload KinetoMerge::finish(std::vector<std::pair<int64_t, std::string>> device
     }
     if (w.device.empty() && !devices.empty())
         w.device = devices.front().second;
+    if (rank) {
+        addRankFacts(*rank);  // before the kernels' stats move into w, and m_gpu is sorted
+        w.rank = std::move(rank);
+    }
 
     std::sort(m_graphLaunches.begin(), m_graphLaunches.end());
     std::vector<bool> launchSeen, byTwin;

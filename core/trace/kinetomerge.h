@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -32,7 +33,10 @@ namespace reach::kineto {
 class KinetoMerge {
 public:
     void add(EventFold&& fold);
-    Workload finish(std::vector<std::pair<int64_t, std::string>> devices, std::string sha256);
+    // `rank`: what the trace's distributedInfo said, when the reading asked for the rank's facts
+    // (KinetoOptions::rankFacts); the merge adds its spans and collectives (Workload::rank).
+    Workload finish(std::vector<std::pair<int64_t, std::string>> devices, std::string sha256,
+                    std::optional<RankFacts> rank = std::nullopt);
 
 private:
     struct KernelAcc {
@@ -51,6 +55,8 @@ private:
     void attributeByTwins(std::vector<uint32_t>& launchedBy, const std::vector<bool>& launchSeen,
                           std::vector<bool>* byTwin) const;
     uint32_t operatorById(int64_t externalId) const;
+    // The spans and collectives of Workload::rank, from m_gpu before unionLength sorts it.
+    void addRankFacts(RankFacts& rank) const;
 
     NameIndex m_rawKernelIndex;  // name as in the trace -> kernel
     NameIndex m_kernelIndex;     // demangled name -> kernel
@@ -72,6 +78,8 @@ private:
     std::vector<EventFold::RuntimeCall> m_runtimeCalls;
     std::unordered_map<EventFold::Thread, uint32_t, EventFold::ThreadHash> m_threadIndex;
     std::vector<int64_t> m_graphLaunches;
+    std::vector<EventFold::CollectiveCall> m_collectiveCalls;  // activity: its place in m_gpu
+    std::vector<EventFold::CommsRecord> m_commsRecords;
     int64_t m_firstGpuDevice = kNoId;
     double m_spanBegin = std::numeric_limits<double>::infinity();
     double m_spanEnd = -std::numeric_limits<double>::infinity();

@@ -70,6 +70,7 @@ private:
     void flushFold();
     void checkStopAndReport();
     void parseDeviceProperties();
+    void parseDistributedInfo();
     EventFold parsePiece(JsonScanner::Piece& piece) const;
 
     ByteSource& m_source;
@@ -81,6 +82,7 @@ private:
 
     bool m_sawEvents = false;
     std::vector<std::pair<int64_t, std::string>> m_devices;  // deviceProperties: id, name
+    RankFacts m_rank;  // distributedInfo's part (KinetoOptions::rankFacts)
     EventFold m_fold;  // events read on this thread, not yet merged
     EventReader m_reader{m_scan, m_fold};
     kineto::KinetoMerge m_merge;
@@ -201,6 +203,31 @@ void KinetoParser::parseDeviceProperties() {
     }
 }
 
+// Who the rank is, as PyTorch's profiler writes it for a distributed run; values out of range
+// are left out (the file name may still say the rank: core/distributed).
+void KinetoParser::parseDistributedInfo() {
+    if (m_scan.peek() != JsonScanner::Kind::Object) {
+        m_scan.skipValue();
+        return;
+    }
+    m_scan.beginObject();
+    std::string_view key;
+    while (m_scan.nextKey(key)) {
+        const JsonScanner::Kind k = m_scan.peek();
+        if ((key == "rank" || key == "world_size") && k == JsonScanner::Kind::Number) {
+            const int64_t v = toId(m_scan.number());
+            if (key == "rank")
+                m_rank.rank = (v >= 0 && v < (int64_t(1) << 30)) ? int(v) : -1;
+            else
+                m_rank.worldSize = (v > 0 && v < (int64_t(1) << 30)) ? int(v) : 0;
+        } else if (key == "backend" && k == JsonScanner::Kind::String) {
+            m_rank.backend = std::string(m_scan.string().substr(0, 64));
+        } else {
+            m_scan.skipValue();
+        }
+    }
+}
+
 void KinetoParser::parseTopLevel() {
     JsonScanner::Kind k = m_scan.peek();
     if (k == JsonScanner::Kind::Array) {
@@ -224,6 +251,8 @@ void KinetoParser::parseTopLevel() {
                 parseEvents();
             } else if (key == "deviceProperties") {
                 parseDeviceProperties();
+            } else if (key == "distributedInfo" && m_options.rankFacts) {
+                parseDistributedInfo();
             } else {
                 m_scan.skipValue();
             }
@@ -244,7 +273,10 @@ Workload KinetoParser::run() {
     }
     if (m_progress)
         m_progress(1.0);
-    return m_merge.finish(std::move(m_devices), m_source.sha256());
+    std::optional<RankFacts> rank;
+    if (m_options.rankFacts)
+        rank = std::move(m_rank);
+    return m_merge.finish(std::move(m_devices), m_source.sha256(), std::move(rank));
 }
 
 }  // namespace

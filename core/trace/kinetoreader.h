@@ -18,6 +18,9 @@ struct KinetoOptions {
     int threads = -1;
     // A piece is cut after the element that reaches this, or half of it when the window refills.
     size_t pieceBytes = 2 << 20;
+    // Also gather what the trace says of its rank in a distributed run (Workload::rank:
+    // distributedInfo, the compute and collective spans, the collectives), in the same pass.
+    bool rankFacts = false;
 };
 
 // Reads a PyTorch profiler (Kineto) Chrome trace, plain or gzip, in one streaming pass: events
