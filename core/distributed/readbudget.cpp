@@ -12,7 +12,7 @@ namespace reach {
 namespace {
 
 constexpr uint64_t kFixedBytes = 16ull << 20;  // buffers, names, the rank's own result
-constexpr double kBytesPerJsonByte = 0.15;
+constexpr double kBytesPerJsonByte = 0.25;  // the larger of the two traces measured (readbudget.h)
 
 // The uncompressed size of a gzip file, or 0 when it is not one: its trailer's ISIZE (the size
 // modulo 4 GiB) plus the multiple of 4 GiB that brings it nearest to what the ratio of its first
