@@ -282,7 +282,7 @@ RankRunDialog* MainWindow::openDistributedRun(const QStringList& inputs) {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setWindowTitle(tr("Distributed Run: %1").arg(inputs.join(QStringLiteral(", "))));
     dialog->show();
-    dialog->open(inputs);
+    dialog->open(inputs, m_session->rules());  // the project's rules, as its breakdowns use
     return dialog;
 }
 

@@ -98,7 +98,7 @@ RankRunDialog::RankRunDialog(QWidget* parent) : QDialog(parent) {
 
 RankRunDialog::~RankRunDialog() = default;
 
-void RankRunDialog::open(const QStringList& inputs) {
+void RankRunDialog::open(const QStringList& inputs, const RuleSet& rules) {
     const int generation = ++m_generation;
     std::vector<std::string> files;
     for (const QString& s : inputs)
@@ -107,7 +107,7 @@ void RankRunDialog::open(const QStringList& inputs) {
     QPointer<RankRunDialog> self(this);
     // The run is read off the GUI thread (large traces take seconds); the result comes back as
     // an event, to a dialog that may be gone by then.
-    std::thread([self, generation, files] {
+    std::thread([self, generation, files, rules] {
         std::shared_ptr<const DistributedRun> run;
         QString why;
         try {
@@ -115,7 +115,7 @@ void RankRunDialog::open(const QStringList& inputs) {
             if (all.size() < 2)
                 why = tr("A distributed run needs the traces of two or more ranks.");
             else
-                run = std::make_shared<DistributedRun>(readRun(all, RuleSet::builtinDefault()));
+                run = std::make_shared<DistributedRun>(readRun(all, rules));
         } catch (const InputError& e) {
             why = toQString(e.what());
         } catch (const std::exception& e) {

@@ -6,6 +6,8 @@
 
 #include <memory>
 
+#include "core/analysis/ruleset.h"
+
 class QLabel;
 class QPlainTextEdit;
 class QTableWidget;
@@ -25,8 +27,9 @@ public:
     explicit RankRunDialog(QWidget* parent = nullptr);
     ~RankRunDialog() override;
 
-    // Reads the run (files, or a folder of them) in the background; loaded() or failed() ends it.
-    void open(const QStringList& inputs);
+    // Reads the run (files, or a folder of them) in the background, each rank classified by
+    // `rules` (the open project's: the main window passes them); loaded() or failed() ends it.
+    void open(const QStringList& inputs, const RuleSet& rules = RuleSet::builtinDefault());
 
     QTableWidget* ranksTable() const { return m_ranks; }
     QTableWidget* collectivesTable() const { return m_collectives; }

@@ -31,6 +31,7 @@ private slots:
     void theRunsRanksCollectivesAndStragglers();
     void aRunThatCannotBeReadSaysWhy();
     void theFileMenuOpensIt();
+    void theRanksAreClassifiedByTheProjectsRules();
 };
 
 void RankRunDialogTest::theRunsRanksCollectivesAndStragglers() {
@@ -97,6 +98,21 @@ void RankRunDialogTest::theFileMenuOpensIt() {
     QVERIFY(loaded.wait(30000));
     QCOMPARE(dialog->ranksTable()->rowCount(), 4);
     QVERIFY(dialog->isVisible());
+}
+
+void RankRunDialogTest::theRanksAreClassifiedByTheProjectsRules() {
+    // A project whose rules call every kernel library-optimized: the run's ranks read so, as the
+    // project's own breakdowns do (the built-in rules give rank 0 11.2 % there).
+    MainWindow window;
+    window.session()->setRules(reach::RuleSet::fromJsonText(
+                                   R"({"name": "all-library", "version": 1, "rules": [
+                                       {"pattern": ".", "category": "library_optimized"}]})",
+                                   "test rules"),
+                               false);
+    RankRunDialog* dialog = window.openDistributedRun({kRun});
+    QSignalSpy loaded(dialog, &RankRunDialog::loaded);
+    QVERIFY(loaded.wait(30000));
+    QCOMPARE(cell(dialog->ranksTable(), 0, 2), QStringLiteral("100.0 %"));
 }
 
 QTEST_MAIN(RankRunDialogTest)
