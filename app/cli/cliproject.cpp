@@ -1,5 +1,6 @@
 // reach-cli project [FILE...] [--project P.reach] [--addressable A] --win-rate W --median M
-// [--json]; reach-cli project PROFILE --benchmark DIR --records R... (cliprojectexact.cpp)
+// [--json]; reach-cli project RANK... --ranks ... (a distributed run on its critical rank);
+// reach-cli project PROFILE --benchmark DIR --records R... (cliprojectexact.cpp)
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include "clitext.h"
 #include "core/analysis/projection.h"
 #include "core/base/textescape.h"
+#include "core/distributed/runread.h"
 
 namespace reach::cli {
 
@@ -25,10 +27,24 @@ struct Input {
     bool published = false;
 };
 
+// A distributed run's two rows (docs/distributed.md): its critical rank's addressable share with
+// its waiting taken out (what a faster kernel there buys: the run waits for that rank), and as
+// read, waiting counted, beside it.
+std::vector<Input> runInputs(const CliArgs& args) {
+    const std::vector<std::string> files = runFiles(args.positionals());
+    if (files.size() < 2)
+        throw UsageError("--ranks: the traces of one run, two or more (files or a folder)");
+    const DistributedRun run = readRun(files, loadRules(args.value("--rules")));
+    const std::string rank =
+        "critical rank " + std::to_string(run.run.ranks[run.run.critical].rank);
+    return {{rank + ", waiting taken out", run.addressableShareWaitingOut, {}, false},
+            {rank + ", waiting counted", run.addressableShare, {}, false}};
+}
+
 int runProject(const std::vector<std::string>& argv, CliIo& io) {
     std::vector<std::string> rest = argv;
     const std::vector<std::string> records = takeRepeated(rest, "--records");
-    const CliArgs args(rest, {{"--json"},
+    const CliArgs args(rest, {{"--json", "--ranks"},
                               {"--win-rate", "--median", "--rules", "--project", "--addressable",
                                "--name", "--benchmark", "--resamples"}});
     // The exact projection: one profile, its own benchmark and the verified results for it.
@@ -47,7 +63,12 @@ int runProject(const std::vector<std::string>& argv, CliIo& io) {
     std::optional<RuleSet> rules;
     const bool openAnything =
         !args.positionals().empty() || args.value("--project") || !addressable;
-    if (openAnything) {
+    if (args.flag("--ranks")) {
+        if (args.value("--project") || addressable)
+            throw UsageError("--ranks reads the traces of one run: no --project or --addressable");
+        inputs = runInputs(args);
+        rules = loadRules(args.value("--rules"));
+    } else if (openAnything) {
         const Project project =
             openCliInputs(args.positionals(), args.value("--project"), args.value("--rules"));
         for (const std::string& w : project.warnings)
@@ -152,12 +173,16 @@ CliCommand projectCommand() {
         "projected end-to-end gain per workload (Amdahl: saved = A*w*(1-1/m), docs/cli.md)",
         "project [INPUT...] [--project P.reach] [--addressable A [--name N]] --win-rate W "
         "--median M [--rules R.json] [--json]\n"
+        "project RANK0 RANK1 ... --ranks --win-rate W --median M [--rules R.json] [--json]\n"
         "  INPUT          a profile (its addressable share comes from its breakdown), a folder\n"
         "                 of profiles, a .reach project, or a published study table\n"
         "                 (datasets/paper/table3.json: its shares; its win rate and median\n"
         "                 are used unless --win-rate/--median are given); none and no\n"
         "                 --addressable: the bundled sample project\n"
         "  --addressable  an addressable share given directly, in [0,1]\n"
+        "  --ranks        the traces (files or a folder) of one distributed run: projected on\n"
+        "                 its critical rank, with its waiting taken out and as read\n"
+        "                 (docs/distributed.md)\n"
         "  --win-rate W   share of problems with a verified faster kernel, in [0,1]\n"
         "  --median M     median speedup of the winners (e.g. 1.552)\n"
         "  --json         {\"workloads\":[{\"name\",\"addressable_share\",\"win_rate\",\n"

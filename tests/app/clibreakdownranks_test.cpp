@@ -264,4 +264,37 @@ TEST(CliBreakdownRanks, ARunThatCannotBeToldApartIsOneLine) {
     EXPECT_NE(r.err.find("rank-5.json"), std::string::npos) << r.err;
 }
 
+TEST(CliBreakdownRanks, TheRunIsProjectedOnItsCriticalRankWithItsWaitingTakenOut) {
+    // skewed4's critical rank (2) waits 120 us at collective 7 (rank 1 arrives late there): the
+    // projection's share is its addressable time over its GPU time less that wait, beside the
+    // share as read; both follow A * w * (1 - 1/m).
+    const json run = runRanks({kData + "/skewed4"});
+    const auto r = runCli({"project", kData + "/skewed4", "--ranks", "--win-rate", "0.417",
+                           "--median", "1.552", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json doc = json::parse(r.out);
+    ASSERT_EQ(doc["workloads"].size(), 2u);
+    const json& out = doc["workloads"][0];
+    const json& counted = doc["workloads"][1];
+    EXPECT_EQ(out["name"], "critical rank 2, waiting taken out");
+    EXPECT_DOUBLE_EQ(out["addressable_share"].get<double>(),
+                     run["addressable_share_waiting_taken_out"].get<double>());
+    EXPECT_DOUBLE_EQ(counted["addressable_share"].get<double>(),
+                     run["addressable_share_on_critical_rank"].get<double>());
+    EXPECT_GT(out["addressable_share"].get<double>(), counted["addressable_share"].get<double>());
+    for (const json* p : {&out, &counted})
+        EXPECT_NEAR((*p)["saved_share"].get<double>(),
+                    (*p)["addressable_share"].get<double>() * 0.417 * (1 - 1 / 1.552), 1e-12);
+    EXPECT_EQ(doc["rules"]["name"], "reach-default");
+    // One rank is not a run; a run cannot also be a project's rows.
+    EXPECT_EQ(runCli({"project", kData + "/skewed4/rank-0.json.gz", "--ranks", "--win-rate", "0.5",
+                      "--median", "2"})
+                  .status,
+              2);
+    EXPECT_EQ(runCli({"project", kData + "/skewed4", "--ranks", "--addressable", "0.5",
+                      "--win-rate", "0.5", "--median", "2"})
+                  .status,
+              2);
+}
+
 }  // namespace reach_test_clibreakdownranks_test
