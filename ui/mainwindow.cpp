@@ -282,6 +282,7 @@ RankRunDialog* MainWindow::openDistributedRun(const QStringList& inputs) {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setWindowTitle(tr("Distributed Run: %1").arg(inputs.join(QStringLiteral(", "))));
     dialog->show();
+    dialog->setProjection(m_projection->winRate(), m_projection->medianSpeedup());
     dialog->open(inputs, m_session->rules());  // the project's rules, as its breakdowns use
     return dialog;
 }

@@ -65,6 +65,7 @@ RankRunDialog::RankRunDialog(QWidget* parent) : QDialog(parent) {
     setWindowTitle(tr("Distributed Run"));
     auto* layout = new QVBoxLayout(this);
     m_summary = new QLabel(tr("No run open."), this);
+    m_summary->setObjectName(QStringLiteral("summary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_summary);
@@ -140,18 +141,31 @@ void RankRunDialog::open(const QStringList& inputs, const RuleSet& rules) {
     }).detach();
 }
 
+void RankRunDialog::setProjection(double winRate, double medianSpeedup) {
+    m_winRate = winRate;
+    m_medianSpeedup = medianSpeedup;
+}
+
 void RankRunDialog::display(std::shared_ptr<const DistributedRun> d) {
     m_run = std::move(d);
     const RunAnalysis& run = m_run->run;
+    // The summary projection on the critical rank, as `reach-cli project --ranks` makes it.
+    const Projection out =
+        projectSummary("", m_run->addressableShareWaitingOut, m_winRate, m_medianSpeedup);
+    const Projection counted =
+        projectSummary("", m_run->addressableShare, m_winRate, m_medianSpeedup);
     m_summary->setText(
         tr("%1 ranks, %2 collectives matched, %3 listed unmatched. Critical rank %4: it waits "
            "least, the others wait for it. Addressable share on it %5, with its waiting taken "
-           "out %6.")
+           "out %6. Projected at win rate %7 and median %8x: %9 of its working GPU time saved "
+           "(%10 with its waiting counted).")
             .arg(run.ranks.size())
             .arg(run.matched.size())
             .arg(run.unmatched.size())
             .arg(run.ranks[run.critical].rank)
-            .arg(pct(m_run->addressableShare), pct(m_run->addressableShareWaitingOut)));
+            .arg(pct(m_run->addressableShare), pct(m_run->addressableShareWaitingOut))
+            .arg(QString::number(m_winRate, 'f', 3), QString::number(m_medianSpeedup, 'f', 3),
+                 pct(out.savedShare), pct(counted.savedShare)));
     m_ranks->setRowCount(int(run.ranks.size()));
     for (size_t r = 0; r < run.ranks.size(); ++r) {
         const RankCategories& cat = m_run->categories[r];

@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "core/analysis/projection.h"
 #include "core/analysis/ruleset.h"
 
 class QLabel;
@@ -30,6 +31,9 @@ public:
     // Reads the run (files, or a folder of them) in the background, each rank classified by
     // `rules` (the open project's: the main window passes them); loaded() or failed() ends it.
     void open(const QStringList& inputs, const RuleSet& rules = RuleSet::builtinDefault());
+    // The win rate and median speedup the summary projects the run with (the projection view's;
+    // the study's DLRM-Bench pair until set).
+    void setProjection(double winRate, double medianSpeedup);
 
     QTableWidget* ranksTable() const { return m_ranks; }
     QTableWidget* collectivesTable() const { return m_collectives; }
@@ -52,6 +56,7 @@ private:
     QPlainTextEdit* m_unmatched = nullptr;
     std::shared_ptr<const DistributedRun> m_run;
     int m_generation = 0;  // a later open() wins over an earlier one still reading
+    double m_winRate = kDlrmBenchWinRate, m_medianSpeedup = kDlrmBenchMedianSpeedup;
 };
 
 }  // namespace reach

@@ -3,6 +3,7 @@
 // what `reach-cli breakdown --ranks` prints, the critical rank marked, a collective's per-rank
 // times; a run that cannot be read says why; the File menu opens it.
 #include <QAction>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -11,6 +12,7 @@
 #include "tests/ui/support/uitestsupport.h"
 #include "ui/dialogs/rankrundialog.h"
 #include "ui/mainwindow.h"
+#include "ui/views/projectionview.h"
 
 using namespace reach;
 
@@ -66,6 +68,13 @@ void RankRunDialogTest::theRunsRanksCollectivesAndStragglers() {
     QCOMPARE(cell(perRank, 0, 3), QStringLiteral("400.0 us"));
     QCOMPARE(cell(perRank, 2, 1), QStringLiteral("+400.0 us"));  // it arrived 400 us after
     QVERIFY(dialog.unmatchedText().isEmpty());
+    // The summary (two lines at 1280 px) is shown whole, not cut at its first line.
+    auto* summary = dialog.findChild<QLabel*>(QStringLiteral("summary"));
+    QVERIFY(summary);
+    QTRY_VERIFY2(summary->height() >= summary->heightForWidth(summary->width()),
+                 qPrintable(QStringLiteral("%1 < %2")
+                                .arg(summary->height())
+                                .arg(summary->heightForWidth(summary->width()))));
     // To look at it as a user would: REACH_UI_SCREENSHOTS=DIR keeps a picture of the dialog.
     if (const QString shots = qEnvironmentVariable("REACH_UI_SCREENSHOTS"); !shots.isEmpty())
         QVERIFY(dialog.grab().save(shots + QStringLiteral("/rank-run-dialog.png")));
@@ -93,11 +102,16 @@ void RankRunDialogTest::aRunThatCannotBeReadSaysWhy() {
 void RankRunDialogTest::theFileMenuOpensIt() {
     MainWindow window;
     QVERIFY(window.findChild<QAction*>(QStringLiteral("openDistributedRun")));
+    window.projectionView()->setParameters(0.5, 2.0);  // the sliders' pair projects the run
     RankRunDialog* dialog = window.openDistributedRun({kRun});
     QSignalSpy loaded(dialog, &RankRunDialog::loaded);
     QVERIFY(loaded.wait(30000));
     QCOMPARE(dialog->ranksTable()->rowCount(), 4);
     QVERIFY(dialog->isVisible());
+    // 23.4 % addressable on the critical rank, x 0.5 x (1 - 1/2): 5.9 % saved.
+    QVERIFY2(dialog->summary().contains(QStringLiteral(
+                 "Projected at win rate 0.500 and median 2.000x: 5.9 % of its working GPU time")),
+             qPrintable(dialog->summary()));
 }
 
 void RankRunDialogTest::theRanksAreClassifiedByTheProjectsRules() {
