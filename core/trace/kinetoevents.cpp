@@ -460,7 +460,7 @@ void EventReader::fold(const Event& ev) {
                     launchShape = mix(launchShape, v);
             }
             const uint32_t lane = mix(mix(2166136261u, ev.device), stream);
-            if (ev.cat == Cat::Kernel && !collectiveOp(m_name).empty()) {
+            if (m_collectives && ev.cat == Cat::Kernel && !collectiveOp(m_name).empty()) {
                 m_fold.collectiveCalls.push_back(
                     {uint32_t(m_fold.activities.size()), stream, commsOf(ev)});
             }
@@ -483,7 +483,7 @@ void EventReader::fold(const Event& ev) {
             // interval can still be named by an activity's External id.
             if (ev.externalId == kNoId && !complete)
                 return;
-            if (ev.externalId != kNoId && m_name == "record_param_comms")
+            if (m_collectives && ev.externalId != kNoId && m_name == "record_param_comms")
                 m_fold.commsRecords.push_back({ev.externalId, commsOf(ev)});
             const uint32_t op = intern(m_name, m_fold.opIndex, m_fold.ops);
             const uint32_t sig = ev.signature.empty() ? EventFold::kNoSignature

@@ -145,7 +145,10 @@ struct EventFold {
 // collective's kernel or record_param_comms call its process group, sequence and size).
 class EventReader {
 public:
-    EventReader(JsonScanner& scan, EventFold& fold) : m_scan(scan), m_fold(fold) {}
+    // `collectives`: also fold collectives and record_param_comms calls (KinetoOptions::rankFacts;
+    // an ordinary reading keeps no record of them: the per-event budget, docs/limits.md).
+    EventReader(JsonScanner& scan, EventFold& fold, bool collectives = false)
+        : m_scan(scan), m_fold(fold), m_collectives(collectives) {}
 
     // The event at the cursor (an InputError at its byte when it is not an object).
     void readEvent();
@@ -165,6 +168,7 @@ private:
 
     JsonScanner& m_scan;
     EventFold& m_fold;
+    const bool m_collectives;
     std::string m_name;         // the current event's name (capacity reused across events)
     uint32_t m_lastThread = 0;  // host events come in runs of one thread
 };

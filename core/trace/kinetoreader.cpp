@@ -84,7 +84,7 @@ private:
     std::vector<std::pair<int64_t, std::string>> m_devices;  // deviceProperties: id, name
     RankFacts m_rank;  // distributedInfo's part (KinetoOptions::rankFacts)
     EventFold m_fold;  // events read on this thread, not yet merged
-    EventReader m_reader{m_scan, m_fold};
+    EventReader m_reader{m_scan, m_fold, m_options.rankFacts};
     kineto::KinetoMerge m_merge;
 };
 
@@ -128,7 +128,7 @@ void KinetoParser::parseEvents() {
 EventFold KinetoParser::parsePiece(JsonScanner::Piece& piece) const {
     JsonScanner scan(m_source.path(), std::move(piece));
     EventFold fold;
-    EventReader reader(scan, fold);
+    EventReader reader(scan, fold, m_options.rankFacts);
     while (scan.nextElement()) {
         if (scan.atCut())
             break;  // the next element is the next piece's
