@@ -27,48 +27,19 @@ import subprocess
 import sys
 import time
 
-LINK_ARGS = ("External id", "correlation", "Record function id", "Ev Idx")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scale_trace  # noqa: E402  (one way to repeat a trace's events)
+from scale_trace import shifted  # noqa: E402
 
 
 def load(base):
-    with open(base, "rb") as f:
-        raw = f.read()
-    if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
-    trace = json.loads(raw)
-    events = trace["traceEvents"]
-    timed = [e for e in events if "ts" in e and e.get("ph") != "M"]
-    t0 = min(e["ts"] for e in timed)
-    t1 = max(e["ts"] + e.get("dur", 0) for e in timed)
-    max_id = 1
-    for e in events:
-        if isinstance(e.get("id"), int):
-            max_id = max(max_id, e["id"] + 1)
-        for k in LINK_ARGS:
-            v = (e.get("args") or {}).get(k)
-            if isinstance(v, int):
-                max_id = max(max_id, v + 1)
-    head = {k: v for k, v in trace.items() if k not in ("traceEvents", "distributedInfo")}
-    meta = [e for e in events if e.get("ph") == "M"]
-    return head, meta, timed, (t1 - t0) * 1.01, max_id
+    head, meta, body, span, max_id = scale_trace.load(base)
+    head.pop("distributedInfo", None)  # each rank gets its own
+    return head, meta, [e for e in body if "ts" in e], span, max_id
 
 
 def copy_text(body, shift, id_shift):
-    parts = []
-    for e in body:
-        c = dict(e)
-        c["ts"] = round(c["ts"] + shift, 3)
-        if isinstance(c.get("id"), int):
-            c["id"] += id_shift
-        a = c.get("args")
-        if a:
-            a = dict(a)
-            for k in LINK_ARGS:
-                if isinstance(a.get(k), int):
-                    a[k] += id_shift
-            c["args"] = a
-        parts.append(json.dumps(c))
-    return ",\n" + ",\n".join(parts)
+    return ",\n" + ",\n".join(json.dumps(shifted(e, shift, id_shift)) for e in body)
 
 
 def make_part(job):

@@ -15,9 +15,27 @@ import sys
 LINK_ARGS = ("External id", "correlation", "Record function id", "Ev Idx")
 
 
-def main():
-    src, out = sys.argv[1], sys.argv[2]
-    target = int(float(sys.argv[3]) * 1e6) if len(sys.argv) > 3 else 1000 * 1000 * 1000
+def shifted(e, shift, id_shift):
+    """A copy of event e, its timestamp `shift` us later and every linking id `id_shift` on."""
+    c = dict(e)
+    if "ts" in c:
+        c["ts"] = round(c["ts"] + shift, 3)
+    if isinstance(c.get("id"), int):
+        c["id"] += id_shift
+    a = c.get("args")
+    if a:
+        a = dict(a)
+        for k in LINK_ARGS:
+            if isinstance(a.get(k), int):
+                a[k] += id_shift
+        c["args"] = a
+    return c
+
+
+def load(src):
+    """The trace at src (plain or gzip): its top-level keys but the events, its metadata events
+    (ph M, kept once), its timed events (repeated), the span a copy is shifted by, and the id
+    offset that keeps the copies' links apart."""
     with open(src, "rb") as f:
         raw = f.read()
     if raw[:2] == b"\x1f\x8b":
@@ -27,20 +45,24 @@ def main():
     timed = [e for e in events if "ts" in e]
     t0 = min(e["ts"] for e in timed)
     t1 = max(e["ts"] + e.get("dur", 0) for e in timed)
-    span = (t1 - t0) * 1.01
     max_id = 0
     for e in events:
         if isinstance(e.get("id"), int):
             max_id = max(max_id, e["id"])
         for k in LINK_ARGS:
-            v = e.get("args", {}).get(k)
+            v = (e.get("args") or {}).get(k)
             if isinstance(v, int):
                 max_id = max(max_id, v)
-    max_id += 1
-    # Metadata events (ph M) once; the timed ones repeated.
+    head = {k: v for k, v in trace.items() if k != "traceEvents"}
     meta = [e for e in events if e.get("ph") == "M"]
     body = [e for e in events if e.get("ph") != "M"]
-    head = {k: v for k, v in trace.items() if k != "traceEvents"}
+    return head, meta, body, (t1 - t0) * 1.01, max_id + 1
+
+
+def main():
+    src, out = sys.argv[1], sys.argv[2]
+    target = int(float(sys.argv[3]) * 1e6) if len(sys.argv) > 3 else 1000 * 1000 * 1000
+    head, meta, body, span, max_id = load(src)
     opener = gzip.open if out.endswith(".gz") else open
     written = 0
     copies = 0
@@ -57,21 +79,7 @@ def main():
         while written < target:
             shift = span * copies
             id_shift = max_id * copies
-            parts = []
-            for e in body:
-                c = dict(e)
-                if "ts" in c:
-                    c["ts"] = round(c["ts"] + shift, 3)
-                if isinstance(c.get("id"), int):
-                    c["id"] += id_shift
-                a = c.get("args")
-                if a:
-                    a = dict(a)
-                    for k in LINK_ARGS:
-                        if isinstance(a.get(k), int):
-                            a[k] += id_shift
-                    c["args"] = a
-                parts.append(json.dumps(c))
+            parts = [json.dumps(shifted(e, shift, id_shift)) for e in body]
             s = ("" if first else ",\n") + ",\n".join(parts)
             first = False
             f.write(s)
