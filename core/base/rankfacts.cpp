@@ -44,4 +44,24 @@ std::vector<Span> spanUnion(std::vector<Span> spans) {
     return out;
 }
 
+std::vector<Span> spanIntersection(const std::vector<Span>& a, const std::vector<Span>& b) {
+    std::vector<Span> out;
+    size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        const double lo = std::max(a[i].first, b[j].first);
+        const double hi = std::min(a[i].second, b[j].second);
+        if (hi > lo)
+            out.push_back({lo, hi});
+        (a[i].second < b[j].second) ? ++i : ++j;
+    }
+    return out;
+}
+
+double spanLength(const std::vector<Span>& spans) {
+    double total = 0;
+    for (const auto& [lo, hi] : spans)
+        total += hi - lo;
+    return total;
+}
+
 }  // namespace reach

@@ -47,5 +47,8 @@ int64_t collectiveBytes(int64_t elements, std::string_view dtype);
 
 // Sorted, disjoint: what the intervals cover.
 std::vector<Span> spanUnion(std::vector<Span> spans);
+// Of two sorted, disjoint lists: what both cover (sorted, disjoint), and a list's total length.
+std::vector<Span> spanIntersection(const std::vector<Span>& a, const std::vector<Span>& b);
+double spanLength(const std::vector<Span>& spans);
 
 }  // namespace reach

@@ -21,8 +21,9 @@ RankTrace rankTraceOf(const std::string& path, const Workload& w) {
     r.rankFrom = f.rank >= 0 ? "distributedInfo" : "";
     r.worldSize = f.worldSize;
     r.backend = f.backend;
-    r.computeSpans = f.computeSpans;
     r.collectiveSpans = f.collectiveSpans;
+    r.computeSpans = spanIntersection(f.computeSpans, f.collectiveSpans);
+    r.computeUs = spanLength(f.computeSpans);
     r.collectives = f.collectives;
     r.gpuUs = w.gpuTimeUs;
     if (r.rank < 0) {

@@ -19,9 +19,11 @@ struct RankTrace {
     std::string rankFrom;  // "distributedInfo", "file name" or "" (then the order given)
     int worldSize = 0;     // distributedInfo's world_size, 0 when absent
     std::string backend;   // distributedInfo's backend ("nccl")
-    // The union of its GPU activities other than collectives, and of its collectives: sorted,
-    // disjoint.
-    std::vector<Span> computeSpans, collectiveSpans;
+    // The union of its collectives, and of its other GPU activities where it overlaps them (all
+    // the run's overlap needs: a rank of millions of kernels keeps thousands of spans, not
+    // millions); sorted, disjoint. computeUs: the whole union's length.
+    std::vector<Span> collectiveSpans, computeSpans;
+    double computeUs = 0;
     std::vector<Collective> collectives;  // in begin order
     double gpuUs = 0;                     // summed durations of the activities
 };

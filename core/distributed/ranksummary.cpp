@@ -100,8 +100,13 @@ public:
             fail("category_us", "four times that sum to gpu_time_us");
         s.rulesName = text(at(m_doc, "rules_name", ""), "rules_name", 256);
         s.rulesHash = text(at(m_doc, "rules_hash", ""), "rules_hash", 128);
-        t.computeSpans = spans(at(m_doc, "compute_spans", ""), "compute_spans");
         t.collectiveSpans = spans(at(m_doc, "collective_spans", ""), "collective_spans");
+        // Version 1 kept every compute span; version 2 those overlapping the collectives, and
+        // the whole length apart.
+        const std::vector<Span> compute = spans(at(m_doc, "compute_spans", ""), "compute_spans");
+        t.computeSpans = spanIntersection(compute, t.collectiveSpans);
+        t.computeUs = m_doc.contains("compute_us") ? time(m_doc.at("compute_us"), "compute_us")
+                                                   : spanLength(compute);
         const nlohmann::json& cs = at(m_doc, "collectives", "");
         if (!cs.is_array())
             fail("collectives", "a list");
@@ -135,7 +140,7 @@ std::string rankSummaryText(const RankSummary& s) {
     const RankTrace& t = s.trace;
     nlohmann::ordered_json doc;
     doc["schema"] = kSchema;
-    doc["schema_version"] = 1;
+    doc["schema_version"] = 2;
     doc["file"] = t.path;
     doc["rank"] = t.rank;
     doc["rank_from"] = t.rankFrom;
@@ -148,6 +153,7 @@ std::string rankSummaryText(const RankSummary& s) {
     doc["category_us"] = cats;
     doc["rules_name"] = s.rulesName;
     doc["rules_hash"] = s.rulesHash;
+    doc["compute_us"] = t.computeUs;
     doc["compute_spans"] = spansJson(t.computeSpans);
     doc["collective_spans"] = spansJson(t.collectiveSpans);
     nlohmann::ordered_json cs = nlohmann::ordered_json::array();

@@ -207,28 +207,6 @@ void estimateOffsets(RunAnalysis& run,
     }
 }
 
-// The length of the intersection of two sorted, disjoint interval lists.
-double intersection(const std::vector<std::pair<double, double>>& a,
-                    const std::vector<std::pair<double, double>>& b) {
-    double total = 0;
-    size_t i = 0, j = 0;
-    while (i < a.size() && j < b.size()) {
-        const double lo = std::max(a[i].first, b[j].first);
-        const double hi = std::min(a[i].second, b[j].second);
-        if (hi > lo)
-            total += hi - lo;
-        (a[i].second < b[j].second) ? ++i : ++j;
-    }
-    return total;
-}
-
-double length(const std::vector<std::pair<double, double>>& v) {
-    double total = 0;
-    for (const auto& [lo, hi] : v)
-        total += hi - lo;
-    return total;
-}
-
 }  // namespace
 
 RunAnalysis analyzeRun(std::vector<RankTrace> ranks) {
@@ -296,8 +274,9 @@ RunAnalysis analyzeRun(std::vector<RankTrace> ranks) {
         RankCommunication& c = run.communication[r];
         for (const Collective& x : run.ranks[r].collectives)
             c.collectiveUs += x.end - x.begin;
-        c.computeUs = length(run.ranks[r].computeSpans);
-        c.overlapUs = intersection(run.ranks[r].collectiveSpans, run.ranks[r].computeSpans);
+        c.computeUs = run.ranks[r].computeUs;
+        c.overlapUs =
+            spanLength(spanIntersection(run.ranks[r].collectiveSpans, run.ranks[r].computeSpans));
     }
     // The rank the others wait for: it waits least itself.
     for (size_t r = 1; r < n; ++r)

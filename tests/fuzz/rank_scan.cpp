@@ -39,7 +39,7 @@ void checkRoundTrip(const reach::RankTrace& trace) {
     const std::string path = fuzz::writeInput("rank-0.summary.json", rankSummaryText(s));
     const RankSummary back = readRankSummary(path);  // what Reach wrote, Reach reads
     if (back.trace.collectives.size() != trace.collectives.size() ||
-        back.trace.computeSpans != trace.computeSpans ||
+        back.trace.computeSpans != trace.computeSpans || back.trace.computeUs != trace.computeUs ||
         back.trace.collectiveSpans != trace.collectiveSpans)
         std::abort();
 }

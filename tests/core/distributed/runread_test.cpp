@@ -10,6 +10,7 @@
 #include "core/base/inputerror.h"
 #include "core/distributed/rankscan.h"
 #include "core/distributed/runread.h"
+#include "core/trace/profilereader.h"
 #include "tests/core/testfiles.h"
 
 namespace reach_test_runread_test {  // unity builds: this file's names stay its own
@@ -39,6 +40,7 @@ TEST(ReadRun, TheSameRunWhateverReadsAtOnceAndTheBudget) {
             EXPECT_EQ(other->run.ranks[r].rank, wide.run.ranks[r].rank);
             EXPECT_EQ(other->run.ranks[r].gpuUs, wide.run.ranks[r].gpuUs);
             EXPECT_EQ(other->run.ranks[r].computeSpans, wide.run.ranks[r].computeSpans);
+            EXPECT_EQ(other->run.ranks[r].computeUs, wide.run.ranks[r].computeUs);
             EXPECT_EQ(other->run.offsets[r].offsetUs, wide.run.offsets[r].offsetUs);
             EXPECT_EQ(other->categories[r].categoryUs, wide.categories[r].categoryUs);
         }
@@ -64,6 +66,28 @@ TEST(ReadRun, OnePassGivesTheRankAndItsBreakdownTogether) {
     const RankTrace alone = scanRank(skewed4()[2]);
     EXPECT_EQ(alone.collectives.size(), r.trace.collectives.size());
     EXPECT_EQ(alone.collectiveSpans, r.trace.collectiveSpans);
+}
+
+TEST(ReadRun, ARankKeepsItsComputeWhereItOverlapsItsCollectivesAndItsWholeLength) {
+    // What the run's overlap needs and no more: a rank of millions of kernels must not keep a
+    // span per kernel (64 ranks of 1.6 GB held 3.4 GB so on an H100 machine).
+    KinetoOptions options;
+    options.rankFacts = true;
+    const Workload w = readProfile(skewed4()[1], {}, {}, options);
+    ASSERT_TRUE(w.rank);
+    const RankTrace t = rankTraceOf(skewed4()[1], w);
+    EXPECT_DOUBLE_EQ(t.computeUs, spanLength(w.rank->computeSpans));
+    EXPECT_LT(t.computeSpans.size(), w.rank->computeSpans.size());
+    EXPECT_EQ(t.computeSpans, spanIntersection(w.rank->computeSpans, w.rank->collectiveSpans));
+    for (const Span& s : t.computeSpans) {  // each inside one collective span
+        bool inside = false;
+        for (const Span& c : t.collectiveSpans)
+            inside = inside || (s.first >= c.first && s.second <= c.second);
+        EXPECT_TRUE(inside) << s.first << " " << s.second;
+    }
+    // The overlap is the same as from every compute span.
+    EXPECT_DOUBLE_EQ(spanLength(spanIntersection(t.collectiveSpans, t.computeSpans)),
+                     spanLength(spanIntersection(w.rank->collectiveSpans, w.rank->computeSpans)));
 }
 
 TEST(ReadRun, TheFirstBadFileInTheOrderGivenIsNamed) {
