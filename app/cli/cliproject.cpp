@@ -41,6 +41,32 @@ std::vector<Input> runInputs(const CliArgs& args) {
             {rank + ", waiting counted", run.addressableShare, {}, false}};
 }
 
+// One workload's row of `project --json`.
+nlohmann::json projectionRow(const Projection& p, bool published) {
+    nlohmann::json row = {{"name", p.name},
+                          {"addressable_share", p.addressableShare},
+                          {"win_rate", p.winRate},
+                          {"median_speedup", p.medianSpeedup},
+                          {"saved_share", p.savedShare},
+                          {"end_to_end_speedup", p.endToEndSpeedup}};
+    // The second basis: the profiled wall clock, idle gaps unchanged. Rows without a span
+    // (published, --addressable, a distributed run) say why instead of a number.
+    if (const auto wall = p.wallSavedShare()) {
+        row["busy_share_of_span"] = p.wall->busyShare();
+        row["saved_share_of_wall_clock"] = *wall;
+        row["end_to_end_speedup_wall"] = *p.wallEndToEndSpeedup();
+        const std::string warning = wallClockWarning(*p.wall);
+        row["warning"] = warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(warning);
+    } else {
+        row["busy_share_of_span"] = nullptr;
+        row["saved_share_of_wall_clock"] = nullptr;
+        row["end_to_end_speedup_wall"] = nullptr;
+        row["warning"] = published ? "published row: GPU-time shares only, no profiled span"
+                                   : "no profiled span: GPU-time basis only";
+    }
+    return row;
+}
+
 int runProject(const std::vector<std::string>& argv, CliIo& io) {
     std::vector<std::string> rest = argv;
     const std::vector<std::string> records = takeRepeated(rest, "--records");
@@ -104,33 +130,8 @@ int runProject(const std::vector<std::string>& argv, CliIo& io) {
     if (args.flag("--json")) {
         nlohmann::json doc;
         doc["workloads"] = nlohmann::json::array();
-        for (size_t i = 0; i < projections.size(); ++i) {
-            const Projection& p = projections[i];
-            nlohmann::json row = {{"name", p.name},
-                                  {"addressable_share", p.addressableShare},
-                                  {"win_rate", p.winRate},
-                                  {"median_speedup", p.medianSpeedup},
-                                  {"saved_share", p.savedShare},
-                                  {"end_to_end_speedup", p.endToEndSpeedup}};
-            // The second basis: the profiled wall clock, idle gaps unchanged. Rows without a
-            // span (published, --addressable) say why instead of a number.
-            if (const auto wall = p.wallSavedShare()) {
-                row["busy_share_of_span"] = p.wall->busyShare();
-                row["saved_share_of_wall_clock"] = *wall;
-                row["end_to_end_speedup_wall"] = *p.wallEndToEndSpeedup();
-                const std::string warning = wallClockWarning(*p.wall);
-                row["warning"] =
-                    warning.empty() ? nlohmann::json(nullptr) : nlohmann::json(warning);
-            } else {
-                row["busy_share_of_span"] = nullptr;
-                row["saved_share_of_wall_clock"] = nullptr;
-                row["end_to_end_speedup_wall"] = nullptr;
-                row["warning"] = inputs[i].published
-                                     ? "published row: GPU-time shares only, no profiled span"
-                                     : "no profiled span: GPU-time basis only";
-            }
-            doc["workloads"].push_back(std::move(row));
-        }
+        for (size_t i = 0; i < projections.size(); ++i)
+            doc["workloads"].push_back(projectionRow(projections[i], inputs[i].published));
         doc["assumptions"] = projectionAssumptions();
         doc["rules"] = rules ? nlohmann::json{{"name", rules->name()}, {"hash", rules->hash()}}
                              : nlohmann::json(nullptr);
