@@ -14,6 +14,7 @@
 #include "core/records/recordimportverify.h"
 #include "core/store/projectstore.h"
 #include "core/store/recordstore.h"
+#include "core/trace/bytesource.h"
 #include "core/trace/profilereader.h"
 
 namespace reach {
@@ -27,11 +28,7 @@ enum class InputKind { Profile, Project, Published, Records };
 // The first bytes of a file, enough to tell a trace from a records document without parsing
 // either (a 75 MB trace is not read twice to find out what it is).
 std::string head(const std::string& path, size_t bytes = 64 * 1024) {
-    std::ifstream in(path, std::ios::binary);
-    std::string h(bytes, '\0');
-    in.read(h.data(), std::streamsize(h.size()));
-    h.resize(size_t(std::max<std::streamsize>(0, in.gcount())));
-    return h;
+    return ByteSource::peek(path, bytes);  // empty for a FIFO or device: never blocks on one
 }
 
 bool endsWith(const std::string& s, std::string_view suffix) {
@@ -40,6 +37,11 @@ bool endsWith(const std::string& s, std::string_view suffix) {
 }
 
 InputKind kindOf(const std::string& path, const OpenOptions& options) {
+    // A FIFO or a device named as a file would block whatever opened it to look inside: the
+    // profile reader refuses it in one line without opening it.
+    std::error_code ec;
+    if (fs::exists(path, ec) && !fs::is_regular_file(path, ec) && !fs::is_directory(path, ec))
+        return InputKind::Profile;
     if (endsWith(path, ".reach"))
         return InputKind::Project;
     if (endsWith(path, ".jsonl") || endsWith(path, ".csv") ||

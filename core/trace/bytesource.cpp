@@ -76,9 +76,16 @@ uint64_t ByteSource::fileBytesRead() const {
 
 std::string ByteSource::peek(const std::string& path, size_t n) {
     std::string out(n, '\0');
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO named as a file would block the open until something wrote to it; only
+    // a regular file is read (the reader then says what the rest is, in one line).
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return {};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return {};
+    }
     ssize_t got = ::pread(fd, out.data(), n, 0);
     ::close(fd);
     out.resize(got > 0 ? size_t(got) : 0);

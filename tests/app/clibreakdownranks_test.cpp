@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
+
 #include "clirunner.h"
 
 namespace reach_test_clibreakdownranks_test {  // unity builds: this file's names stay its own
@@ -295,6 +297,27 @@ TEST(CliBreakdownRanks, TheRunIsProjectedOnItsCriticalRankWithItsWaitingTakenOut
                       "--win-rate", "0.5", "--median", "2"})
                   .status,
               2);
+}
+
+TEST(CliBreakdownRanks, AFifoNamedAsATraceIsOneLineNeverAHang) {
+    // Whatever looks inside a file to learn what it is (a rank summary, a records document, a
+    // project) must not block on a FIFO: it is refused as the profile reader refuses it.
+    TempDir dir;
+    for (const std::string name : {"rank-1.json", "rank-1.reach", "rank-1.jsonl"}) {
+        const std::string fifo = dir.path(name);
+        ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << fifo;
+        reach::test::CliOptions options;
+        options.timeoutSeconds = 30;
+        for (const std::vector<std::string>& args :
+             {std::vector<std::string>{"breakdown", fifo},
+              std::vector<std::string>{"breakdown", kData + "/skewed4/rank-0.json.gz", fifo,
+                                       "--ranks"}}) {
+            const auto r = runCli(args, options);
+            EXPECT_FALSE(r.timedOut) << fifo;
+            EXPECT_EQ(r.status, 2) << r.err;
+            EXPECT_NE(r.err.find(fifo + ": is not a regular file"), std::string::npos) << r.err;
+        }
+    }
 }
 
 }  // namespace reach_test_clibreakdownranks_test
