@@ -144,13 +144,28 @@ def run_case(args, case, seed, cache_dir):
     if problem is None or candidate is None or not problem.exists() or not candidate.exists():
         return {"case": case["name"], "seed": seed, "ok": None, "verdict": "skipped",
                 "why": f"skipped: {case['problem']} or {case['candidate']} not here (--suite?)", "wall": 0}
+    if case.get("no_leftovers"):
+        # A copy of this run's own, so that the check below sees this run's processes only:
+        # another red team running at the same time (ctest -j) runs the same candidate file.
+        own = Path(tempfile.mkdtemp(prefix="reach-redteam-")) / f"{case['name']}_{seed}_{os.getpid()}.py"
+        shutil.copyfile(candidate, own)
+        candidate = own
     doc = verify(args, problem, candidate, seed, case.get("args", []), env=env)
     ok, why = judge(case, doc)
     if ok and case.get("no_leftovers"):
-        # Processes the candidate started must all be gone once the job has ended.
-        left = subprocess.run(["pgrep", "-f", "-a", "python"], capture_output=True, text=True).stdout
-        if str(candidate) in left:
+        # Processes the candidate started must all be gone once the job has ended. A sandbox's
+        # processes die with its PID namespace, which the kernel tears down just after the job
+        # returns: a few seconds' grace, far below the daemons' 120 s.
+        for _ in range(30):
+            left = subprocess.run(["pgrep", "-f", "-a", "python"], capture_output=True,
+                                  text=True).stdout
+            if str(candidate) not in left:
+                break
+            time.sleep(0.1)
+        else:
             ok, why = False, "processes of the candidate outlived the job"
+    if case.get("no_leftovers"):
+        shutil.rmtree(candidate.parent, ignore_errors=True)
     return {"case": case["name"], "seed": seed, "ok": ok, "why": why, "verdict": doc.get("verdict"),
             "wall": doc["_wall_s"], "doc": doc,
             "reasons": doc.get("reasons", [])[:2]}
