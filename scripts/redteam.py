@@ -147,7 +147,7 @@ def run_case(args, case, seed, cache_dir):
     if case.get("no_leftovers"):
         # A copy of this run's own, so that the check below sees this run's processes only:
         # another red team running at the same time (ctest -j) runs the same candidate file.
-        own = Path(tempfile.mkdtemp(prefix="reach-redteam-")) / f"{case['name']}_{seed}_{os.getpid()}.py"
+        own = Path(tempfile.mkdtemp(prefix="reach-redteam-candidate-")) / f"{case['name']}_{seed}_{os.getpid()}.py"
         shutil.copyfile(candidate, own)
         candidate = own
     doc = verify(args, problem, candidate, seed, case.get("args", []), env=env)
@@ -224,6 +224,13 @@ def main():
                     help="how KernelBench-format cases run: reach-verify alone, under --sandbox, or "
                          "through a warm worker server as the GUI and batches run them")
     args = ap.parse_args()
+    if args.via == "sandbox" and (shutil.which("bwrap") is None or subprocess.run(
+            ["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "/bin/true"],
+            capture_output=True).returncode != 0):
+        # A machine whose bubblewrap cannot create namespaces (a container's seccomp) cannot run
+        # --sandbox at all: skipped, said so (exit 77: ctest's SKIP_RETURN_CODE).
+        print("redteam: skipped: bubblewrap is missing or cannot create namespaces here (--via sandbox)")
+        return 77
     global SERVER
     if args.via == "server":
         sys.path.insert(0, str(ROOT / "resources" / "python"))
