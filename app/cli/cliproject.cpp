@@ -30,11 +30,11 @@ struct Input {
 // A distributed run's two rows (docs/distributed.md): its critical rank's addressable share with
 // its waiting taken out (what a faster kernel there buys: the run waits for that rank), and as
 // read, waiting counted, beside it.
-std::vector<Input> runInputs(const CliArgs& args) {
+std::vector<Input> runInputs(const CliArgs& args, const RuleSet& rules) {
     const std::vector<std::string> files = runFiles(args.positionals());
     if (files.size() < 2)
         throw UsageError("--ranks: the traces of one run, two or more (files or a folder)");
-    const DistributedRun run = readRun(files, loadRules(args.value("--rules")));
+    const DistributedRun run = readRun(files, rules);
     const std::string rank =
         "critical rank " + std::to_string(run.run.ranks[run.run.critical].rank);
     return {{rank + ", waiting taken out", run.addressableShareWaitingOut, {}, false},
@@ -92,8 +92,8 @@ int runProject(const std::vector<std::string>& argv, CliIo& io) {
     if (args.flag("--ranks")) {
         if (args.value("--project") || addressable)
             throw UsageError("--ranks reads the traces of one run: no --project or --addressable");
-        inputs = runInputs(args);
         rules = loadRules(args.value("--rules"));
+        inputs = runInputs(args, *rules);
     } else if (openAnything) {
         const Project project =
             openCliInputs(args.positionals(), args.value("--project"), args.value("--rules"));

@@ -25,6 +25,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -100,22 +101,20 @@ def make(a):
 
 
 def timed(argv):
-    """Runs argv, returns (wall seconds, peak RSS bytes, stdout)."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out, err = b"", b""
-    # communicate() would wait itself; wait4 gives this child's own rusage.
-    import threading
-    res = {}
-    th = threading.Thread(target=lambda: res.update(o=p.stdout.read(), e=p.stderr.read()))
-    th.start()
-    _, status, usage = os.wait4(p.pid, 0)
-    th.join()
-    p.returncode = os.waitstatus_to_exitcode(status)
-    wall = time.perf_counter() - t0
-    if p.returncode != 0:
-        sys.exit("%s: exit %d: %s" % (" ".join(argv), p.returncode, res["e"].decode()[-500:]))
-    return wall, usage.ru_maxrss * 1024, res["o"]
+    """Runs argv, returns (wall seconds, peak RSS bytes, stdout): wait4 gives this child's own
+    rusage (its outputs go to files, so nothing waits on a full pipe)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(argv, stdout=out, stderr=err)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        out.seek(0)
+        err.seek(0)
+        if p.returncode != 0:
+            sys.exit("%s: exit %d: %s" % (" ".join(argv), p.returncode,
+                                          err.read().decode()[-500:]))
+        return wall, usage.ru_maxrss * 1024, out.read()
 
 
 def main():
